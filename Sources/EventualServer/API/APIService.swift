@@ -1,0 +1,29 @@
+import EventualAPI
+import Foundation
+import Logging
+
+/// The handlers of the wire contract (`openapi.yaml`). One extension per feature:
+/// accounts in `Accounts/AccountsAPI.swift`, the knowledge base in `KnowledgeBase/KnowledgeBaseAPI.swift`.
+struct APIService: APIProtocol {
+    let accounts: AccountStore
+    let products: ProductStore
+    let idempotency: Idempotency
+    let hotPath: HotPathReads
+    let passwords: PasswordHasher
+    let sessionTokens: SessionTokenSigner
+
+    func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
+        .ok(.init(body: .json(.init(status: "ok"))))
+    }
+
+    /// The signed-in user's id, from the request's bearer token, or a 401.
+    func authenticatedUserID() async throws -> String {
+        guard let token = RequestScope.current?.bearerToken else {
+            throw APIError.unauthorized("Missing access token: send 'Authorization: Bearer <token>' from POST /auth/login")
+        }
+        guard let record = try await hotPath.token(hash: AccessToken.hash(token)), record.isValid(at: UnixMillis.now()) else {
+            throw APIError.unauthorized("Access token is invalid, expired or revoked: log in again")
+        }
+        return record.userID
+    }
+}

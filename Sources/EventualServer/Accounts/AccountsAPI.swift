@@ -1,0 +1,65 @@
+import EventualAPI
+import Foundation
+
+extension APIService {
+    func register(_ input: Operations.Register.Input) async throws -> Operations.Register.Output {
+        guard case .json(let registration) = input.body else { throw APIError.badRequest("expected a JSON body") }
+        let username = try AccountRules.username(registration.username)
+        let email = try AccountRules.email(registration.email)
+        let password = try AccountRules.password(registration.password)
+        let replay = try Idempotency.request(key: input.headers.idempotencyKey, scope: "register", body: registration)
+
+        let now = UnixMillis.now()
+        let hash = try await passwords.hash(password)
+        let user = UserRecord(id: UUID().uuidString.lowercased(), username: username, email: email,
+                              passwordHash: hash, createdAt: now, updatedAt: now)
+        let accounts = self.accounts
+        let profile: Components.Schemas.User
+        do {
+            profile = try await idempotency.perform(replay) { sql in
+                try await accounts.register(user, on: sql)
+                return Components.Schemas.User(user)
+            }
+        } catch let error where !(error is APIError) {
+            // NB: a registration that raced this one for the same email or username wins the unique index.
+            if let conflict = try await accounts.conflict(for: user) { throw conflict }
+            throw error
+        }
+        return .created(.init(body: .json(profile)))
+    }
+
+    func login(_ input: Operations.Login.Input) async throws -> Operations.Login.Output {
+        guard case .json(let credentials) = input.body else { throw APIError.badRequest("expected a JSON body") }
+        let user = try await accounts.user(email: credentials.email.trimmingCharacters(in: .whitespacesAndNewlines))
+        guard try await passwords.verify(credentials.password, against: user?.passwordHash), let user else {
+            throw APIError.unauthorized("Wrong email or password")
+        }
+        let token = AccessToken.generate()
+        let now = UnixMillis.now()
+        try await accounts.saveToken(hash: AccessToken.hash(token), userID: user.id, now: now,
+                                     expiresAt: now + Int64(AccessToken.lifetime * 1000))
+        return .created(.init(body: .json(.init(accessToken: token))))
+    }
+
+    func logout(_ input: Operations.Logout.Input) async throws -> Operations.Logout.Output {
+        _ = try await authenticatedUserID()
+        guard let token = RequestScope.current?.bearerToken else { throw APIError.unauthorized() }
+        try await accounts.revokeToken(hash: AccessToken.hash(token), at: UnixMillis.now())
+        return .noContent(.init())
+    }
+
+    func getMe(_ input: Operations.GetMe.Input) async throws -> Operations.GetMe.Output {
+        let userID = try await authenticatedUserID()
+        guard let user = try await accounts.user(id: userID) else { throw APIError.unauthorized() }
+        return .ok(.init(body: .json(Components.Schemas.User(user))))
+    }
+}
+
+extension Components.Schemas.User {
+    /// The public profile: never the password or its hash.
+    init(_ record: UserRecord) {
+        self.init(id: record.id, username: record.username, email: record.email,
+                  createdAt: UnixMillis.date(milliseconds: record.createdAt),
+                  updatedAt: UnixMillis.date(milliseconds: record.updatedAt))
+    }
+}

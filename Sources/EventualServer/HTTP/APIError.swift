@@ -1,0 +1,36 @@
+import Foundation
+import HTTPTypes
+
+/// A refusal the client can act on: answered with its status and `{"statusCode", "error", "message"}`.
+public struct APIError: Error, Equatable, CustomStringConvertible {
+    public let status: HTTPResponse.Status
+    public let message: String
+
+    public init(_ status: HTTPResponse.Status, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    public var description: String { "\(status.code) \(message)" }
+
+    static func badRequest(_ message: String) -> APIError { APIError(.badRequest, message) }
+    static func unauthorized(_ message: String = "Missing, expired or revoked access token") -> APIError {
+        APIError(.unauthorized, message)
+    }
+    static func forbidden(_ message: String) -> APIError { APIError(.forbidden, message) }
+    static func notFound(_ message: String) -> APIError { APIError(.notFound, message) }
+    static func conflict(_ message: String) -> APIError { APIError(.conflict, message) }
+}
+
+/// The JSON shape of every error answer, as the course web service used it.
+struct ErrorBody: Codable, Equatable {
+    let statusCode: Int
+    let error: String
+    let message: String
+
+    init(status: HTTPResponse.Status, message: String) {
+        self.statusCode = status.code
+        self.error = status.reasonPhrase.isEmpty ? "Error" : status.reasonPhrase
+        self.message = message
+    }
+}

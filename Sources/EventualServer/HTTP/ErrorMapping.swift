@@ -1,0 +1,102 @@
+import Foundation
+import Hummingbird
+import OpenAPIRuntime
+
+/// Turns anything a handler, the generated OpenAPI layer or the router throws into the status
+/// and message the client sees. Client mistakes become 4xx with a precise message; only a
+/// failure of the server itself becomes a 500.
+enum ErrorMapping {
+    struct Outcome {
+        let status: HTTPResponse.Status
+        let message: String
+        /// True when the server itself failed and the error must be logged in full.
+        let isServerFault: Bool
+    }
+
+    static func outcome(for error: any Error) -> Outcome {
+        switch error {
+        case let error as APIError:
+            return Outcome(status: error.status, message: error.message, isServerFault: false)
+        case let error as ServerError:
+            return outcome(forOpenAPI: error.underlyingError, operation: error.operationID)
+        case let error as DecodingError:
+            return Outcome(status: .badRequest, message: describe(error), isServerFault: false)
+        case let error as HTTPError:
+            return Outcome(status: error.status, message: error.body ?? defaultMessage(for: error.status), isServerFault: error.status.code >= 500)
+        default:
+            return Outcome(status: .internalServerError, message: "Internal server error", isServerFault: true)
+        }
+    }
+
+    private static func outcome(forOpenAPI underlying: any Error, operation: String) -> Outcome {
+        switch underlying {
+        case is APIError, is DecodingError, is ServerError, is HTTPError:
+            return outcome(for: underlying)
+        case let convertible as any HTTPResponseConvertible where convertible.httpStatus.code < 500:
+            // NB: the runtime's own errors (a missing query parameter, a wrong content type) say
+            // what is wrong; a DecodingError may hide inside one.
+            if let decoding = decodingError(in: underlying) {
+                return Outcome(status: .badRequest, message: describe(decoding), isServerFault: false)
+            }
+            return Outcome(status: convertible.httpStatus, message: String(describing: underlying), isServerFault: false)
+        default:
+            if let decoding = decodingError(in: underlying) {
+                return Outcome(status: .badRequest, message: describe(decoding), isServerFault: false)
+            }
+            return Outcome(status: .internalServerError, message: "Internal server error", isServerFault: true)
+        }
+    }
+
+    /// Finds a DecodingError nested as an associated value (the runtime wraps them).
+    private static func decodingError(in error: any Error) -> DecodingError? {
+        if let decoding = error as? DecodingError { return decoding }
+        for child in Mirror(reflecting: error).children {
+            if let nested = child.value as? any Error, let found = decodingError(in: nested) { return found }
+        }
+        return nil
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "Missing field '\(path(context.codingPath + [key]))'"
+        case .valueNotFound(let type, let context):
+            return "Field '\(path(context.codingPath))' must be \(name(of: type)), not null"
+        case .typeMismatch(let type, let context):
+            return "Field '\(path(context.codingPath))' must be \(name(of: type))"
+        case .dataCorrupted(let context):
+            if context.codingPath.isEmpty {
+                if context.underlyingError != nil { return "The request body is not valid JSON" }
+                // NB: Foundation reports a fraction sent for an integer field this way, with no field name.
+                return "The request body is not valid JSON, or a number has the wrong type (a fraction for an integer)"
+            }
+            return "Field '\(path(context.codingPath))' is invalid: \(context.debugDescription)"
+        @unknown default:
+            return "The request body could not be read"
+        }
+    }
+
+    private static func path(_ codingPath: [any CodingKey]) -> String {
+        let names = codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+        return names.isEmpty ? "body" : names.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+    }
+
+    private static func name(of type: Any.Type) -> String {
+        switch type {
+        case is Int.Type, is Int64.Type, is Int32.Type: return "an integer"
+        case is Double.Type, is Float.Type: return "a number"
+        case is String.Type: return "a string"
+        case is Bool.Type: return "a boolean"
+        default: return "of the documented type"
+        }
+    }
+
+    static func defaultMessage(for status: HTTPResponse.Status) -> String {
+        switch status {
+        case .notFound: return "No such route"
+        case .methodNotAllowed: return "Method not allowed on this route"
+        case .contentTooLarge: return "The request body is larger than 1 MiB"
+        default: return status.reasonPhrase
+        }
+    }
+}

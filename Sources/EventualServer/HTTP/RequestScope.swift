@@ -1,0 +1,19 @@
+import Logging
+
+/// What a handler generated from the contract cannot see in its typed input: the request's
+/// credentials and logger. Set by `EdgeResponder` for the duration of one request.
+struct RequestScope: Sendable {
+    let authorization: String?
+    let logger: Logger
+
+    @TaskLocal static var current: RequestScope?
+
+    /// The token of an `Authorization: Bearer …` header, if there is one.
+    var bearerToken: String? {
+        guard let authorization else { return nil }
+        let parts = authorization.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        return token.isEmpty ? nil : token
+    }
+}

@@ -1,0 +1,91 @@
+import EventualAPI
+import Foundation
+
+extension APIService {
+    static let nameLengths = 1...200
+    static let maxDescriptionLength = 2000
+
+    func getProducts(_ input: Operations.GetProducts.Input) async throws -> Operations.GetProducts.Output {
+        let userID = try await authenticatedUserID()
+        let gtin = try GTIN(validating: input.query.barcode)
+        let products = try await hotPath.products(gtin: gtin.normalized)
+        let token = sessionTokens.issue(userID: userID, gtin: gtin, now: UnixMillis.now())
+        return .ok(.init(body: .json(.init(products: products.map { Components.Schemas.Product($0, withScore: true) }, token: token))))
+    }
+
+    func postProduct(_ input: Operations.PostProduct.Input) async throws -> Operations.PostProduct.Output {
+        guard case .json(let body) = input.body else { throw APIError.badRequest("expected a JSON body") }
+        let userID = try await authenticatedUserID()
+        let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard Self.nameLengths.contains(name.count) else {
+            throw APIError.badRequest("name must be 1 to 200 characters long (after trimming spaces)")
+        }
+        let description = body.description?.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (description?.count ?? 0) <= Self.maxDescriptionLength else {
+            throw APIError.badRequest("description must be at most \(Self.maxDescriptionLength) characters long")
+        }
+        let isTest = try Self.flag(body.test)
+        let gtin = try GTIN(validating: body.barcode)
+        let claims = try sessionTokens.verify(body.token, userID: userID, now: UnixMillis.now())
+        guard claims.gtin == gtin.normalized else {
+            throw APIError.forbidden("session token was issued for another barcode: look \(body.barcode) up first")
+        }
+        let replay = try Idempotency.request(key: input.headers.idempotencyKey, scope: "user:\(userID)", body: body)
+
+        let now = UnixMillis.now()
+        let record = ProductRecord(id: UUID().uuidString.lowercased(), gtin: gtin.normalized, barcode: body.barcode,
+                                   name: name, description: description, img: body.img, userID: userID,
+                                   score: 0, createdAt: now, updatedAt: now)
+        let products = self.products
+        let product = try await idempotency.perform(replay) { sql in
+            // NB: a test product "disappears instantly": answered like a real one, never stored.
+            if !isTest { try await products.insert(record, on: sql) }
+            var answer = Components.Schemas.Product(record, withScore: false)
+            answer.test = isTest
+            return answer
+        }
+        return .created(.init(body: .json(product)))
+    }
+
+    func deleteProduct(_ input: Operations.DeleteProduct.Input) async throws -> Operations.DeleteProduct.Output {
+        let userID = try await authenticatedUserID()
+        let product = try await products.delete(id: input.path.id, by: userID)
+        return .ok(.init(body: .json(Components.Schemas.Product(product, withScore: true))))
+    }
+
+    func postVote(_ input: Operations.PostVote.Input) async throws -> Operations.PostVote.Output {
+        guard case .json(let body) = input.body else { throw APIError.badRequest("expected a JSON body") }
+        let userID = try await authenticatedUserID()
+        guard (-5...5).contains(body.rating) else { throw APIError.badRequest("rating must be an integer from -5 to 5") }
+        let now = UnixMillis.now()
+        let claims = try sessionTokens.verify(body.token, userID: userID, now: now)
+        let vote = try await products.vote(productID: body.productId, userID: userID, rating: body.rating,
+                                           allowedGTIN: claims.gtin, now: now)
+        return .created(.init(body: .json(.init(
+            id: vote.id, rating: vote.rating, productId: vote.productID, userId: vote.userID,
+            createdAt: UnixMillis.date(milliseconds: vote.createdAt), updatedAt: UnixMillis.date(milliseconds: vote.updatedAt)
+        ))))
+    }
+
+    /// `test` arrives as a JSON boolean, or from one known client as the string "true"/"false".
+    static func flag(_ value: Components.Schemas.NewProduct.TestPayload) throws -> Bool {
+        switch value {
+        case .case1(let flag): return flag
+        case .case2(let text):
+            switch text.lowercased() {
+            case "true": return true
+            case "false": return false
+            default: throw APIError.badRequest("test must be true or false")
+            }
+        }
+    }
+}
+
+extension Components.Schemas.Product {
+    init(_ record: ProductRecord, withScore: Bool) {
+        self.init(id: record.id, name: record.name, description: record.description, barcode: record.barcode,
+                  userId: record.userID, test: false, img: record.img, score: withScore ? Int(record.score) : nil,
+                  createdAt: UnixMillis.date(milliseconds: record.createdAt),
+                  updatedAt: UnixMillis.date(milliseconds: record.updatedAt))
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import SQLKit
+
+/// One schema change. Shipped migrations are never edited: add a new one instead.
+struct Migration: Sendable {
+    let version: Int
+    let name: String
+    /// Statements in SQL that SQLite and PostgreSQL both accept.
+    let statements: [String]
+}
+
+extension Migration {
+    /// Every migration, oldest first. Append only.
+    static let all: [Migration] = [
+        Migration(version: 1, name: "accounts and knowledge base", statements: [
+            """
+            CREATE TABLE server_secrets (
+                name TEXT PRIMARY KEY,
+                value TEXT NOT NULL,
+                created_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE users (
+                id TEXT PRIMARY KEY,
+                username TEXT NOT NULL,
+                username_key TEXT NOT NULL UNIQUE,
+                email TEXT NOT NULL,
+                email_key TEXT NOT NULL UNIQUE,
+                password_hash TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL
+            )
+            """,
+            // An access token is kept only as its SHA-256: a stolen copy of the database cannot sign anyone in.
+            """
+            CREATE TABLE access_tokens (
+                token_hash TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                revoked_at BIGINT
+            )
+            """,
+            "CREATE INDEX access_tokens_by_expiry ON access_tokens (expires_at)",
+            // `gtin` is the barcode normalised to 14 digits; `barcode` is the form its creator sent.
+            // `score` is the sum of the product's votes, kept in the vote's transaction so that a
+            // look-up is one index range scan.
+            """
+            CREATE TABLE products (
+                id TEXT PRIMARY KEY,
+                gtin TEXT NOT NULL,
+                barcode TEXT NOT NULL,
+                name TEXT NOT NULL,
+                description TEXT,
+                img TEXT,
+                user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                score BIGINT NOT NULL DEFAULT 0,
+                created_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX products_by_gtin_score ON products (gtin, score DESC, created_at)",
+            "CREATE INDEX products_by_user ON products (user_id)",
+            """
+            CREATE TABLE votes (
+                id TEXT PRIMARY KEY,
+                product_id TEXT NOT NULL REFERENCES products (id) ON DELETE CASCADE,
+                user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                rating INTEGER NOT NULL CHECK (rating BETWEEN -5 AND 5),
+                created_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL,
+                UNIQUE (product_id, user_id)
+            )
+            """,
+            "CREATE INDEX votes_by_user ON votes (user_id)",
+            // The first answer to a request sent with an Idempotency-Key, replayed for 24 hours.
+            """
+            CREATE TABLE idempotency_keys (
+                scope TEXT NOT NULL,
+                idempotency_key TEXT NOT NULL,
+                request_hash TEXT NOT NULL,
+                status INTEGER NOT NULL,
+                body TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                PRIMARY KEY (scope, idempotency_key)
+            )
+            """,
+            "CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_at)",
+        ]),
+    ]
+}
+
+/// Applies the migrations a database lacks, each in its own transaction, and records them in
+/// `schema_migrations`.
+struct Migrator {
+    let database: Database
+
+    func migrate() async throws {
+        try await database.withConnection { sql in
+            try await sql.raw("""
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    version INTEGER PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    applied_at BIGINT NOT NULL
+                )
+                """).run()
+        }
+        for migration in Migration.all {
+            try await database.transaction { sql in
+                if database.dialect == .postgres {
+                    // NB: two servers starting together on one PostgreSQL must not both migrate.
+                    try await sql.raw("SELECT pg_advisory_xact_lock(7340001)").run()
+                }
+                let applied = try await sql.select().column("version").from("schema_migrations")
+                    .where("version", .equal, migration.version).first()
+                guard applied == nil else { return }
+                for statement in migration.statements {
+                    try await sql.raw(SQLQueryString(statement)).run()
+                }
+                try await sql.insert(into: "schema_migrations")
+                    .columns("version", "name", "applied_at")
+                    .values(SQLBind(migration.version), SQLBind(migration.name), SQLBind(UnixMillis.now()))
+                    .run()
+            }
+        }
+    }
+}
