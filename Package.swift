@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "EventualAPI", targets: ["EventualAPI"]),
         .library(name: "EventualServer", targets: ["EventualServer"]),
+        .library(name: "EventualKit", targets: ["EventualKit"]),
         .executable(name: "eventual-server", targets: ["eventual-server"]),
     ],
     dependencies: [
@@ -27,6 +28,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         // The wire contract: openapi.yaml and the types, server protocol and client generated from it.
@@ -66,12 +71,41 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The offline-first client engine: local store, outbox, sync, cache policies, session vault.
+        .target(
+            name: "EventualKit",
+            dependencies: [
+                "EventualAPI",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "EventualKitTests",
+            dependencies: [
+                "EventualKit",
+                "EventualServer",
+                "EventualAPI",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "EventualServerTests",
             dependencies: [
                 "EventualServer",
                 "EventualAPI",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
             ],
             swiftSettings: swiftSettings
         ),

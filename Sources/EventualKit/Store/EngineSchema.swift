@@ -1,0 +1,72 @@
+import EventualAPI
+import GRDB
+
+/// The engine's own tables, in every user's database, and its small key-value state.
+enum EngineSchema {
+    static func register(in migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("eventual-engine-1") { db in
+            try db.execute(sql: """
+                CREATE TABLE eventual_outbox (
+                    position INTEGER PRIMARY KEY AUTOINCREMENT,
+                    id TEXT NOT NULL UNIQUE,
+                    kind TEXT NOT NULL CHECK (kind IN ('change', 'call')),
+                    operation TEXT NOT NULL,
+                    record_id TEXT,
+                    payload BLOB NOT NULL,
+                    coalescing_key TEXT,
+                    created_at INTEGER NOT NULL,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    next_attempt_at INTEGER NOT NULL DEFAULT 0,
+                    last_error TEXT,
+                    state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'inFlight', 'failed'))
+                );
+                CREATE INDEX eventual_outbox_due ON eventual_outbox (state, next_attempt_at, position);
+                CREATE INDEX eventual_outbox_by_record ON eventual_outbox (operation, record_id) WHERE record_id IS NOT NULL;
+                CREATE INDEX eventual_outbox_by_coalescing_key ON eventual_outbox (coalescing_key) WHERE coalescing_key IS NOT NULL;
+                CREATE TABLE eventual_state (
+                    key TEXT PRIMARY KEY,
+                    value TEXT NOT NULL
+                );
+                CREATE TABLE eventual_cache (
+                    key TEXT PRIMARY KEY,
+                    body BLOB NOT NULL,
+                    etag TEXT,
+                    fetched_at INTEGER NOT NULL
+                );
+                """)
+        }
+    }
+
+    enum Key: String {
+        case node, lastStamp, pullCursor, lastSyncAt
+    }
+
+    static func value(_ key: Key, _ db: Database) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT value FROM eventual_state WHERE key = ?", arguments: [key.rawValue])
+    }
+
+    static func setValue(_ value: String?, for key: Key, _ db: Database) throws {
+        if let value {
+            try db.execute(sql: "INSERT INTO eventual_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                           arguments: [key.rawValue, value])
+        } else {
+            try db.execute(sql: "DELETE FROM eventual_state WHERE key = ?", arguments: [key.rawValue])
+        }
+    }
+
+    /// This device's node id (made on first use) and the newest stamp it issued.
+    static func clockState(_ db: Database) throws -> (node: String, lastStamp: HLCStamp?) {
+        let node: String
+        if let stored = try value(.node, db) {
+            node = stored
+        } else {
+            node = String(UUIDv7.make().replacingOccurrences(of: "-", with: "").suffix(12))
+            try setValue(node, for: .node, db)
+        }
+        return (node, try value(.lastStamp, db).flatMap(HLCStamp.init(parsing:)))
+    }
+
+    static func saveLastStamp(_ stamp: HLCStamp, _ db: Database) throws {
+        try setValue(stamp.description, for: .lastStamp, db)
+    }
+}

@@ -1,0 +1,149 @@
+import EventualAPI
+import Foundation
+import GRDB
+
+/// One signed-in user's database on this device: the app's tables, the outbox, the sync cursor
+/// and cached server data, in one SQLite file (WAL). Every local change goes through
+/// `write(_:)`, which applies it and appends it to the outbox in one transaction.
+public final class LocalStore: Sendable {
+    /// The GRDB writer; apps read with `reader.read { db in ... }`.
+    public let writer: any DatabaseWriter
+    public var reader: any DatabaseReader { writer }
+    /// Stamps every change made through `write(_:)`.
+    public let clock: HybridLogicalClock
+    private let didWrite: ChangeSignal
+
+    /// Opens (creating if needed) the database at `path`, applies the engine's migrations and
+    /// then the app's, in order.
+    public convenience init(path: String, migrations: [LocalMigration] = [], maxClockDrift: Duration = .seconds(300)) throws {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        try self.init(writer: pool, migrations: migrations, maxClockDrift: maxClockDrift)
+    }
+
+    /// A store on any GRDB writer (an in-memory `DatabaseQueue` in tests).
+    public init(writer: any DatabaseWriter, migrations: [LocalMigration] = [], maxClockDrift: Duration = .seconds(300)) throws {
+        var migrator = DatabaseMigrator()
+        EngineSchema.register(in: &migrator)
+        for migration in migrations {
+            migrator.registerMigration(migration.name, migrate: migration.migrate)
+        }
+        try migrator.migrate(writer)
+        let (node, lastStamp) = try writer.write { db in try EngineSchema.clockState(db) }
+        self.writer = writer
+        self.clock = HybridLogicalClock(node: node, resumingAfter: lastStamp, maxDrift: maxClockDrift)
+        self.didWrite = ChangeSignal()
+        // NB: an entry "in flight" when the process died may or may not have reached the server;
+        // sending it again is safe (its id makes the server answer `duplicate`).
+        try writer.write { db in try OutboxTable.resetInFlight(db) }
+    }
+
+    /// Applies a local change and queues what the server must hear of it, atomically.
+    @discardableResult
+    public func write<T: Sendable>(_ body: @Sendable (LocalTransaction) throws -> T) async throws -> T {
+        let clock = self.clock
+        let result = try await writer.write { db in
+            let transaction = LocalTransaction(db: db, clock: clock)
+            let value = try body(transaction)
+            if transaction.stampedChanges {
+                try EngineSchema.saveLastStamp(clock.latest, db)
+            }
+            return value
+        }
+        didWrite.fire()
+        return result
+    }
+
+    /// Fires after every committed `write(_:)`: the sync engine listens to send soon.
+    public var writes: AsyncStream<Void> { didWrite.stream() }
+
+    /// This device's node id in HLC stamps.
+    public var node: String { clock.node }
+}
+
+/// An app's own schema change, applied after the engine's. Append only; never edit a shipped one.
+public struct LocalMigration: Sendable {
+    public let name: String
+    public let migrate: @Sendable (Database) throws -> Void
+
+    public init(_ name: String, migrate: @escaping @Sendable (Database) throws -> Void) {
+        self.name = name
+        self.migrate = migrate
+    }
+}
+
+/// The handle an app gets inside `LocalStore.write`: the database, and the two ways to tell the
+/// server about it.
+public final class LocalTransaction {
+    public let db: Database
+    let clock: HybridLogicalClock
+    private(set) var stampedChanges = false
+
+    init(db: Database, clock: HybridLogicalClock) {
+        self.db = db
+        self.clock = clock
+    }
+
+    /// Queues a change of fields (or a delete) of a record in a synced collection. The app has
+    /// already written the same change to its own table in this transaction.
+    @discardableResult
+    public func recordChange(
+        _ collection: SyncCollection, id recordID: String, fields: [String: SyncValue], deleted: Bool = false
+    ) throws -> String {
+        for name in fields.keys where collection.fields[name] == nil {
+            throw LocalStoreError.unknownField(collection: collection.name, field: name)
+        }
+        let stamp = clock.tick()
+        stampedChanges = true
+        let payload = ChangePayload(hlc: stamp.description, fields: fields, deleted: deleted)
+        return try OutboxTable.append(
+            kind: .change, operation: collection.name, recordID: recordID,
+            payload: try JSONEncoder.sorted.encode(payload), coalescingKey: nil, db: db
+        )
+    }
+
+    /// Queues a call to an ordinary endpoint, run by the handler registered for `operation`
+    /// once the network is back, with the entry's id as its `Idempotency-Key`. A newer call
+    /// with the same `coalescingKey` replaces an unsent older one.
+    @discardableResult
+    public func enqueueCall(_ operation: String, payload: some Encodable, coalescingKey: String? = nil) throws -> String {
+        try OutboxTable.append(
+            kind: .call, operation: operation, recordID: nil,
+            payload: try JSONEncoder.sorted.encode(payload), coalescingKey: coalescingKey, db: db
+        )
+    }
+}
+
+/// What a local write can refuse.
+public enum LocalStoreError: Error, Equatable, CustomStringConvertible {
+    case unknownField(collection: String, field: String)
+
+    public var description: String {
+        switch self {
+        case .unknownField(let collection, let field): return "'\(field)' is not a field of \(collection)"
+        }
+    }
+}
+
+/// The body of a record-change entry.
+struct ChangePayload: Codable, Sendable, Equatable {
+    let hlc: String
+    let fields: [String: SyncValue]
+    let deleted: Bool
+}
+
+extension JSONEncoder {
+    /// Keys sorted, so that equal payloads are equal bytes.
+    static var sorted: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}

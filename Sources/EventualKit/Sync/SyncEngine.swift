@@ -1,0 +1,394 @@
+import EventualAPI
+import Foundation
+import GRDB
+import Logging
+import OpenAPIRuntime
+
+/// Moves the outbox to the server and the server's changes into the local store: push, then
+/// pull. It runs when a local write lands, when connectivity returns, on a timer (which also
+/// drives retries, never only the next write), and on demand with `syncNow()`.
+public actor SyncEngine {
+    public let store: LocalStore
+    public let link: ServerLink
+    public let connectivity: ConnectivityMonitor
+    private let collections: [String: any SyncedCollectionStore]
+    private let calls: [String: CallHandler]
+    private let configuration: SyncConfiguration
+    private let logger: Logger
+    private let statusBroadcast = Broadcast(SyncStatus())
+
+    private var current: Task<SyncReport, Never>?
+    private var loop: Task<Void, Never>?
+    private var listeners: [Task<Void, Never>] = []
+    private var doorbell: CheckedContinuation<Void, Never>?
+    private var rang = false
+    private var pausedForSignIn = false
+    private var offlineSinceLastDelivery = false
+
+    public init(
+        store: LocalStore,
+        link: ServerLink,
+        connectivity: ConnectivityMonitor? = nil,
+        collections: [any SyncedCollectionStore] = [],
+        calls: [String: CallHandler] = [:],
+        configuration: SyncConfiguration = SyncConfiguration(),
+        logger: Logger = Logger(label: "eventual.sync")
+    ) {
+        self.store = store
+        self.link = link
+        let client = link.client
+        self.connectivity = connectivity ?? ConnectivityMonitor {
+            (try? await client.getHealth()).map { if case .ok = $0 { true } else { false } } ?? false
+        }
+        self.collections = Dictionary(uniqueKeysWithValues: collections.map { ($0.collection.name, $0) })
+        self.calls = calls
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    // MARK: - Status
+
+    /// The status now and every change after it.
+    public nonisolated var status: AsyncStream<SyncStatus> { statusBroadcast.stream() }
+    public nonisolated var currentStatus: SyncStatus { statusBroadcast.current }
+
+    /// Recounts the outbox and publishes the status.
+    public func refreshStatus() {
+        let counts = (try? store.reader.read { db in try OutboxTable.counts(db) }) ?? OutboxCounts()
+        let lastSync = try? store.reader.read { db in try EngineSchema.value(.lastSyncAt, db).flatMap { Int64($0) } }
+        let connectivity = connectivity.current
+        let paused = pausedForSignIn
+        statusBroadcast.update { status in
+            status.pending = counts.pending
+            status.failed = counts.failed
+            status.connectivity = connectivity
+            status.needsSignIn = paused
+            status.lastSyncAt = lastSync ?? nil
+        }
+    }
+
+    // MARK: - Running in the background
+
+    /// Starts syncing in the background: on local writes, when connectivity returns, and on a timer.
+    public func start() {
+        guard loop == nil else { return }
+        connectivity.start()
+        let writes = store.writes
+        let changes = connectivity.changes
+        listeners = [
+            Task { [weak self] in
+                for await _ in writes { await self?.ring() }
+            },
+            Task { [weak self] in
+                for await state in changes {
+                    await self?.connectivityChanged(state)
+                }
+            },
+        ]
+        loop = Task { [weak self] in
+            while !Task.isCancelled {
+                guard let self else { return }
+                _ = await self.syncOnce(userAsked: false)
+                await self.waitForTrigger()
+            }
+        }
+    }
+
+    /// Stops background syncing and waits for a round in progress to end.
+    public func stop() async {
+        loop?.cancel()
+        listeners.forEach { $0.cancel() }
+        listeners = []
+        ring()
+        await loop?.value
+        loop = nil
+        _ = await current?.value
+        connectivity.stop()
+    }
+
+    private func connectivityChanged(_ state: Connectivity) {
+        if state == .offline { offlineSinceLastDelivery = true }
+        refreshStatus()
+        if state == .online { ring() }
+    }
+
+    private func ring() {
+        if let doorbell {
+            self.doorbell = nil
+            doorbell.resume()
+        } else {
+            rang = true
+        }
+    }
+
+    /// Sleeps until something asks for a sync, or until the next entry is due, or the interval passes.
+    private func waitForTrigger() async {
+        if rang {
+            rang = false
+            return
+        }
+        let now = UnixTime.nowMillis()
+        var wait = configuration.interval
+        if let due = try? await store.reader.read({ db in try OutboxTable.earliestDue(db) }), connectivity.current == .online || due > now {
+            wait = min(wait, .milliseconds(max(0, due - now)))
+        }
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: wait)
+            if !Task.isCancelled { await self?.ring() }
+        }
+        await withCheckedContinuation { continuation in doorbell = continuation }
+        timer.cancel()
+        rang = false
+    }
+
+    // MARK: - Syncing
+
+    /// Sends everything queued now (retries included) and pulls the server's changes.
+    public func syncNow() async -> SyncReport {
+        await syncOnce(userAsked: true)
+    }
+
+    /// After a new sign-in: lets sync run again after a 401 paused it.
+    public func resumeAfterSignIn() {
+        pausedForSignIn = false
+        refreshStatus()
+        ring()
+    }
+
+    private func syncOnce(userAsked: Bool) async -> SyncReport {
+        while let running = current { _ = await running.value }
+        let task = Task { await self.round(userAsked: userAsked) }
+        current = task
+        let report = await task.value
+        current = nil
+        return report
+    }
+
+    private func round(userAsked: Bool) async -> SyncReport {
+        var report = SyncReport()
+        guard !pausedForSignIn else {
+            report.failure = .unauthorized("sign in again to sync")
+            return report
+        }
+        statusBroadcast.update { $0.isSyncing = true }
+        defer {
+            statusBroadcast.update { $0.isSyncing = false }
+            refreshStatus()
+        }
+        if userAsked {
+            // NB: a person asked now: entries waiting out a backoff go too.
+            _ = try? await store.writer.write { db in
+                try db.execute(sql: "UPDATE eventual_outbox SET next_attempt_at = 0 WHERE state = 'pending'")
+            }
+        }
+        do {
+            try await pushChanges(&report)
+            try await runCalls(&report)
+            try await pull(&report)
+            let now = UnixTime.nowMillis()
+            try await store.writer.write { db in try EngineSchema.setValue(String(now), for: .lastSyncAt, db) }
+            statusBroadcast.update { $0.lastError = nil }
+        } catch {
+            let failure = RemoteFailure.from(error)
+            report.failure = failure
+            handle(failure)
+        }
+        let delivered = report.sent + report.calls
+        if delivered > 0 {
+            let afterOffline = offlineSinceLastDelivery
+            offlineSinceLastDelivery = false
+            statusBroadcast.update { $0.lastEvent = .delivered(count: delivered, afterOffline: afterOffline) }
+        }
+        return report
+    }
+
+    private func handle(_ failure: RemoteFailure) {
+        switch failure {
+        case .unreachable:
+            connectivity.reportTransportFailure()
+            offlineSinceLastDelivery = true
+        case .unauthorized:
+            connectivity.reportAnswer()
+            pausedForSignIn = true
+            statusBroadcast.update { $0.lastEvent = .needsSignIn }
+        case .transient, .rejected:
+            connectivity.reportAnswer()
+        }
+        logger.info("sync stopped early", metadata: ["reason": "\(failure)"])
+        statusBroadcast.update { $0.lastError = failure.description }
+    }
+
+    // MARK: Push
+
+    private func pushChanges(_ report: inout SyncReport) async throws {
+        let configuration = self.configuration
+        while true {
+            let batch = try await store.writer.write { db in
+                try OutboxTable.claim(kind: .change, limit: configuration.batchSize, maxBytes: configuration.maxBatchBytes,
+                                      now: UnixTime.nowMillis(), db: db)
+            }
+            guard !batch.isEmpty else { return }
+            let results: [Components.Schemas.SyncResult]
+            do {
+                results = try await send(batch)
+            } catch {
+                try await reschedule(batch, after: RemoteFailure.from(error))
+                throw error
+            }
+            connectivity.reportAnswer()
+            try await record(results, for: batch, into: &report)
+        }
+    }
+
+    private func send(_ batch: [OutboxEntry]) async throws -> [Components.Schemas.SyncResult] {
+        let decoder = JSONDecoder()
+        let changes = try batch.map { entry -> Components.Schemas.SyncChange in
+            let change = try decoder.decode(ChangePayload.self, from: entry.payload)
+            return Components.Schemas.SyncChange(
+                id: entry.id, collection: entry.operation, recordId: entry.recordID ?? "", hlc: change.hlc,
+                fields: .init(additionalProperties: try OpenAPIObjectContainer(unvalidatedValue: change.fields.mapValues(\.anyValue))),
+                deleted: change.deleted
+            )
+        }
+        switch try await link.client.syncPush(body: .json(.init(changes: changes))) {
+        case .ok(let ok): return try ok.body.json.results
+        case .badRequest(let answer): throw try answer.body.json.failure
+        case .unauthorized(let answer): throw try answer.body.json.failure
+        case .undocumented(let status, let payload): throw await remoteFailure(status, payload)
+        }
+    }
+
+    private func record(_ results: [Components.Schemas.SyncResult], for batch: [OutboxEntry], into report: inout SyncReport) async throws {
+        let byID = Dictionary(results.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var done: [String] = [], unanswered: [String] = []
+        var rejected: [(id: String, message: String)] = []
+        for entry in batch {
+            guard let result = byID[entry.id] else { unanswered.append(entry.id); continue }
+            switch result.status {
+            case .applied: done.append(entry.id)
+            case .duplicate:
+                done.append(entry.id)
+                report.duplicates += 1
+            case .rejected: rejected.append((entry.id, result.message ?? "rejected by the server"))
+            }
+        }
+        let retryAt = UnixTime.nowMillis() + configuration.retry.delay(afterFailures: 0).milliseconds
+        try await store.writer.write { [done, rejected, unanswered] db in
+            try OutboxTable.remove(ids: done, db: db)
+            for (id, message) in rejected { try OutboxTable.markFailed(id: id, message: message, db: db) }
+            if !unanswered.isEmpty {
+                try OutboxTable.reschedule(ids: unanswered, retryAt: retryAt, error: "the server did not answer for this change",
+                                           countsAsAttempt: true, db: db)
+            }
+        }
+        report.sent += done.count
+        report.rejected += rejected.count
+        for (id, message) in rejected {
+            logger.warning("change rejected", metadata: ["id": "\(id)", "message": "\(message)"])
+            statusBroadcast.update { $0.lastEvent = .rejected(entryID: id, message: message) }
+        }
+    }
+
+    /// Puts entries back after a failed request: with backoff, or without counting an attempt
+    /// when only a sign-in is missing.
+    private func reschedule(_ entries: [OutboxEntry], after failure: RemoteFailure) async throws {
+        let attempts = entries.map(\.attempts).max() ?? 0
+        let isSignIn: Bool = if case .unauthorized = failure { true } else { false }
+        let retryAt = isSignIn ? 0 : UnixTime.nowMillis() + configuration.retry.delay(afterFailures: attempts).milliseconds
+        if case .rejected(_, let message) = failure, entries.count == 1 {
+            try await store.writer.write { db in try OutboxTable.markFailed(id: entries[0].id, message: message, db: db) }
+            return
+        }
+        try await store.writer.write { db in
+            try OutboxTable.reschedule(ids: entries.map(\.id), retryAt: retryAt, error: failure.description,
+                                       countsAsAttempt: !isSignIn, db: db)
+        }
+    }
+
+    // MARK: Calls
+
+    private func runCalls(_ report: inout SyncReport) async throws {
+        while true {
+            let claimed = try await store.writer.write { db in
+                try OutboxTable.claim(kind: .call, limit: 1, maxBytes: .max, now: UnixTime.nowMillis(), db: db)
+            }
+            guard let entry = claimed.first else { return }
+            guard let handler = calls[entry.operation] else {
+                let message = "This app version cannot send '\(entry.operation)'"
+                try await store.writer.write { db in try OutboxTable.markFailed(id: entry.id, message: message, db: db) }
+                report.rejected += 1
+                continue
+            }
+            do {
+                try await handler(CallContext(client: link.client, idempotencyKey: entry.id, payload: entry.payload, store: store))
+            } catch {
+                let failure = RemoteFailure.from(error)
+                try await reschedule([entry], after: failure)
+                if case .rejected(_, let message) = failure {
+                    report.rejected += 1
+                    connectivity.reportAnswer()
+                    statusBroadcast.update { $0.lastEvent = .rejected(entryID: entry.id, message: message) }
+                    continue
+                }
+                throw failure
+            }
+            connectivity.reportAnswer()
+            try await store.writer.write { db in try OutboxTable.remove(ids: [entry.id], db: db) }
+            report.calls += 1
+        }
+    }
+
+    // MARK: Pull
+
+    private func pull(_ report: inout SyncReport) async throws {
+        while true {
+            let cursor = try await store.reader.read { db in try EngineSchema.value(.pullCursor, db) }
+            let page: Components.Schemas.SyncPullResponse
+            switch try await link.client.syncPull(query: .init(since: cursor, limit: configuration.pullLimit)) {
+            case .ok(let ok): page = try ok.body.json
+            case .badRequest(let answer): throw try answer.body.json.failure
+            case .unauthorized(let answer): throw try answer.body.json.failure
+            case .undocumented(let status, let payload): throw await remoteFailure(status, payload)
+            }
+            connectivity.reportAnswer()
+            let records = page.changes.map(RemoteRecord.init)
+            let clockProblems = try await apply(records, cursor: page.cursor)
+            report.pulled += records.count
+            if let problem = clockProblems.first {
+                statusBroadcast.update { $0.lastError = problem }
+            }
+            if !page.hasMore || records.isEmpty { return }
+        }
+    }
+
+    /// Writes pulled records and the cursor that follows them in one transaction, so a crash
+    /// never skips nor half-applies a page. Returns clock warnings.
+    private func apply(_ records: [RemoteRecord], cursor: String) async throws -> [String] {
+        let collections = self.collections
+        let clock = store.clock
+        let logger = self.logger
+        return try await store.writer.write { db in
+            var problems: [String] = []
+            for record in records {
+                if let stamp = HLCStamp(parsing: record.hlc) {
+                    do { try clock.receive(stamp) } catch { problems.append("\(error)") }
+                }
+                guard let mirror = collections[record.collection] else {
+                    logger.debug("pulled a record of an unknown collection", metadata: ["collection": "\(record.collection)"])
+                    continue
+                }
+                // NB: a field with a change the server has not acknowledged keeps its local value.
+                guard let pending = try OutboxTable.unacknowledgedFields(collection: record.collection,
+                                                                         recordID: record.recordID, db: db)
+                else { continue }
+                try mirror.apply(record, keeping: pending, in: db)
+            }
+            try EngineSchema.setValue(cursor, for: .pullCursor, db)
+            return problems
+        }
+    }
+}
+
+extension Duration {
+    var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
+}

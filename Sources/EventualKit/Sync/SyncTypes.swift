@@ -1,0 +1,109 @@
+import EventualAPI
+import Foundation
+import GRDB
+import OpenAPIRuntime
+
+/// A record as the server holds it after merging every device's changes.
+public struct RemoteRecord: Sendable, Equatable {
+    public let collection: String
+    public let recordID: String
+    public let fields: [String: SyncValue]
+    public let deleted: Bool
+    public let hlc: String
+}
+
+/// Mirrors one synced collection into the app's own table.
+public protocol SyncedCollectionStore: Sendable {
+    var collection: SyncCollection { get }
+    /// Writes the server's state of a record, leaving alone the fields in `keeping`: they have
+    /// local changes the server has not acknowledged yet, and those are the truth until it does.
+    func apply(_ record: RemoteRecord, keeping localFields: Set<String>, in db: Database) throws
+}
+
+/// What a queued call's handler gets to do its requests.
+public struct CallContext: Sendable {
+    /// The generated client, authenticated as the signed-in user.
+    public let client: Client
+    /// The outbox entry's id: send it as `Idempotency-Key` so a replay creates nothing.
+    public let idempotencyKey: String
+    public let payload: Data
+    /// The local store, for a handler that records what the server answered.
+    public let store: LocalStore
+
+    public func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try JSONDecoder().decode(T.self, from: payload)
+    }
+}
+
+/// Runs a queued call. It throws a `RemoteFailure` to say whether to retry (`unreachable`,
+/// `transient`), give up (`rejected`, shown to the user) or wait for a sign-in (`unauthorized`).
+public typealias CallHandler = @Sendable (CallContext) async throws -> Void
+
+/// Tuning of the engine; the defaults suit a phone.
+public struct SyncConfiguration: Sendable {
+    /// Changes per push request (the server takes up to 500).
+    public var batchSize = 500
+    /// Bytes of payload per push request, about.
+    public var maxBatchBytes = 1024 * 1024
+    /// Records per pull request.
+    public var pullLimit = 500
+    /// Retry spacing of entries that failed for a transient reason.
+    public var retry = Backoff(initial: .seconds(1), maximum: .seconds(300))
+    /// How often the engine syncs when nothing else asks it to.
+    public var interval: Duration = .seconds(60)
+
+    public init() {}
+}
+
+/// What one sync round did.
+public struct SyncReport: Sendable, Equatable {
+    /// Changes the server acknowledged (applied now or before).
+    public var sent = 0
+    /// Of those, the ones it had applied already (a replay after a lost answer).
+    public var duplicates = 0
+    /// Entries that moved to failed in this round.
+    public var rejected = 0
+    /// Queued calls completed.
+    public var calls = 0
+    /// Records brought in by the pull.
+    public var pulled = 0
+    /// Why the round stopped early, if it did.
+    public var failure: RemoteFailure?
+
+    public init() {}
+}
+
+/// Something a UI may tell its user once.
+public enum SyncEvent: Sendable, Equatable {
+    /// Queued work reached the server; `afterOffline` when it waited for the network to return.
+    case delivered(count: Int, afterOffline: Bool)
+    /// The server refused an entry for good.
+    case rejected(entryID: String, message: String)
+    /// The access token is no longer accepted: sign in again; nothing is lost meanwhile.
+    case needsSignIn
+}
+
+/// Everything a status bar shows.
+public struct SyncStatus: Sendable, Equatable {
+    public var connectivity: Connectivity = .unknown
+    public var pending = 0
+    public var failed = 0
+    public var isSyncing = false
+    public var needsSignIn = false
+    /// Unix milliseconds of the last round that pushed and pulled everything.
+    public var lastSyncAt: Int64?
+    public var lastError: String?
+    public var lastEvent: SyncEvent?
+
+    public init() {}
+}
+
+extension RemoteRecord {
+    init(_ record: Components.Schemas.SyncRecord) {
+        collection = record.collection
+        recordID = record.recordId
+        fields = record.fields.additionalProperties.value.mapValues { SyncValue(any: $0) }
+        deleted = record.deleted
+        hlc = record.hlc
+    }
+}

@@ -1,0 +1,128 @@
+import EventualAPI
+import Foundation
+import GRDB
+import Testing
+@testable import EventualKit
+
+@Suite("Outbox")
+struct OutboxTests {
+    func makeStore(_ scratch: Scratch) throws -> LocalStore {
+        try LocalStore(path: scratch.url.appendingPathComponent("s.sqlite").path, migrations: [itemsMigration])
+    }
+
+    @Test func aWriteAndItsOutboxEntryCommitTogetherOrNotAtAll() async throws {
+        let scratch = try Scratch(); defer { scratch.remove() }
+        let store = try makeStore(scratch)
+        // When a write fails after queueing its change
+        await #expect(throws: TestFailure.self) {
+            try await store.write { tx in
+                try tx.db.execute(sql: "INSERT INTO items (id, name) VALUES ('a', 'Milk')")
+                try tx.recordChange(SyncCollections.pantryItems, id: "a", fields: ["name": "Milk"])
+                throw TestFailure("the app failed half-way")
+            }
+        }
+        // Then neither the row nor the entry exists
+        let rows = try await store.reader.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM items") }
+        #expect(rows == 0)
+        #expect(try Outbox(store: store).entries().isEmpty)
+    }
+
+    @Test func entriesKeepTheOrderTheUserMadeThem() async throws {
+        let scratch = try Scratch(); defer { scratch.remove() }
+        let store = try makeStore(scratch)
+        for index in 0..<50 {
+            try await store.write { tx in
+                try tx.recordChange(SyncCollections.pantryItems, id: "r\(index)", fields: ["quantity": .number(Double(index))])
+            }
+        }
+        let entries = try Outbox(store: store).entries()
+        #expect(entries.map(\.recordID) == (0..<50).map { "r\($0)" })
+        #expect(entries.map(\.id) == entries.map(\.id).sorted(), "UUIDv7 ids sort by creation")
+        let stamps = try entries.map { try JSONDecoder().decode(ChangePayload.self, from: $0.payload).hlc }
+        #expect(stamps == stamps.sorted() && Set(stamps).count == 50)
+    }
+
+    @Test func aNewerCallWithTheSameCoalescingKeyReplacesAnUnsentOne() async throws {
+        let scratch = try Scratch(); defer { scratch.remove() }
+        let store = try makeStore(scratch)
+        struct Position: Codable { let lat: Double }
+        try await store.write { tx in try tx.enqueueCall("position", payload: Position(lat: 1), coalescingKey: "last-position") }
+        try await store.write { tx in try tx.enqueueCall("other", payload: Position(lat: 9)) }
+        try await store.write { tx in try tx.enqueueCall("position", payload: Position(lat: 2), coalescingKey: "last-position") }
+        let entries = try Outbox(store: store).entries()
+        #expect(entries.map(\.operation) == ["other", "position"])
+        #expect(try JSONDecoder().decode(Position.self, from: entries[1].payload).lat == 2)
+    }
+
+    @Test func anInFlightEntryIsNotReplacedByCoalescing() async throws {
+        let scratch = try Scratch(); defer { scratch.remove() }
+        let store = try makeStore(scratch)
+        try await store.write { tx in try tx.enqueueCall("position", payload: [1], coalescingKey: "k") }
+        _ = try await store.writer.write { db in try OutboxTable.claim(kind: .call, limit: 1, maxBytes: .max, now: .max, db: db) }
+        try await store.write { tx in try tx.enqueueCall("position", payload: [2], coalescingKey: "k") }
+        #expect(try Outbox(store: store).entries().count == 2)
+    }
+
+    @Test func entriesLeftInFlightByACrashArePendingAfterRestart() async throws {
+        let scratch = try Scratch(); defer { scratch.remove() }
+        let path = scratch.url.appendingPathComponent("s.sqlite").path
+        do {
+            let store = try LocalStore(path: path, migrations: [itemsMigration])
+            try await store.write { tx in try tx.recordChange(SyncCollections.pantryItems, id: "a", fields: ["name": "Tea"]) }
+            let claimed = try await store.writer.write { db in
+                try OutboxTable.claim(kind: .change, limit: 10, maxBytes: .max, now: .max, db: db)
+            }
+            #expect(claimed.count == 1)
+            #expect(try Outbox(store: store).entries(state: .inFlight).count == 1)
+        }
+        // When the app starts again
+        let reopened = try LocalStore(path: path, migrations: [itemsMigration])
+        // Then the entry waits to be sent again
+        let entries = try Outbox(store: reopened).entries()
+        #expect(entries.map(\.state) == [.pending])
+    }
+
+    @Test func aRestartedStoreStampsAfterItsLastChange() async throws {
+        let scratch = try Scratch(); defer { scratch.remove() }
+        let path = scratch.url.appendingPathComponent("s.sqlite").path
+        let first = try LocalStore(path: path)
+        try await first.write { tx in try tx.recordChange(SyncCollections.pantryItems, id: "a", fields: ["name": "Tea"]) }
+        let last = first.clock.latest
+        let second = try LocalStore(path: path)
+        #expect(second.node == first.node)
+        #expect(second.clock.tick() > last)
+    }
+
+    @Test func aFieldTheCollectionDoesNotHaveIsRefusedLocally() async throws {
+        let scratch = try Scratch(); defer { scratch.remove() }
+        let store = try makeStore(scratch)
+        await #expect(throws: LocalStoreError.unknownField(collection: "pantry_items", field: "colour")) {
+            try await store.write { tx in try tx.recordChange(SyncCollections.pantryItems, id: "a", fields: ["colour": "red"]) }
+        }
+    }
+
+    @Test func backoffGrowsWithJitterAndIsCapped() {
+        let backoff = Backoff(initial: .seconds(1), maximum: .seconds(60))
+        var generator = SeededGenerator(seed: 7)
+        let delays = (0..<10).map { backoff.delay(afterFailures: $0, using: &generator).milliseconds }
+        for (failures, delay) in delays.enumerated() {
+            let ceiling = Int64(backoff.ceilingMillis(afterFailures: failures))
+            #expect(delay >= ceiling / 2 && delay <= ceiling, "after \(failures) failures: \(delay) ms")
+        }
+        #expect(delays.last! <= 60_000)
+        #expect(backoff.ceilingMillis(afterFailures: 3) == 8_000)
+    }
+}
+
+/// SplitMix64: reproducible randomness for tests.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

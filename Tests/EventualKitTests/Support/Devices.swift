@@ -1,0 +1,151 @@
+import EventualAPI
+import EventualServer
+import Foundation
+import GRDB
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+@testable import EventualKit
+
+/// The pantry collection mirrored into a small table: what an app's schema looks like.
+let itemsMigration = LocalMigration("test-items") { db in
+    try db.execute(sql: """
+        CREATE TABLE items (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL DEFAULT '',
+            quantity REAL NOT NULL DEFAULT 0,
+            status TEXT NOT NULL DEFAULT 'inPantry',
+            boughtAt INTEGER NOT NULL DEFAULT 0,
+            category TEXT,
+            unit TEXT,
+            barcode TEXT, productId TEXT, description TEXT, expiresOn TEXT, place TEXT,
+            latitude REAL, longitude REAL, touchedAt INTEGER, finishedAt INTEGER
+        )
+        """)
+}
+
+/// One item as a test reads it back.
+struct Item: Equatable, Sendable, CustomStringConvertible {
+    let id: String
+    let name: String
+    let quantity: Double
+    let category: String?
+
+    var description: String { "\(id.prefix(8)) \(name) ×\(quantity) [\(category ?? "-")]" }
+}
+
+/// A scratch folder removed at the end of a test.
+struct Scratch: Sendable {
+    let url: URL
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("eventualkit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    func remove() { try? FileManager.default.removeItem(at: url) }
+}
+
+/// A device: its own database, vault and engine, talking to `serverURL`.
+final class Device: Sendable {
+    let store: LocalStore
+    let vault: SessionVault
+    let engine: SyncEngine
+    let link: ServerLink
+
+    init(folder: URL, serverURL: URL, timeout: Duration = .seconds(2), configuration: SyncConfiguration = .fast,
+         calls: [String: CallHandler] = [:]) throws {
+        store = try LocalStore(path: folder.appendingPathComponent("store.sqlite").path, migrations: [itemsMigration])
+        let vault = SessionVault(secrets: FileSecretStore(directory: folder.appendingPathComponent("secrets")), rounds: 100_000)
+        self.vault = vault
+        link = ServerLink(serverURL: serverURL, timeout: timeout) { vault.accessToken }
+        engine = SyncEngine(store: store, link: link, collections: [TableMirror(SyncCollections.pantryItems, table: "items")],
+                            calls: calls, configuration: configuration,
+                            logger: Logger(label: "test-device"))
+    }
+
+    /// Adds an item locally and queues it, as an app would.
+    @discardableResult
+    func add(_ name: String, quantity: Double = 1, category: String? = nil, id: String = UUID().uuidString) async throws -> String {
+        try await store.write { tx in
+            try tx.db.execute(sql: "INSERT INTO items (id, name, quantity, category, boughtAt) VALUES (?, ?, ?, ?, ?)",
+                              arguments: [id, name, quantity, category, 1_764_000_000_000])
+            try tx.recordChange(SyncCollections.pantryItems, id: id, fields: [
+                "name": .string(name), "quantity": .number(quantity), "category": .string(category),
+                "boughtAt": .integer(1_764_000_000_000), "status": "inPantry",
+            ])
+        }
+        return id
+    }
+
+    func edit(_ id: String, quantity: Double? = nil, category: String? = nil) async throws {
+        try await store.write { tx in
+            var fields: [String: SyncValue] = [:]
+            if let quantity {
+                try tx.db.execute(sql: "UPDATE items SET quantity = ? WHERE id = ?", arguments: [quantity, id])
+                fields["quantity"] = .number(quantity)
+            }
+            if let category {
+                try tx.db.execute(sql: "UPDATE items SET category = ? WHERE id = ?", arguments: [category, id])
+                fields["category"] = .string(category)
+            }
+            try tx.recordChange(SyncCollections.pantryItems, id: id, fields: fields)
+        }
+    }
+
+    func delete(_ id: String) async throws {
+        try await store.write { tx in
+            try tx.db.execute(sql: "DELETE FROM items WHERE id = ?", arguments: [id])
+            try tx.recordChange(SyncCollections.pantryItems, id: id, fields: [:], deleted: true)
+        }
+    }
+
+    func items() throws -> [Item] {
+        try store.reader.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, name, quantity, category FROM items ORDER BY id").map {
+                Item(id: $0["id"], name: $0["name"], quantity: $0["quantity"], category: $0["category"])
+            }
+        }
+    }
+
+    var outbox: Outbox { Outbox(store: store) }
+}
+
+extension SyncConfiguration {
+    /// Short waits, so fault tests run quickly.
+    static var fast: SyncConfiguration {
+        var configuration = SyncConfiguration()
+        configuration.retry = Backoff(initial: .milliseconds(20), maximum: .milliseconds(200))
+        configuration.interval = .milliseconds(200)
+        return configuration
+    }
+}
+
+/// A real server on a loopback port, on a fresh SQLite database.
+func withLiveServer<T: Sendable>(_ body: @Sendable (_ port: Int, _ scratch: Scratch) async throws -> T) async throws -> T {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let configuration = ServerConfiguration(
+        hostname: "127.0.0.1", port: 0, database: .sqlite(path: scratch.url.appendingPathComponent("server.sqlite").path),
+        logLevel: .critical, bcryptCost: 4
+    )
+    let app = try await buildApplication(configuration)
+    return try await app.test(.live) { client in
+        let port = try #require(client.port)
+        return try await body(port, scratch)
+    }
+}
+
+/// Registers a user through the real API and returns email and password.
+func registerUser(port: Int, name: String = "user") async throws -> (email: String, password: String) {
+    let suffix = UUID().uuidString.prefix(8).lowercased()
+    let email = "\(name).\(suffix)@example.com", password = "pass-\(suffix)"
+    let link = ServerLink(serverURL: URL(string: "http://127.0.0.1:\(port)")!) { nil }
+    let answer = try await link.client.register(body: .json(.init(username: "\(name)_\(suffix)", email: email, password: password)))
+    guard case .created = answer else { throw TestFailure("register failed: \(answer)") }
+    return (email, password)
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

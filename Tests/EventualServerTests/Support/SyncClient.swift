@@ -1,0 +1,133 @@
+import EventualAPI
+import Foundation
+import Testing
+
+/// A JSON value of a synced record's field, as the tests send and read it.
+enum JSONValue: Codable, Equatable, Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral, ExpressibleByNilLiteral {
+    case string(String)
+    case int(Int)
+    case double(Double)
+    case bool(Bool)
+    case null
+
+    init(stringLiteral value: String) { self = .string(value) }
+    init(integerLiteral value: Int) { self = .int(value) }
+    init(floatLiteral value: Double) { self = .double(value) }
+    init(booleanLiteral value: Bool) { self = .bool(value) }
+    init(nilLiteral: ()) { self = .null }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let flag = try? container.decode(Bool.self) {
+            self = .bool(flag)
+        } else if let number = try? container.decode(Int.self) {
+            self = .int(number)
+        } else if let number = try? container.decode(Double.self) {
+            self = .double(number)
+        } else {
+            self = .string(try container.decode(String.self))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .string(let text): try container.encode(text)
+        case .int(let number): try container.encode(number)
+        case .double(let number): try container.encode(number)
+        case .bool(let flag): try container.encode(flag)
+        case .null: try container.encodeNil()
+        }
+    }
+}
+
+/// One change as a device pushes it; a pantry item unless told otherwise.
+struct SyncChangeJSON: Encodable, Sendable {
+    var id = UUID().uuidString.lowercased()
+    var collection = "pantry_items"
+    var recordId: String
+    var hlc: String
+    var fields: [String: JSONValue] = [:]
+    var deleted = false
+}
+
+struct SyncResultJSON: Decodable, Equatable {
+    let id: String
+    let status: String
+    let message: String?
+}
+
+struct SyncRecordJSON: Decodable, Equatable {
+    let collection: String
+    let recordId: String
+    let fields: [String: JSONValue]
+    let deleted: Bool
+    let hlc: String
+}
+
+struct SyncPullJSON: Decodable {
+    let changes: [SyncRecordJSON]
+    let cursor: String
+    let hasMore: Bool
+}
+
+/// HLC stamps relative to now, so that they pass the server's clock-drift check.
+enum Stamps {
+    /// A stamp `offset` milliseconds from now (negative: in the past), from `node`.
+    static func at(_ offset: Int64, counter: Int = 0, node: String = "deviceA") -> String {
+        let now = Int64((Date().timeIntervalSince1970 * 1000).rounded())
+        return HLCStamp(millis: now + offset, counter: counter, node: node).description
+    }
+}
+
+/// The fields a new pantry item needs, with `overrides` on top.
+func pantryItem(_ overrides: [String: JSONValue] = [:]) -> [String: JSONValue] {
+    ["name": "Oat milk", "quantity": 1, "boughtAt": 1_700_000_000_000, "status": "inPantry"]
+        .merging(overrides) { $1 }
+}
+
+extension API {
+    func push(_ changes: [SyncChangeJSON], as account: Account?) async throws -> Answer {
+        let body = String(decoding: try JSONEncoder().encode(["changes": changes]), as: UTF8.self)
+        return try await send(.post, "/v1/sync/push", headers: account?.bearer ?? [:], json: body)
+    }
+
+    /// Pushes and returns the results, requiring a 200.
+    func pushed(_ changes: [SyncChangeJSON], as account: Account,
+                sourceLocation: SourceLocation = #_sourceLocation) async throws -> [SyncResultJSON] {
+        let answer = try await push(changes, as: account)
+        try #require(answer.status == .ok, "push: \(answer.text)", sourceLocation: sourceLocation)
+        struct Results: Decodable { let results: [SyncResultJSON] }
+        let results = try answer.decode(Results.self, sourceLocation: sourceLocation).results
+        #expect(results.map(\.id) == changes.map(\.id), "results come in the request's order", sourceLocation: sourceLocation)
+        return results
+    }
+
+    func pull(since: String? = nil, limit: Int? = nil, as account: Account?) async throws -> Answer {
+        let query = [since.map { "since=\($0)" }, limit.map { "limit=\($0)" }].compactMap { $0 }.joined(separator: "&")
+        return try await send(.get, "/v1/sync/pull" + (query.isEmpty ? "" : "?" + query), headers: account?.bearer ?? [:])
+    }
+
+    /// Pulls one page, requiring a 200.
+    func pulled(since: String? = nil, limit: Int? = nil, as account: Account,
+                sourceLocation: SourceLocation = #_sourceLocation) async throws -> SyncPullJSON {
+        let answer = try await pull(since: since, limit: limit, as: account)
+        try #require(answer.status == .ok, "pull: \(answer.text)", sourceLocation: sourceLocation)
+        return try answer.decode(SyncPullJSON.self, sourceLocation: sourceLocation)
+    }
+
+    /// Every record of the user, page after page, by record id.
+    func pulledRecords(as account: Account, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String: SyncRecordJSON] {
+        var records: [String: SyncRecordJSON] = [:]
+        var cursor: String?
+        repeat {
+            let page = try await pulled(since: cursor, as: account, sourceLocation: sourceLocation)
+            for record in page.changes { records[record.recordId] = record }
+            cursor = page.cursor
+            if !page.hasMore { return records }
+        } while true
+    }
+}

@@ -1,0 +1,268 @@
+#!/usr/bin/env bash
+# Benchmarks the release build of eventual-server on SQLite with wrk:
+# barcode look-ups (GET /products?barcode=, authenticated) against a database seeded with
+# 100,000 products and 150,000 votes, then GET /health as a baseline.
+#
+# The last line printed is:
+#   lookup R1 req/s p99 L1 ms | health R2 req/s | ratio R1/R2 | rss M MB
+#
+# Environment:
+#   DURATION=15s CONNECTIONS=64 THREADS=2   wrk settings for both measured runs
+#   WARMUP=3s                               look-up warm-up before measuring
+#   LOG_LEVEL=warning                       server --log-level during the benchmark
+#   PRODUCTS=100000 VOTES=150000 EXTRA_USERS=20   seed sizes
+#   BUILD_ARGS=""                           extra arguments for `swift build`
+#   KEEP_BENCH_DIR=1                        keep the temp dir (database, logs) after a success
+set -euo pipefail
+
+DURATION="${DURATION:-15s}"
+CONNECTIONS="${CONNECTIONS:-64}"
+THREADS="${THREADS:-2}"
+WARMUP="${WARMUP:-3s}"
+LOG_LEVEL="${LOG_LEVEL:-warning}"
+PRODUCTS="${PRODUCTS:-100000}"
+VOTES="${VOTES:-150000}"
+EXTRA_USERS="${EXTRA_USERS:-20}"
+BUILD_ARGS="${BUILD_ARGS:-}"
+NAMES_CSV="${NAMES_CSV:-/work/shared/data/off-products-1000-slim.csv}"
+
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_DIR="$(cd "$SCRIPT_DIR/.." && pwd)"
+BENCH_DIR="$SCRIPT_DIR/bench"
+
+log() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'bench-server: ERROR: %s\n' "$*" >&2; exit 1; }
+
+SERVER_PID=""
+DIR=""
+SUCCESS=0
+# stop_server: SIGTERM, then SIGKILL if it has not exited after STOP_TIMEOUT seconds.
+STOP_TIMEOUT="${STOP_TIMEOUT:-10}"
+STOP_KILLED=0
+stop_server() {
+    [[ -n "$SERVER_PID" ]] || return 0
+    local pid="$SERVER_PID" status=0 state i
+    kill -TERM "$pid" 2>/dev/null || true
+    for ((i = 0; i < STOP_TIMEOUT * 10; i++)); do
+        # Exited (a zombie until reaped below) or gone?
+        state="$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null || echo gone)"
+        [[ "$state" == Z || "$state" == gone ]] && break
+        sleep 0.1
+    done
+    if [[ "$state" != Z && "$state" != gone ]]; then
+        echo "bench-server: warning: server (pid $pid) still running ${STOP_TIMEOUT}s after SIGTERM; sending SIGKILL" >&2
+        kill -KILL "$pid" 2>/dev/null || true
+        STOP_KILLED=$((STOP_KILLED + 1))
+    fi
+    wait "$pid" 2>/dev/null || status=$?
+    SERVER_PID=""
+    if [[ "$status" != 0 && "$status" != 137 ]]; then
+        echo "bench-server: warning: server exited with status $status after SIGTERM" >&2
+    fi
+    return 0
+}
+
+cleanup() {
+    local status=$?
+    stop_server || true
+    if [[ -n "$DIR" && -d "$DIR" ]]; then
+        if [[ "$SUCCESS" == 1 && "${KEEP_BENCH_DIR:-0}" != 1 ]]; then
+            rm -rf "$DIR"
+        else
+            echo "bench-server: files kept in $DIR" >&2
+        fi
+    fi
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# ---- 1. wrk -------------------------------------------------------------------------------
+if ! command -v wrk >/dev/null 2>&1; then
+    log "installing wrk"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! apt-get install -y wrk; then
+        apt-get update
+        apt-get install -y wrk
+    fi
+fi
+command -v wrk >/dev/null 2>&1 || die "wrk is not installed"
+command -v curl >/dev/null 2>&1 || die "curl is required"
+command -v python3 >/dev/null 2>&1 || die "python3 is required"
+
+# ---- 2. release build ---------------------------------------------------------------------
+cd "$REPO_DIR"
+log "building eventual-server (release)"
+# shellcheck disable=SC2086
+swift build -c release --product eventual-server $BUILD_ARGS
+# shellcheck disable=SC2086
+BIN_DIR="$(swift build -c release --show-bin-path $BUILD_ARGS)"
+BIN="$BIN_DIR/eventual-server"
+[[ -x "$BIN" ]] || die "no executable at $BIN"
+log "binary: $BIN"
+
+# ---- helpers ------------------------------------------------------------------------------
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+# start_server LEVEL LOGFILE: sets SERVER_PID, waits for /health.
+start_server() {
+    local level="$1" logfile="$2"
+    PORT="$(free_port)"
+    BASE="http://127.0.0.1:$PORT"
+    "$BIN" --hostname 127.0.0.1 --port "$PORT" --database "$DB" --log-level "$level" >"$logfile" 2>&1 &
+    SERVER_PID=$!
+    local i
+    for i in $(seq 1 300); do
+        if curl -fsS "$BASE/health" >/dev/null 2>&1; then
+            log "server up on port $PORT (pid $SERVER_PID)"
+            return 0
+        fi
+        if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+            cat "$logfile" >&2 || true
+            die "server exited during start-up (log above)"
+        fi
+        sleep 0.1
+    done
+    cat "$logfile" >&2 || true
+    die "server did not answer /health within 30 s"
+}
+
+json_field() { python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
+
+# ---- 3. migrate, register, log in ---------------------------------------------------------
+DIR="$(mktemp -d "${TMPDIR:-/tmp}/eventual-bench.XXXXXX")"
+DB="$DIR/bench.sqlite"
+log "working in $DIR"
+
+start_server info "$DIR/server-setup.log"
+
+EMAIL="bench@example.com"
+PASSWORD="bench-password-123"
+code="$(curl -sS -o "$DIR/register.json" -w '%{http_code}' -X POST "$BASE/users" \
+    -H 'Content-Type: application/json' \
+    -d "{\"username\":\"bench_runner\",\"email\":\"$EMAIL\",\"password\":\"$PASSWORD\"}")"
+[[ "$code" == 201 ]] || die "POST /users answered $code: $(cat "$DIR/register.json")"
+
+code="$(curl -sS -o "$DIR/login.json" -w '%{http_code}' -X POST "$BASE/auth/login" \
+    -H 'Content-Type: application/json' \
+    -d "{\"email\":\"$EMAIL\",\"password\":\"$PASSWORD\"}")"
+[[ "$code" == 201 ]] || die "POST /auth/login answered $code: $(cat "$DIR/login.json")"
+TOKEN="$(json_field accessToken <"$DIR/login.json")"
+
+code="$(curl -sS -o "$DIR/me.json" -w '%{http_code}' "$BASE/users/me" -H "Authorization: Bearer $TOKEN")"
+[[ "$code" == 200 ]] || die "GET /users/me answered $code: $(cat "$DIR/me.json")"
+USER_ID="$(json_field id <"$DIR/me.json")"
+log "registered bench_runner ($USER_ID)"
+
+stop_server
+
+# ---- 4. seed ------------------------------------------------------------------------------
+log "seeding $PRODUCTS products and $VOTES votes"
+BARCODES="$DIR/barcodes.txt"
+python3 "$BENCH_DIR/seed_products.py" "$DB" "$USER_ID" "$BARCODES" \
+    --products "$PRODUCTS" --votes "$VOTES" --extra-users "$EXTRA_USERS" --names "$NAMES_CSV"
+
+# ---- 5. start the server for the benchmark -------------------------------------------------
+start_server "$LOG_LEVEL" "$DIR/server.log"
+
+# Sanity check: a few random seeded barcodes must answer 200 with products.
+python3 - "$BASE" "$TOKEN" "$BARCODES" <<'EOF' || die "look-up sanity check failed"
+import json, random, sys, urllib.request, urllib.error
+base, token, path = sys.argv[1:4]
+codes = [line.strip() for line in open(path) if line.strip()]
+for code in random.sample(codes, min(20, len(codes))):
+    req = urllib.request.Request(f"{base}/products?barcode={code}", headers={"Authorization": f"Bearer {token}"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            body = json.load(resp)
+            status = resp.status
+    except urllib.error.HTTPError as error:
+        sys.exit(f"GET /products?barcode={code} answered {error.code}: {error.read()[:300]!r}")
+    if status != 200 or not body.get("products") or not body.get("token"):
+        sys.exit(f"GET /products?barcode={code}: status {status}, body {json.dumps(body)[:300]}")
+    if any(p.get("barcode") != code for p in body["products"]):
+        sys.exit(f"GET /products?barcode={code} returned another barcode's products")
+print(f"sanity check: 20 look-ups answered 200 with products")
+EOF
+
+# ---- 6. wrk -------------------------------------------------------------------------------
+export BENCH_TOKEN="$TOKEN" BENCH_BARCODES="$BARCODES"
+LOOKUP_URL="$BASE/products?barcode="
+
+log "warm-up ($WARMUP)"
+wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s "$BENCH_DIR/lookup.lua" "$LOOKUP_URL" >"$DIR/wrk-warmup.txt" 2>&1 \
+    || { cat "$DIR/wrk-warmup.txt" >&2; die "wrk warm-up failed"; }
+
+log "look-up: wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency"
+wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$BENCH_DIR/lookup.lua" "$LOOKUP_URL" \
+    >"$DIR/wrk-lookup.txt" 2>&1 || { cat "$DIR/wrk-lookup.txt" >&2; die "wrk look-up run failed"; }
+
+log "health: wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency"
+wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$BASE/health" \
+    >"$DIR/wrk-health.txt" 2>&1 || { cat "$DIR/wrk-health.txt" >&2; die "wrk health run failed"; }
+
+# ---- 7. peak memory -----------------------------------------------------------------------
+kill -0 "$SERVER_PID" 2>/dev/null || { cat "$DIR/server.log" >&2; die "server died during the benchmark"; }
+HWM_KB="$(awk '/^VmHWM:/ { print $2 }' "/proc/$SERVER_PID/status")"
+[[ -n "$HWM_KB" ]] || die "cannot read VmHWM of pid $SERVER_PID"
+RSS_MB="$(awk -v kb="$HWM_KB" 'BEGIN { printf "%d", kb / 1024 + 0.5 }')"
+
+stop_server
+
+# ---- 8. report ----------------------------------------------------------------------------
+requests_per_sec() { awk '/^Requests\/sec:/ { print $2 }' "$1"; }
+non_2xx() { awk -F: '/Non-2xx or 3xx responses/ { gsub(/ /, "", $2); print $2 }' "$1"; }
+socket_errors() { grep -E '^ *Socket errors:' "$1" || true; }
+# The 99% latency line of --latency, in milliseconds (wrk prints us, ms, s or m).
+p99_ms() {
+    awk '$1 == "99%" {
+        v = $2; unit = v; sub(/^[0-9.]+/, "", unit); sub(/[a-z]+$/, "", v)
+        f = (unit == "us") ? 0.001 : (unit == "ms") ? 1 : (unit == "s") ? 1000 : (unit == "m") ? 60000 : -1
+        if (f < 0) { print "bad unit " unit > "/dev/stderr"; exit 1 }
+        printf "%.2f", v * f; exit
+    }' "$1"
+}
+
+echo
+echo "---- look-up: GET /products?barcode=<random seeded> ($(wc -l <"$BARCODES") barcodes) ----"
+cat "$DIR/wrk-lookup.txt"
+echo
+echo "---- health: GET /health ----"
+cat "$DIR/wrk-health.txt"
+echo
+
+LOOKUP_NON2XX="$(non_2xx "$DIR/wrk-lookup.txt")"; LOOKUP_NON2XX="${LOOKUP_NON2XX:-0}"
+HEALTH_NON2XX="$(non_2xx "$DIR/wrk-health.txt")"; HEALTH_NON2XX="${HEALTH_NON2XX:-0}"
+echo "non-2xx responses: look-up $LOOKUP_NON2XX, health $HEALTH_NON2XX"
+for f in wrk-lookup wrk-health; do
+    errors="$(socket_errors "$DIR/$f.txt")"
+    [[ -z "$errors" ]] || echo "warning: $f:$errors"
+done
+server_errors="$(grep -ciE 'error|critical' "$DIR/server.log" || true)"
+echo "server log: $(wc -l <"$DIR/server.log") lines, $server_errors mentioning error/critical (level $LOG_LEVEL)"
+if [[ "$server_errors" != 0 ]]; then
+    grep -iE 'error|critical' "$DIR/server.log" | head -5
+fi
+echo "server peak RSS (VmHWM): $HWM_KB kB"
+if [[ "$STOP_KILLED" != 0 ]]; then
+    echo "warning: the server ignored SIGTERM (no exit within ${STOP_TIMEOUT}s) $STOP_KILLED time(s) and was killed"
+fi
+echo
+
+if [[ "$LOOKUP_NON2XX" != 0 || "$HEALTH_NON2XX" != 0 ]]; then
+    die "wrk saw non-2xx responses (look-up $LOOKUP_NON2XX, health $HEALTH_NON2XX); see $DIR"
+fi
+
+R1="$(requests_per_sec "$DIR/wrk-lookup.txt")"
+R2="$(requests_per_sec "$DIR/wrk-health.txt")"
+L1="$(p99_ms "$DIR/wrk-lookup.txt")"
+[[ -n "$R1" && -n "$R2" && -n "$L1" ]] || die "cannot parse wrk output in $DIR"
+
+SUCCESS=1
+awk -v r1="$R1" -v r2="$R2" -v l1="$L1" -v m="$RSS_MB" 'BEGIN {
+    printf "lookup %d req/s p99 %s ms | health %d req/s | ratio %.2f | rss %d MB\n",
+        r1 + 0.5, l1, r2 + 0.5, (r2 > 0 ? r1 / r2 : 0), m
+}'
