@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "EventualServer", targets: ["EventualServer"]),
         .library(name: "EventualKit", targets: ["EventualKit"]),
         .executable(name: "eventual-server", targets: ["eventual-server"]),
+        .executable(name: "eventual-bench-sync", targets: ["eventual-bench-sync"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -86,12 +87,26 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Measures draining the outbox and pulling into a new device (scripts/bench-sync.sh).
+        .executableTarget(
+            name: "eventual-bench-sync",
+            dependencies: ["EventualKit", "EventualServer", "EventualAPI"],
+            swiftSettings: swiftSettings
+        ),
+        // A client process that a crash test kills with SIGKILL in the middle of a sync.
+        .executableTarget(
+            name: "eventual-crash-child",
+            dependencies: ["EventualKit", "EventualAPI"],
+            path: "Tests/CrashChild",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "EventualKitTests",
             dependencies: [
                 "EventualKit",
                 "EventualServer",
                 "EventualAPI",
+                "eventual-crash-child",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -19,12 +19,12 @@ struct SessionVaultTests {
             wall.advance(by: 6 * 86_400_000)
             let later = SessionVault(secrets: secrets, rounds: 100_000, wallClock: { wall.now })
             // Then the password unlocks it, a wrong one does not
-            #expect(throws: SessionError.wrongCredentials) { try later.unlockOffline(email: user.email, password: "wrong-password") }
-            #expect(try later.unlockOffline(email: user.email.uppercased(), password: user.password).userID == session.userID)
+            await #expect(throws: SessionError.wrongCredentials) { try await later.unlockOffline(email: user.email, password: "wrong-password") }
+            #expect(try await later.unlockOffline(email: user.email.uppercased(), password: user.password).userID == session.userID)
             // And past seven days it asks for the network
             wall.advance(by: 2 * 86_400_000)
-            #expect(throws: SessionError.offlineSignInExpired(days: 7)) {
-                try later.unlockOffline(email: user.email, password: user.password)
+            await #expect(throws: SessionError.offlineSignInExpired(days: 7)) {
+                try await later.unlockOffline(email: user.email, password: user.password)
             }
         }
     }
@@ -56,14 +56,14 @@ struct SessionVaultTests {
         }
     }
 
-    @Test func aTamperedOrMissingSecretFileGivesAClearAnswer() throws {
+    @Test func aTamperedOrMissingSecretFileGivesAClearAnswer() async throws {
         let scratch = try Scratch(); defer { scratch.remove() }
         let secrets = FileSecretStore(directory: scratch.url)
         let vault = SessionVault(secrets: secrets, rounds: 100_000)
-        #expect(throws: SessionError.noOfflineSession) { try vault.unlockOffline(email: "a@b.co", password: "whatever1") }
+        await #expect(throws: SessionError.noOfflineSession) { try await vault.unlockOffline(email: "a@b.co", password: "whatever1") }
         try secrets.write(SessionVault.sessionSecret, Data("{\"userID\": 12".utf8))
-        #expect(throws: SessionError.corruptSecret("unreadable session file")) {
-            try vault.unlockOffline(email: "a@b.co", password: "whatever1")
+        await #expect(throws: SessionError.corruptSecret("unreadable session file")) {
+            try await vault.unlockOffline(email: "a@b.co", password: "whatever1")
         }
     }
 
@@ -81,7 +81,7 @@ struct SessionVaultTests {
             json["verifier"] = verifier
             try secrets.write(SessionVault.sessionSecret, try JSONSerialization.data(withJSONObject: json))
             // Then the right password no longer unlocks
-            #expect(throws: SessionError.wrongCredentials) { try vault.unlockOffline(email: user.email, password: user.password) }
+            await #expect(throws: SessionError.wrongCredentials) { try await vault.unlockOffline(email: user.email, password: user.password) }
         }
     }
 

@@ -100,16 +100,45 @@ struct SyncEngineTests {
             // Given B changed the quantity and it reached the server
             try await b.edit(id, quantity: 7)
             _ = await b.engine.syncNow()
-            // And A has a later local edit of the same field that cannot be sent (its push fails for good)
+            // And A has a later local edit of the same field that is held back (failed, not yet retried)
             try await a.edit(id, quantity: 9)
             try await a.store.writer.write { db in
-                try db.execute(sql: "UPDATE eventual_outbox SET next_attempt_at = ? ", arguments: [Int64.max])
+                try db.execute(sql: "UPDATE eventual_outbox SET state = 'failed', last_error = 'held by the test'")
             }
             // When A pulls
             let report = await a.engine.syncNow()
             // Then its pending value stays on screen until the server has it
             #expect(report.pulled >= 1)
             #expect(try a.items().first?.quantity == 9)
+        }
+    }
+
+    @Test func aLocalEditThatLosesGivesWayToTheNewerOneOnceSent() async throws {
+        try await withLiveServer { port, scratch in
+            let (a, b) = try await twoDevices(port: port, scratch: scratch)
+            let id = try await a.add("Oil", quantity: 1)
+            _ = await a.engine.syncNow()
+            _ = await b.engine.syncNow()
+            // Given A edits first, but its change is held back (failed, waiting for the user to retry it)
+            try await a.edit(id, quantity: 2)
+            let held = try #require(try a.outbox.entries().first)
+            try await a.store.writer.write { db in
+                try db.execute(sql: "UPDATE eventual_outbox SET state = 'failed', last_error = 'held by the test'")
+            }
+            try await Task.sleep(for: .milliseconds(5))
+            // And B edits later and syncs
+            try await b.edit(id, quantity: 3)
+            _ = await b.engine.syncNow()
+            // And A pulls meanwhile: its pending field keeps its own value
+            _ = await a.engine.syncNow(pull: true)
+            #expect(try a.items().first?.quantity == 2)
+            // When A's older edit is finally sent
+            try await a.outbox.retry(held.id)
+            _ = await a.engine.syncNow()
+            // Then it loses to B's newer edit on A too
+            #expect(try a.outbox.counts() == OutboxCounts())
+            #expect(try a.items().first?.quantity == 3)
+            #expect(try b.items().first?.quantity == 3)
         }
     }
 

@@ -23,14 +23,16 @@ struct PasswordVerifier: Codable, Sendable, Equatable {
     let hash: Data
     let rounds: Int
 
-    static func make(password: String, rounds: Int) throws -> PasswordVerifier {
+    static func make(password: String, rounds: Int) async throws -> PasswordVerifier {
         var generator = SystemRandomNumberGenerator()
         let salt = Data((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
-        return PasswordVerifier(salt: salt, hash: try derive(password, salt: salt, rounds: rounds), rounds: rounds)
+        let hash = try await offCooperativePool { try derive(password, salt: salt, rounds: rounds) }
+        return PasswordVerifier(salt: salt, hash: hash, rounds: rounds)
     }
 
-    func matches(_ password: String) throws -> Bool {
-        let candidate = try Self.derive(password, salt: salt, rounds: rounds)
+    func matches(_ password: String) async throws -> Bool {
+        let (salt, rounds) = (self.salt, self.rounds)
+        let candidate = try await offCooperativePool { try Self.derive(password, salt: salt, rounds: rounds) }
         // NB: constant-time comparison, as for any secret.
         guard candidate.count == hash.count else { return false }
         return zip(candidate, hash).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
@@ -133,7 +135,7 @@ public final class SessionVault: Sendable {
         case .undocumented(let status, let payload): throw await sessionError(status, payload)
         }
         let session = Session(userID: profile.id, username: profile.username, email: profile.email, accessToken: token,
-                              lastOnlineSignInAt: wallClock(), verifier: try PasswordVerifier.make(password: password, rounds: rounds))
+                              lastOnlineSignInAt: wallClock(), verifier: try await PasswordVerifier.make(password: password, rounds: rounds))
         try save(session)
         unlocked.withLock { $0 = session }
         return session
@@ -141,12 +143,12 @@ public final class SessionVault: Sendable {
 
     /// Unlocks the saved session with the password, with no network.
     @discardableResult
-    public func unlockOffline(email: String, password: String) throws -> Session {
+    public func unlockOffline(email: String, password: String) async throws -> Session {
         guard let saved = try saved(), saved.email.lowercased() == email.lowercased() else { throw SessionError.noOfflineSession }
         guard withinOfflineAge(saved) else {
             throw SessionError.offlineSignInExpired(days: Int(maxOfflineAge.components.seconds / 86_400))
         }
-        guard try saved.verifier.matches(password) else { throw SessionError.wrongCredentials }
+        guard try await saved.verifier.matches(password) else { throw SessionError.wrongCredentials }
         unlocked.withLock { $0 = saved }
         return saved
     }

@@ -19,15 +19,16 @@ public struct ServerLink: Sendable {
         serverURL: URL,
         timeout: Duration = .seconds(10),
         httpClient: HTTPClient = .shared,
+        middlewares: [any ClientMiddleware] = [],
         accessToken: @escaping @Sendable () -> String?
     ) {
-        let transport = AsyncHTTPClientTransport(configuration: .init(client: httpClient, timeout: .seconds(timeout.components.seconds)))
+        let transport = AsyncHTTPClientTransport(configuration: .init(client: httpClient, timeout: .milliseconds(timeout.milliseconds)))
         self.serverURL = serverURL
         self.client = Client(
             serverURL: serverURL,
             configuration: .init(dateTranscoder: .iso8601WithFractionalSeconds),
             transport: transport,
-            middlewares: [BearerMiddleware(accessToken: accessToken)]
+            middlewares: [BearerMiddleware(accessToken: accessToken)] + middlewares
         )
     }
 }

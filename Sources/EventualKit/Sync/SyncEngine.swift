@@ -143,9 +143,9 @@ public actor SyncEngine {
 
     // MARK: - Syncing
 
-    /// Sends everything queued now (retries included) and pulls the server's changes.
-    public func syncNow() async -> SyncReport {
-        await syncOnce(userAsked: true)
+    /// Sends everything queued now (retries included) and, unless `pull` is false, pulls the server's changes.
+    public func syncNow(pull: Bool = true) async -> SyncReport {
+        await syncOnce(userAsked: true, pull: pull)
     }
 
     /// After a new sign-in: lets sync run again after a 401 paused it.
@@ -155,16 +155,16 @@ public actor SyncEngine {
         ring()
     }
 
-    private func syncOnce(userAsked: Bool) async -> SyncReport {
+    private func syncOnce(userAsked: Bool, pull: Bool = true) async -> SyncReport {
         while let running = current { _ = await running.value }
-        let task = Task { await self.round(userAsked: userAsked) }
+        let task = Task { await self.round(userAsked: userAsked, pull: pull) }
         current = task
         let report = await task.value
         current = nil
         return report
     }
 
-    private func round(userAsked: Bool) async -> SyncReport {
+    private func round(userAsked: Bool, pull shouldPull: Bool) async -> SyncReport {
         var report = SyncReport()
         guard !pausedForSignIn else {
             report.failure = .unauthorized("sign in again to sync")
@@ -184,9 +184,11 @@ public actor SyncEngine {
         do {
             try await pushChanges(&report)
             try await runCalls(&report)
-            try await pull(&report)
-            let now = UnixTime.nowMillis()
-            try await store.writer.write { db in try EngineSchema.setValue(String(now), for: .lastSyncAt, db) }
+            if shouldPull {
+                try await pull(&report)
+                let now = UnixTime.nowMillis()
+                try await store.writer.write { db in try EngineSchema.setValue(String(now), for: .lastSyncAt, db) }
+            }
             statusBroadcast.update { $0.lastError = nil }
         } catch {
             let failure = RemoteFailure.from(error)
@@ -198,6 +200,10 @@ public actor SyncEngine {
             let afterOffline = offlineSinceLastDelivery
             offlineSinceLastDelivery = false
             statusBroadcast.update { $0.lastEvent = .delivered(count: delivered, afterOffline: afterOffline) }
+        }
+        // NB: a refusal matters more to the user than a delivery: it is the event left showing.
+        if let (id, message) = report.rejections.last {
+            statusBroadcast.update { $0.lastEvent = .rejected(entryID: id, message: message) }
         }
         return report
     }
@@ -285,7 +291,7 @@ public actor SyncEngine {
         report.rejected += rejected.count
         for (id, message) in rejected {
             logger.warning("change rejected", metadata: ["id": "\(id)", "message": "\(message)"])
-            statusBroadcast.update { $0.lastEvent = .rejected(entryID: id, message: message) }
+            report.rejections.append((id, message))
         }
     }
 
@@ -317,6 +323,7 @@ public actor SyncEngine {
                 let message = "This app version cannot send '\(entry.operation)'"
                 try await store.writer.write { db in try OutboxTable.markFailed(id: entry.id, message: message, db: db) }
                 report.rejected += 1
+                report.rejections.append((entry.id, message))
                 continue
             }
             do {
@@ -326,8 +333,8 @@ public actor SyncEngine {
                 try await reschedule([entry], after: failure)
                 if case .rejected(_, let message) = failure {
                     report.rejected += 1
+                    report.rejections.append((entry.id, message))
                     connectivity.reportAnswer()
-                    statusBroadcast.update { $0.lastEvent = .rejected(entryID: entry.id, message: message) }
                     continue
                 }
                 throw failure

@@ -56,13 +56,15 @@ public struct SyncConfiguration: Sendable {
 }
 
 /// What one sync round did.
-public struct SyncReport: Sendable, Equatable {
+public struct SyncReport: Sendable {
     /// Changes the server acknowledged (applied now or before).
     public var sent = 0
     /// Of those, the ones it had applied already (a replay after a lost answer).
     public var duplicates = 0
     /// Entries that moved to failed in this round.
     public var rejected = 0
+    /// Their ids and the server's reasons.
+    public var rejections: [(entryID: String, message: String)] = []
     /// Queued calls completed.
     public var calls = 0
     /// Records brought in by the pull.

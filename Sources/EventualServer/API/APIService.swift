@@ -3,11 +3,14 @@ import Foundation
 import Logging
 
 /// The handlers of the wire contract (`openapi.yaml`). One extension per feature:
-/// accounts in `Accounts/AccountsAPI.swift`, the knowledge base in `KnowledgeBase/KnowledgeBaseAPI.swift`.
+/// accounts in `Accounts/AccountsAPI.swift`, the knowledge base in `KnowledgeBase/KnowledgeBaseAPI.swift`,
+/// record sync in `Sync/SyncAPI.swift`.
 struct APIService: APIProtocol {
     let accounts: AccountStore
     let products: ProductStore
     let idempotency: Idempotency
+    let sync: SyncStore
+    let syncRules: SyncRules
     let hotPath: HotPathReads
     let passwords: PasswordHasher
     let sessionTokens: SessionTokenSigner

@@ -44,6 +44,8 @@ private func buildResponder(
         accounts: AccountStore(database: database),
         products: ProductStore(database: database),
         idempotency: Idempotency(database: database),
+        sync: SyncStore(database: database),
+        syncRules: SyncRules(maxClockDrift: configuration.maxClockDrift),
         hotPath: try await HotPathReads.prepare(database),
         passwords: try await PasswordHasher.make(cost: configuration.bcryptCost),
         sessionTokens: SessionTokenSigner(keyBytes: sessionKey)

@@ -10,14 +10,19 @@ struct Housekeeping: Service {
     var interval: Duration = .seconds(3600)
 
     func run() async throws {
-        repeat {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 try await sweep(now: UnixMillis.now())
             } catch {
                 logger.warning("housekeeping failed; will retry", metadata: ["error": "\(error)"])
             }
-            try? await Task.sleep(for: interval)
-        } while !Task.isCancelled && !Task.isShuttingDownGracefully
+            // NB: a plain sleep would hold a graceful shutdown up for as long as the interval.
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            } catch {
+                return
+            }
+        }
     }
 
     func sweep(now: Int64) async throws {

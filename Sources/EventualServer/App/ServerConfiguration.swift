@@ -12,6 +12,9 @@ public struct ServerConfiguration: Sendable {
     public var maxBodySize: Int
     /// A base64url 32-byte key for session tokens; generated and kept in the database when nil.
     public var sessionKey: String?
+    /// How far ahead of the server's clock a pushed change's HLC stamp may be; a stamp further
+    /// ahead is refused, so that one device with a wrong clock cannot win every merge for ever.
+    public var maxClockDrift: Duration
 
     public init(
         hostname: String = "127.0.0.1",
@@ -20,7 +23,8 @@ public struct ServerConfiguration: Sendable {
         logLevel: Logger.Level = .info,
         bcryptCost: UInt8 = 12,
         maxBodySize: Int = 1024 * 1024,
-        sessionKey: String? = nil
+        sessionKey: String? = nil,
+        maxClockDrift: Duration = .seconds(5 * 60)
     ) {
         self.hostname = hostname
         self.port = port
@@ -29,5 +33,6 @@ public struct ServerConfiguration: Sendable {
         self.bcryptCost = bcryptCost
         self.maxBodySize = maxBodySize
         self.sessionKey = sessionKey
+        self.maxClockDrift = maxClockDrift
     }
 }

@@ -30,7 +30,11 @@ extension APIService {
         guard claims.gtin == gtin.normalized else {
             throw APIError.forbidden("session token was issued for another barcode: look \(body.barcode) up first")
         }
-        let replay = try Idempotency.request(key: input.headers.idempotencyKey, scope: "user:\(userID)", body: body)
+        // NB: the fingerprint leaves the session token out: a client retrying after a lost answer
+        // looks the barcode up again and holds a new token for the same request.
+        let replay = try Idempotency.request(key: input.headers.idempotencyKey, scope: "user:\(userID)",
+                                             body: ProductFingerprint(gtin: gtin.normalized, name: name, description: description,
+                                                                      test: isTest, img: body.img))
 
         let now = UnixMillis.now()
         let record = ProductRecord(id: UUID().uuidString.lowercased(), gtin: gtin.normalized, barcode: body.barcode,
@@ -79,6 +83,15 @@ extension APIService {
             }
         }
     }
+}
+
+/// What makes two `POST /products` requests the same request, for `Idempotency-Key` replays.
+private struct ProductFingerprint: Encodable {
+    let gtin: String
+    let name: String
+    let description: String?
+    let test: Bool
+    let img: String?
 }
 
 extension Components.Schemas.Product {

@@ -136,7 +136,16 @@ public final class Database: Service, Sendable {
         fastReader?.close()
         switch backend {
         case .sqlite(let writer, let lock):
-            _ = try? await lock.withLock { try await writer.close() }
+            // NB: closing must happen even when the caller's task is cancelled (a service group
+            // tearing down), so it runs in a task of its own that does not inherit cancellation.
+            let closing = Task {
+                do {
+                    try await lock.withLock { try await writer.close() }
+                } catch {
+                    self.logger.error("closing the SQLite database failed", metadata: ["error": "\(error)"])
+                }
+            }
+            await closing.value
         case .postgres(_, let runner):
             runner.cancel()
             await runner.value

@@ -88,6 +88,43 @@ extension Migration {
             """,
             "CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_at)",
         ]),
+        Migration(version: 2, name: "sync records", statements: [
+            // `seq` of a user's records come from this counter. A push locks the user's row first
+            // thing in its transaction, so one user's pushes run one at a time and commit in the
+            // order of their seq values (see SyncStore).
+            """
+            CREATE TABLE sync_counters (
+                user_id TEXT PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+                last_seq BIGINT NOT NULL
+            )
+            """,
+            // The merged state of one record: `fields` is a JSON object of its values,
+            // `field_stamps` a JSON object of the HLC stamp that wrote each field, `tombstone` the
+            // stamp of its newest delete. `seq` is the counter value of the last push that changed it.
+            """
+            CREATE TABLE sync_records (
+                user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                collection TEXT NOT NULL,
+                record_id TEXT NOT NULL,
+                fields TEXT NOT NULL,
+                field_stamps TEXT NOT NULL,
+                tombstone TEXT,
+                seq BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL,
+                PRIMARY KEY (user_id, collection, record_id)
+            )
+            """,
+            "CREATE UNIQUE INDEX sync_records_by_seq ON sync_records (user_id, seq)",
+            // The change ids applied for a user, written in the transaction of the change itself.
+            """
+            CREATE TABLE sync_applied_changes (
+                user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                change_id TEXT NOT NULL,
+                applied_at BIGINT NOT NULL,
+                PRIMARY KEY (user_id, change_id)
+            )
+            """,
+        ]),
     ]
 }
 

@@ -1,0 +1,156 @@
+// Measures the engine on a release build against a real server on loopback (SQLite):
+// 10,000 changes made offline, then drained in batches and, for comparison, one request per
+// change; then a pull of 10,000 records into an empty device. Prints one line of figures.
+//   eventual-bench-sync [CHANGES]
+import EventualAPI
+import EventualKit
+import EventualServer
+import Foundation
+import HTTPTypes
+import Hummingbird
+import OpenAPIRuntime
+import Synchronization
+
+let changes = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 10_000 : 10_000
+let work = FileManager.default.temporaryDirectory.appendingPathComponent("eventual-bench-sync-\(UUID().uuidString)")
+defer { try? FileManager.default.removeItem(at: work) }
+
+/// Counts request and response body bytes, and requests.
+final class WireMeter: ClientMiddleware {
+    let bytes = Atomic<Int>(0)
+    let requests = Atomic<Int>(0)
+
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        var sent = 0
+        var requestBody = body
+        if let body {
+            let data = try await Data(collecting: body, upTo: 64 * 1024 * 1024)
+            sent = data.count
+            requestBody = HTTPBody(data)
+        }
+        let (response, responseBody) = try await next(request, requestBody, baseURL)
+        var received = 0
+        var answer = responseBody
+        if let responseBody {
+            let data = try await Data(collecting: responseBody, upTo: 64 * 1024 * 1024)
+            received = data.count
+            answer = HTTPBody(data)
+        }
+        // NB: headers count too: a request line and headers are about what HTTP/1.1 adds.
+        let headerBytes = request.headerFields.reduce(0) { $0 + $1.name.rawName.count + $1.value.count + 4 }
+            + response.headerFields.reduce(0) { $0 + $1.name.rawName.count + $1.value.count + 4 } + 60
+        bytes.add(sent + received + headerBytes, ordering: .relaxed)
+        requests.add(1, ordering: .relaxed)
+        return (response, answer)
+    }
+}
+
+func freePort() throws -> Int {
+    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(socket) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) } }
+    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+struct Device {
+    let store: LocalStore
+    let vault: SessionVault
+    let link: ServerLink
+    let meter = WireMeter()
+
+    init(_ name: String, server: URL) throws {
+        let folder = work.appendingPathComponent(name)
+        store = try LocalStore(path: folder.appendingPathComponent("store.sqlite").path)
+        let vault = SessionVault(secrets: FileSecretStore(directory: folder.appendingPathComponent("secrets")))
+        self.vault = vault
+        link = ServerLink(serverURL: server, timeout: .seconds(60), middlewares: [meter]) { vault.accessToken }
+    }
+
+    func makeOfflineChanges(_ count: Int) async throws {
+        for index in 0..<count {
+            try await store.write { tx in
+                try tx.recordChange(SyncCollections.pantryItems, id: "item-\(index)", fields: [
+                    "name": .string("Product \(index)"), "quantity": .number(Double(index % 7) + 1), "unit": "pcs",
+                    "status": "inPantry", "boughtAt": .integer(1_764_000_000_000 + Int64(index)),
+                ])
+            }
+        }
+    }
+
+    func engine(batchSize: Int) -> SyncEngine {
+        var configuration = SyncConfiguration()
+        configuration.batchSize = batchSize
+        return SyncEngine(store: store, link: link, configuration: configuration)
+    }
+}
+
+func register(_ name: String, server: URL) async throws -> (String, String) {
+    let link = ServerLink(serverURL: server) { nil }
+    let email = "\(name)@bench.example", password = "bench-password"
+    _ = try await link.client.register(body: .json(.init(username: name, email: email, password: password)))
+    return (email, password)
+}
+
+func seconds(_ body: () async throws -> Void) async rethrows -> Double {
+    let start = ContinuousClock.now
+    try await body()
+    let elapsed = ContinuousClock.now - start
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+}
+
+let port = try freePort()
+let app = try await buildApplication(ServerConfiguration(
+    port: port, database: .sqlite(path: work.appendingPathComponent("server.sqlite").path), logLevel: .error, bcryptCost: 10
+))
+let server = Task { try await app.runService() }
+let url = URL(string: "http://127.0.0.1:\(port)")!
+let probe = ServerLink(serverURL: url) { nil }
+for _ in 0..<100 {
+    if case .ok = (try? await probe.client.getHealth()) { break }
+    try await Task.sleep(for: .milliseconds(50))
+}
+
+// Batched: one user's 10,000 offline changes, drained in requests of up to 500.
+let (emailA, passwordA) = try await register("bench_batched", server: url)
+let batched = try Device("batched", server: url)
+try await batched.vault.signIn(email: emailA, password: passwordA, client: batched.link.client)
+try await batched.makeOfflineChanges(changes)
+batched.meter.bytes.store(0, ordering: .relaxed)
+batched.meter.requests.store(0, ordering: .relaxed)
+var batchedReport = SyncReport()
+let t1 = await seconds { batchedReport = await batched.engine(batchSize: 500).syncNow(pull: false) }
+let bytesPerChange = Double(batched.meter.bytes.load(ordering: .relaxed)) / Double(changes)
+let batchedRequests = batched.meter.requests.load(ordering: .relaxed)
+
+// One by one: another user's 10,000 changes, one request each.
+let (emailB, passwordB) = try await register("bench_single", server: url)
+let single = try Device("single", server: url)
+try await single.vault.signIn(email: emailB, password: passwordB, client: single.link.client)
+try await single.makeOfflineChanges(changes)
+var singleReport = SyncReport()
+let t2 = await seconds { singleReport = await single.engine(batchSize: 1).syncNow(pull: false) }
+
+// Pull: a new device of the first user.
+let fresh = try Device("fresh", server: url)
+try await fresh.vault.signIn(email: emailA, password: passwordA, client: fresh.link.client)
+var pullReport = SyncReport()
+let t3 = await seconds { pullReport = await fresh.engine(batchSize: 500).syncNow() }
+
+server.cancel()
+guard batchedReport.sent == changes, singleReport.sent == changes, pullReport.pulled == changes else {
+    print("bench-sync: ERROR: batched sent \(batchedReport.sent), one-by-one sent \(singleReport.sent), pulled \(pullReport.pulled) of \(changes)")
+    exit(1)
+}
+print("batched drain: \(batchedRequests) requests")
+print(String(format: "drain %d: batched %.2f s, one-by-one %.2f s, ratio %.1f, %.0f bytes/change | pull %d: %.2f s",
+             changes, t1, t2, t2 / t1, bytesPerChange, changes, t3))
+exit(0)
