@@ -184,6 +184,30 @@ struct KnowledgeBaseTests {
     }
 
     @Test(arguments: Backend.available)
+    func aRetryWithAFreshSessionTokenIsStillAReplay(_ backend: Backend) async throws {
+        try await withServer(backend) { api in
+            // Given a post whose answer was lost
+            let account = try await api.signUp()
+            let barcode = Barcodes.unique()
+            let first = try await api.postProduct(barcode, name: "Granola", token: try await api.sessionToken(barcode, as: account),
+                                                  as: account, key: "retry-1")
+            #expect(first.status == .created)
+            // When the client looks the barcode up again (a new session token) and retries with the same key
+            try await Task.sleep(for: .milliseconds(2))
+            let retry = try await api.postProduct(barcode, name: "Granola", token: try await api.sessionToken(barcode, as: account),
+                                                  as: account, key: "retry-1")
+            // Then it gets the first answer and nothing new is created
+            #expect(retry.status == .created)
+            #expect(try retry.decode(ProductJSON.self) == first.decode(ProductJSON.self))
+            #expect(try await api.products(barcode, as: account).count == 1)
+            // But the same key for another product is refused
+            let other = try await api.postProduct(barcode, name: "Muesli", token: try await api.sessionToken(barcode, as: account),
+                                                  as: account, key: "retry-1")
+            #expect(other.status == .unprocessableContent)
+        }
+    }
+
+    @Test(arguments: Backend.available)
     func concurrentPostsWithOneKeyCreateOneProduct(_ backend: Backend) async throws {
         try await withServer(backend, mode: .live) { api in
             let account = try await api.signUp()

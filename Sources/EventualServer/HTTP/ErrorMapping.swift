@@ -18,6 +18,14 @@ enum ErrorMapping {
         case let error as APIError:
             return Outcome(status: error.status, message: error.message, isServerFault: false)
         case let error as ServerError:
+            if let decoding = decodingError(in: error.underlyingError), context(of: decoding).codingPath.isEmpty,
+               [.get, .head, .delete].contains(error.request.method) {
+                // NB: a request without a body fails to decode only in its parameters, and the runtime's
+                // URI decoder reports no coding path; say so instead of blaming a 'body'.
+                let query = error.request.path?.split(separator: "?", maxSplits: 1).dropFirst().first.map { " (\($0.prefix(200)))" } ?? ""
+                return Outcome(status: .badRequest, message: "A query or path parameter is not of the documented type\(query)",
+                               isServerFault: false)
+            }
             return outcome(forOpenAPI: error.underlyingError, operation: error.operationID)
         case let error as DecodingError:
             return Outcome(status: .badRequest, message: describe(error), isServerFault: false)
@@ -54,6 +62,15 @@ enum ErrorMapping {
             if let nested = child.value as? any Error, let found = decodingError(in: nested) { return found }
         }
         return nil
+    }
+
+    private static func context(of error: DecodingError) -> DecodingError.Context {
+        switch error {
+        case .keyNotFound(_, let context), .valueNotFound(_, let context), .typeMismatch(_, let context), .dataCorrupted(let context):
+            return context
+        @unknown default:
+            return DecodingError.Context(codingPath: [], debugDescription: "")
+        }
     }
 
     static func describe(_ error: DecodingError) -> String {

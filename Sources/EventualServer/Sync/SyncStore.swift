@@ -73,6 +73,7 @@ struct SyncStore: Sendable {
             var outcomes: [SyncOutcome] = []
             var newlyApplied: [String] = []
             var changedKeys: [RecordKey] = []
+            var changedKeySet = Set<RecordKey>()
             for submission in submissions {
                 guard !appliedIDs.contains(submission.id) else {
                     outcomes.append(.duplicate)
@@ -84,10 +85,12 @@ struct SyncStore: Sendable {
                 case .success(let change):
                     let key = RecordKey(collection: change.collection, recordID: change.recordID)
                     var state = records[key] ?? SyncRecordState()
-                    if state.apply(change) {
-                        if !changedKeys.contains(key) { changedKeys.append(key) }
-                        records[key] = state
-                    }
+                    _ = state.apply(change)
+                    // NB: a change that lost every comparison still moves its record to a new seq.
+                    // Its device skipped the winning values in an earlier pull (its own edit was
+                    // pending then, and pending edits are never overwritten); this brings them back.
+                    if changedKeySet.insert(key).inserted { changedKeys.append(key) }
+                    records[key] = state
                     appliedIDs.insert(submission.id)
                     newlyApplied.append(submission.id)
                     outcomes.append(.applied)

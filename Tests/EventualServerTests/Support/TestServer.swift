@@ -71,7 +71,8 @@ func testConfiguration(_ location: DatabaseLocation) -> ServerConfiguration {
     ServerConfiguration(hostname: "127.0.0.1", port: 0, database: location, logLevel: .warning, bcryptCost: 4)
 }
 
-/// Builds a server on a fresh database of `backend` and runs `test` against it through the real router.
+/// Builds a server on a fresh database of `backend` (its test configuration adjusted by `configure`)
+/// and runs `test` against it through the real router.
 func withServer<Value: Sendable>(
     _ backend: Backend,
     mode: TestingSetup = .router,
