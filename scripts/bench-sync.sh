@@ -7,6 +7,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 CHANGES="${1:-10000}"
+BUILD_ARGS="${BUILD_ARGS:-}"   # e.g. --scratch-path .build-release
 echo "==> swift build -c release --product eventual-bench-sync" >&2
-swift build -c release --product eventual-bench-sync >&2
-"$(swift build -c release --show-bin-path)/eventual-bench-sync" "$CHANGES"
+swift build -c release --product eventual-bench-sync $BUILD_ARGS >&2
+"$(swift build -c release --show-bin-path $BUILD_ARGS)/eventual-bench-sync" "$CHANGES"

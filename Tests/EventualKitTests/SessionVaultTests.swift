@@ -85,6 +85,25 @@ struct SessionVaultTests {
         }
     }
 
+    @Test func signOutIsRefusedWhileChangesArePendingUnlessForced() async throws {
+        try await withLiveServer { port, scratch in
+            let user = try await registerUser(port: port)
+            let vault = SessionVault(secrets: FileSecretStore(directory: scratch.url.appendingPathComponent("s")), rounds: 100_000)
+            let link = ServerLink(serverURL: URL(string: "http://127.0.0.1:\(port)")!) { vault.accessToken }
+            try await vault.signIn(email: user.email, password: user.password, client: link.client)
+            // When 3 changes still wait
+            await #expect(throws: SessionError.pendingChanges(count: 3)) {
+                _ = try await vault.signOut(pendingChanges: 3, force: false) { _ in }
+            }
+            // Then the user stays signed in, and a forced sign-out says how many are dropped
+            #expect(vault.session != nil)
+            let discarded = try await vault.signOut(pendingChanges: 3, force: true) { _ in }
+            #expect(discarded == 3)
+            #expect(vault.session == nil)
+            #expect(try vault.saved() == nil)
+        }
+    }
+
     @Test func anOfflineSignOutQueuesTheRevocationAndSendsItLater() async throws {
         try await withLiveServer { port, scratch in
             let user = try await registerUser(port: port)

@@ -162,6 +162,16 @@ public final class SessionVault: Sendable {
         if let session { try save(session) }
     }
 
+    /// Signs out unless changes are still waiting to reach the server: then it refuses, or with
+    /// `force` goes ahead and returns how many are discarded (the caller drops them).
+    public func signOut(
+        pendingChanges: Int, force: Bool, revoke: @Sendable (String) async throws -> Void
+    ) async throws -> Int {
+        guard pendingChanges == 0 || force else { throw SessionError.pendingChanges(count: pendingChanges) }
+        try await signOut(revoke: revoke)
+        return pendingChanges
+    }
+
     /// Forgets the session on this device at once. The token's revocation is sent now if
     /// `revoke` succeeds, else kept and sent by `flushRevocations` later.
     public func signOut(revoke: @Sendable (String) async throws -> Void) async throws {

@@ -26,7 +26,7 @@ public struct ServerLink: Sendable {
         self.serverURL = serverURL
         self.client = Client(
             serverURL: serverURL,
-            configuration: .init(dateTranscoder: .iso8601WithFractionalSeconds),
+            configuration: .init(dateTranscoder: MillisecondDateTranscoder()),
             transport: transport,
             middlewares: [BearerMiddleware(accessToken: accessToken)] + middlewares
         )

@@ -58,7 +58,7 @@ private func buildResponder(
     }
     try service.registerHandlers(
         on: router,
-        configuration: .init(dateTranscoder: .iso8601WithFractionalSeconds, jsonEncodingOptions: [])
+        configuration: .init(dateTranscoder: MillisecondDateTranscoder(), jsonEncodingOptions: [])
     )
     return EdgeResponder(inner: router.buildResponder(), maxBodySize: configuration.maxBodySize)
 }
