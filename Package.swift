@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "EventualKit", targets: ["EventualKit"]),
         .executable(name: "eventual-server", targets: ["eventual-server"]),
         .executable(name: "eventual-bench-sync", targets: ["eventual-bench-sync"]),
+        .library(name: "Pantry", targets: ["Pantry"]),
+        .executable(name: "pantry", targets: ["pantry"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -98,6 +100,53 @@ let package = Package(
             name: "eventual-crash-child",
             dependencies: ["EventualKit", "EventualAPI"],
             path: "Tests/CrashChild",
+            swiftSettings: swiftSettings
+        ),
+        // libzbar, which reads barcodes from pixels (Debian: libzbar-dev).
+        .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
+        // libpng, which decodes a photo to grey pixels for zbar (Debian: libpng-dev).
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        // Tracking My Pantry: the app model (pantry, knowledge base, reminders, places, accounts).
+        .target(
+            name: "Pantry",
+            dependencies: [
+                "EventualKit",
+                "EventualAPI",
+                "CZBar",
+                "CPNG",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The `pantry` command: argument parsing and printing over the Pantry library.
+        .executableTarget(
+            name: "pantry",
+            dependencies: [
+                "Pantry",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Seeds a 100,000-item pantry and measures search and `pantry list` (scripts/bench-pantry.sh).
+        .executableTarget(
+            name: "pantry-bench",
+            dependencies: ["Pantry", "EventualKit", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PantryTests",
+            dependencies: [
+                "Pantry",
+                "pantry",
+                "EventualKit",
+                "EventualServer",
+                "EventualAPI",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

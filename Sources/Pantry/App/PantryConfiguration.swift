@@ -1,0 +1,38 @@
+import EventualKit
+import Foundation
+import Logging
+
+/// Where a device keeps its data, which server it talks to, and how patient it is.
+public struct PantryConfiguration: Sendable {
+    /// Holds the saved sign-in (`secrets/`) and the signed-in user's database (`users/<id>/`).
+    public var dataDirectory: URL
+    public var serverURL: URL
+    /// The deadline of one request.
+    public var requestTimeout: Duration = .seconds(5)
+    /// How a barcode look-up uses the network and the saved copy.
+    public var lookupPolicy: CachePolicy = .networkFirst(timeout: .seconds(4))
+    /// PBKDF2 rounds of the offline-sign-in verifier.
+    public var passwordRounds = 210_000
+    /// How long after the last online sign-in an offline one is allowed.
+    public var maxOfflineAge: Duration = .seconds(7 * 24 * 3600)
+    public var sync = SyncConfiguration()
+    /// How long to wait for a TCP connection before calling the server unreachable.
+    public var probeTimeout: Duration = .milliseconds(1500)
+    /// What the sync engine logs (to stderr by default): a command-line app wants only the worst.
+    public var engineLogLevel: Logger.Level = .critical
+
+    public init(dataDirectory: URL, serverURL: URL) {
+        self.dataDirectory = dataDirectory
+        self.serverURL = serverURL
+    }
+
+    var secretsDirectory: URL { dataDirectory.appendingPathComponent("secrets", isDirectory: true) }
+
+    func userDirectory(_ userID: String) -> URL {
+        // NB: the id comes from the server; keep only safe characters for a folder name.
+        let safe = String(userID.unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || $0 == "-" }.map(Character.init))
+        return dataDirectory.appendingPathComponent("users", isDirectory: true).appendingPathComponent(safe.isEmpty ? "user" : safe)
+    }
+
+    func databasePath(_ userID: String) -> String { userDirectory(userID).appendingPathComponent("pantry.sqlite").path }
+}

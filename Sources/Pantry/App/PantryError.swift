@@ -1,0 +1,42 @@
+import Foundation
+
+/// Why a pantry action did not happen, in words for the person who asked.
+public enum PantryError: Error, Equatable, CustomStringConvertible {
+    case notSignedIn
+    case invalidBarcode(String)
+    case noSavedCopy(barcode: String)
+    case noSuchItem(String)
+    case ambiguousItem(String, matches: Int)
+    case noCandidates(barcode: String)
+    case pickOutOfRange(Int, count: Int)
+    case invalidExpiry(String)
+    case invalidWindow(String)
+    case invalidCoordinates(String)
+    case invalidQuantity(String)
+    case invalidField(String)
+    case itemNotInPantry(String)
+    case server(String)
+    case unreachable(String)
+
+    public var description: String {
+        switch self {
+        case .notSignedIn: return "Not signed in: run `pantry login --email EMAIL` first"
+        case .invalidBarcode(let code):
+            return "\(code) is not a barcode: expected 8, 12, 13 or 14 digits with a valid check digit"
+        case .noSavedCopy(let barcode):
+            return "No connection and no saved copy of \(barcode): connect once to look it up, or add it with --new"
+        case .noSuchItem(let id): return "No item \(id) in this pantry"
+        case .ambiguousItem(let id, let matches): return "\(id) matches \(matches) items: give more of the id"
+        case .noCandidates(let barcode): return "No product is known for \(barcode): create one with --new --name NAME"
+        case .pickOutOfRange(let pick, let count): return "There is no candidate \(pick): pick 1 to \(count)"
+        case .invalidExpiry(let text): return "'\(text)' is not an expiry: use a date like 2026-12-24, or +5d, +2w"
+        case .invalidWindow(let text): return "'\(text)' is not a number of days: use 3d, 2w or 3"
+        case .invalidCoordinates(let text): return "'\(text)' is not a position: use LATITUDE,LONGITUDE like 44.4949,11.3426"
+        case .invalidQuantity(let text): return "'\(text)' is not a quantity: use a number above zero"
+        case .invalidField(let message): return message
+        case .itemNotInPantry(let name): return "\(name) is no longer in the pantry"
+        case .server(let message): return message
+        case .unreachable(let reason): return "The server could not be reached: \(reason)"
+        }
+    }
+}

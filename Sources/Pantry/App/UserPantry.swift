@@ -1,0 +1,165 @@
+import EventualAPI
+import EventualKit
+import Foundation
+import GRDB
+import Logging
+
+/// The signed-in user's pantry on this device: everything a screen calls once signed in.
+public final class UserPantry: Sendable {
+    public let session: Session
+    public let store: LocalStore
+    /// The items: add, consume, remove, edit, list, search.
+    public let items: PantryStore
+    /// Barcode look-ups and contributions.
+    public let knowledgeBase: KnowledgeBase
+    public let engine: SyncEngine
+    let app: PantryApp
+
+    init(session: Session, app: PantryApp) throws {
+        self.session = session
+        self.app = app
+        store = try LocalStore(path: app.configuration.databasePath(session.userID), migrations: PantrySchema.migrations)
+        items = PantryStore(store: store)
+        knowledgeBase = KnowledgeBase(store: store, client: app.link.client, policy: app.configuration.lookupPolicy, probe: app.probe)
+        var logger = Logger(label: "pantry.sync")
+        logger.logLevel = app.configuration.engineLogLevel
+        engine = SyncEngine(store: store, link: app.link,
+                            collections: [TableMirror(SyncCollections.pantryItems, table: PantrySchema.itemsTable)],
+                            calls: KnowledgeBaseCalls.handlers, configuration: app.configuration.sync, logger: logger)
+    }
+
+    public var outbox: Outbox { Outbox(store: store) }
+
+    // MARK: - The purchase flow
+
+    /// Puts a scanned product in the pantry: a picked candidate gets +1 (the others −1 with
+    /// `downvoteOthers`), a new product is posted. The item enters the pantry at once; the
+    /// contributions wait in the outbox until the server can be reached.
+    @discardableResult
+    public func buy(barcode: String, candidates: [ProductCandidate], choice: ProductChoice,
+                    details: ItemDetails = ItemDetails(), now: Date = Date()) async throws -> Purchase {
+        let gtin = try GTIN(barcode)
+        try details.validate()
+        var details = details
+        let product: ProductCandidate?
+        switch choice {
+        case .pick(let number, _):
+            guard candidates.indices.contains(number - 1) else { throw PantryError.pickOutOfRange(number, count: candidates.count) }
+            product = candidates[number - 1]
+        case .new(let name, let description):
+            guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { throw PantryError.invalidField("A new product needs a name") }
+            product = nil
+            if details.description == nil { details.description = description }
+            if details.name == nil { details.name = name }
+        }
+        if let product {
+            if details.name == nil { details.name = product.name }
+            if details.description == nil { details.description = product.description }
+        }
+        try details.validate()
+        let item = PantryItem(id: UUIDv7.make(), details: details, barcode: gtin.digits, productId: product?.id, boughtAt: now.unixMillis)
+        let millis = now.unixMillis
+        let votes = try await store.write { tx -> Int in
+            var votes = 0
+            switch choice {
+            case .new(let name, let description):
+                _ = try KnowledgeBase.queueNewProduct(barcode: gtin, name: name, description: description, now: millis, tx)
+            case .pick(_, let downvoteOthers):
+                if let id = product?.id {
+                    try KnowledgeBase.queueVote(barcode: gtin, productId: id, rating: 1, tx)
+                    votes += 1
+                }
+                if downvoteOthers {
+                    for other in candidates where other.id != nil && other.id != product?.id && !other.isMine {
+                        try KnowledgeBase.queueVote(barcode: gtin, productId: other.id!, rating: -1, tx)
+                        votes += 1
+                    }
+                }
+            }
+            try PantryStore.insert(item, tx)
+            return votes
+        }
+        return Purchase(item: item, product: product, votes: votes, postsNewProduct: product == nil)
+    }
+
+    // MARK: - Insights
+
+    /// Expired, expiring within `days`, ran out (shopping list) and forgotten items.
+    public func reminders(days: Int = 3, now: Date = Date()) throws -> Reminders {
+        Reminders.compute(items: try items.allItems(), windowDays: days, now: now)
+    }
+
+    /// Where things were bought, most used first.
+    public func places() throws -> [Place] {
+        Place.summarize(try items.allItems())
+    }
+
+    // MARK: - Sync
+
+    /// Online or offline, what waits in the outbox and why, and when the last sync was.
+    public func status(probe: Bool = true) async throws -> PantryStatus {
+        let monitor = await engine.connectivity
+        let connectivity: Connectivity = if !probe { monitor.current } else if await app.probe.canConnect() { await monitor.check() } else { .offline }
+        let entries = try outbox.entries()
+        let lastSync = try await store.reader.read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM eventual_state WHERE key = 'lastSyncAt'").flatMap { Int64($0) }
+        }
+        let lines = try entries.map { try OutboxLine(entry: $0, store: store) }
+        return PantryStatus(connectivity: connectivity, pending: lines.filter { $0.state != .failed }.count,
+                            failed: lines.filter { $0.state == .failed }.count, entries: lines, lastSyncAt: lastSync,
+                            pendingRevocations: (try? app.vault.pendingRevocations().count) ?? 0)
+    }
+
+    /// Sends what waits and fetches what other devices sent, now. `progress` hears how many
+    /// entries are left, about ten times a second, while it runs.
+    public func sync(progress: (@Sendable (_ remaining: Int, _ total: Int) -> Void)? = nil) async throws -> SyncReport {
+        let total = try outbox.counts().pending
+        let watcher: Task<Void, Never>? = progress.map { progress in
+            let outbox = self.outbox
+            return Task {
+                while !Task.isCancelled {
+                    progress((try? outbox.counts().pending) ?? 0, total)
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
+            }
+        }
+        var report = SyncReport()
+        if await app.probe.canConnect() {
+            report = await engine.syncNow()
+        } else {
+            report.failure = .unreachable("no connection to \(app.configuration.serverURL.absoluteString)")
+        }
+        watcher?.cancel()
+        await watcher?.value
+        progress?((try? outbox.counts().pending) ?? 0, total)
+        if report.failure == nil { try? await app.vault.flushRevocations(revoke: app.revoke) }
+        if case .unauthorized = report.failure { try? app.vault.tokenRejected() }
+        return report
+    }
+
+    /// Tries to send now what a command just queued, without waiting long; offline it stays queued.
+    @discardableResult
+    public func trySend() async -> SyncReport {
+        guard await app.probe.canConnect() else { return SyncReport() }
+        return await engine.syncNow(pull: false)
+    }
+}
+
+/// How the user chose the product of a scan.
+public enum ProductChoice: Sendable, Equatable {
+    /// The n-th candidate (from 1); `downvoteOthers` rates every other one −1.
+    case pick(Int, downvoteOthers: Bool = false)
+    /// A product the knowledge base does not have yet.
+    case new(name: String, description: String?)
+}
+
+/// What a scan put in the pantry and queued for the knowledge base.
+public struct Purchase: Sendable, Equatable {
+    public let item: PantryItem
+    /// The candidate picked (nil for a new product).
+    public let product: ProductCandidate?
+    /// Votes queued.
+    public let votes: Int
+    /// A new product was queued for posting.
+    public let postsNewProduct: Bool
+}

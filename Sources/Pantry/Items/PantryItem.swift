@@ -1,0 +1,138 @@
+import EventualAPI
+import EventualKit
+import Foundation
+import GRDB
+
+/// One thing in (or once in) the pantry: a row of `pantry_items`, synced as the `pantry_items` collection.
+public struct PantryItem: Sendable, Equatable, Codable, FetchableRecord, Identifiable {
+    /// Where an item is in its life.
+    public enum Status: String, Sendable, Codable {
+        case inPantry, consumed, thrownAway
+    }
+
+    public var id: String
+    public var barcode: String?
+    public var productId: String?
+    public var name: String
+    public var description: String?
+    public var quantity: Double
+    public var unit: String?
+    public var category: String?
+    public var expiresOn: Day?
+    /// Unix milliseconds.
+    public var boughtAt: Int64
+    public var place: String?
+    public var latitude: Double?
+    public var longitude: Double?
+    public var status: Status
+    /// Unix milliseconds of the last consume or edit.
+    public var touchedAt: Int64?
+    /// Unix milliseconds when the item left the pantry.
+    public var finishedAt: Int64?
+
+    public init(row: Row) throws {
+        id = row["id"]
+        barcode = row["barcode"]
+        productId = row["productId"]
+        name = row["name"]
+        description = row["description"]
+        quantity = row["quantity"]
+        unit = row["unit"]
+        category = row["category"]
+        expiresOn = (row["expiresOn"] as String?).flatMap(Day.init(iso:))
+        boughtAt = row["boughtAt"]
+        place = row["place"]
+        latitude = row["latitude"]
+        longitude = row["longitude"]
+        status = Status(rawValue: row["status"] ?? "") ?? .inPantry
+        touchedAt = row["touchedAt"]
+        finishedAt = row["finishedAt"]
+    }
+
+    init(id: String, details: ItemDetails, barcode: String?, productId: String?, boughtAt: Int64) {
+        self.id = id
+        self.barcode = barcode
+        self.productId = productId
+        name = details.name ?? ""
+        description = details.description
+        quantity = details.quantity ?? 1
+        unit = details.unit
+        category = details.category
+        expiresOn = details.expiresOn
+        self.boughtAt = boughtAt
+        place = details.place
+        latitude = details.position?.latitude
+        longitude = details.position?.longitude
+        status = .inPantry
+        touchedAt = nil
+        finishedAt = nil
+    }
+
+    /// Every synced field of the item, as the outbox carries them.
+    var syncFields: [String: SyncValue] {
+        [
+            "barcode": .string(barcode), "productId": .string(productId), "name": .string(name),
+            "description": .string(description), "quantity": .number(quantity), "unit": .string(unit),
+            "category": .string(category), "expiresOn": .string(expiresOn?.description), "boughtAt": .integer(boughtAt),
+            "place": .string(place), "latitude": .number(latitude), "longitude": .number(longitude),
+            "status": .string(status.rawValue), "touchedAt": .integer(touchedAt), "finishedAt": .integer(finishedAt),
+        ]
+    }
+}
+
+/// A latitude and longitude in degrees (WGS 84).
+public struct Coordinates: Sendable, Equatable, Codable {
+    public let latitude: Double
+    public let longitude: Double
+
+    public init(latitude: Double, longitude: Double) throws(PantryError) {
+        guard (-90...90).contains(latitude), (-180...180).contains(longitude) else {
+            throw .invalidCoordinates("\(latitude),\(longitude)")
+        }
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+
+    /// Parses `44.4949,11.3426`.
+    public init(parsing text: String) throws(PantryError) {
+        let parts = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == 2, let latitude = Double(parts[0]), let longitude = Double(parts[1]) else {
+            throw .invalidCoordinates(text)
+        }
+        do { try self.init(latitude: latitude, longitude: longitude) } catch { throw .invalidCoordinates(text) }
+    }
+}
+
+/// What a person can say about an item when adding or editing it. Nil means "not given".
+public struct ItemDetails: Sendable, Equatable {
+    public var name: String?
+    public var description: String?
+    public var quantity: Double?
+    public var unit: String?
+    public var category: String?
+    public var expiresOn: Day?
+    public var place: String?
+    public var position: Coordinates?
+
+    public init(name: String? = nil, description: String? = nil, quantity: Double? = nil, unit: String? = nil,
+                category: String? = nil, expiresOn: Day? = nil, place: String? = nil, position: Coordinates? = nil) {
+        self.name = name
+        self.description = description
+        self.quantity = quantity
+        self.unit = unit
+        self.category = category
+        self.expiresOn = expiresOn
+        self.place = place
+        self.position = position
+    }
+
+    /// Refuses what the server would refuse, so a mistake shows now rather than at sync.
+    func validate() throws(PantryError) {
+        if let name, name.trimmingCharacters(in: .whitespaces).isEmpty { throw .invalidField("A name cannot be empty") }
+        for (field, value) in [("name", name), ("unit", unit), ("category", category), ("place", place), ("description", description)] {
+            let limit = SyncCollections.pantryItems.fields[field]?.maxLength ?? .max
+            if let value, value.count > limit { throw .invalidField("The \(field) is longer than \(limit) characters") }
+        }
+        if let quantity, !(quantity > 0 && quantity.isFinite) { throw .invalidQuantity("\(quantity)") }
+    }
+}

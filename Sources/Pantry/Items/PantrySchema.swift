@@ -1,0 +1,70 @@
+import EventualKit
+import GRDB
+
+/// The pantry's tables in the user's database. Append only: a shipped migration is never edited.
+enum PantrySchema {
+    /// The table that mirrors the synced `pantry_items` collection.
+    static let itemsTable = "pantry_items"
+
+    static let migrations: [LocalMigration] = [
+        LocalMigration("pantry-1-items") { db in
+            try db.execute(sql: """
+                CREATE TABLE pantry_items (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    barcode TEXT,
+                    productId TEXT,
+                    name TEXT NOT NULL DEFAULT '',
+                    description TEXT,
+                    quantity REAL NOT NULL DEFAULT 1,
+                    unit TEXT,
+                    category TEXT,
+                    expiresOn TEXT,
+                    boughtAt INTEGER NOT NULL DEFAULT 0,
+                    place TEXT,
+                    latitude REAL,
+                    longitude REAL,
+                    status TEXT NOT NULL DEFAULT 'inPantry',
+                    touchedAt INTEGER,
+                    finishedAt INTEGER
+                );
+                CREATE INDEX pantry_items_by_expiry ON pantry_items (status, expiresOn);
+                CREATE INDEX pantry_items_by_barcode ON pantry_items (barcode);
+                CREATE VIRTUAL TABLE pantry_items_fts USING fts5(
+                    name, description, category, place,
+                    content = 'pantry_items', content_rowid = 'rowid',
+                    tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
+                );
+                -- Only items in the pantry are indexed: search never filters through the ones that left.
+                CREATE TRIGGER pantry_items_fts_insert AFTER INSERT ON pantry_items WHEN new.status = 'inPantry' BEGIN
+                    INSERT INTO pantry_items_fts (rowid, name, description, category, place)
+                    VALUES (new.rowid, new.name, new.description, new.category, new.place);
+                END;
+                CREATE TRIGGER pantry_items_fts_delete AFTER DELETE ON pantry_items WHEN old.status = 'inPantry' BEGIN
+                    INSERT INTO pantry_items_fts (pantry_items_fts, rowid, name, description, category, place)
+                    VALUES ('delete', old.rowid, old.name, old.description, old.category, old.place);
+                END;
+                -- NB: one trigger, so the old entry always leaves before the new one enters.
+                CREATE TRIGGER pantry_items_fts_update AFTER UPDATE OF name, description, category, place, status ON pantry_items BEGIN
+                    INSERT INTO pantry_items_fts (pantry_items_fts, rowid, name, description, category, place)
+                    SELECT 'delete', old.rowid, old.name, old.description, old.category, old.place WHERE old.status = 'inPantry';
+                    INSERT INTO pantry_items_fts (rowid, name, description, category, place)
+                    SELECT new.rowid, new.name, new.description, new.category, new.place WHERE new.status = 'inPantry';
+                END;
+                """)
+        },
+        LocalMigration("pantry-2-my-products") { db in
+            // Products this user created, so a barcode added once can be scanned again offline.
+            try db.execute(sql: """
+                CREATE TABLE kb_my_products (
+                    localId TEXT PRIMARY KEY NOT NULL,
+                    barcode TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    description TEXT,
+                    serverId TEXT,
+                    createdAt INTEGER NOT NULL
+                );
+                CREATE INDEX kb_my_products_by_barcode ON kb_my_products (barcode);
+                """)
+        },
+    ]
+}

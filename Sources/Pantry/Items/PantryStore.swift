@@ -1,0 +1,196 @@
+import EventualAPI
+import EventualKit
+import Foundation
+import GRDB
+
+/// The user's pantry in their database: writes named after what a person does, each applied
+/// and queued for the server in one transaction, and the reads a screen needs.
+public struct PantryStore: Sendable {
+    let store: LocalStore
+    let calendar: Calendar
+
+    init(store: LocalStore, calendar: Calendar = .current) {
+        self.store = store
+        self.calendar = calendar
+    }
+
+    // MARK: - Writes
+
+    /// Puts a new item in the pantry.
+    @discardableResult
+    public func add(_ details: ItemDetails, now: Date = Date()) async throws -> PantryItem {
+        try details.validate()
+        guard details.name != nil else { throw PantryError.invalidField("An item needs a name") }
+        let item = PantryItem(id: UUIDv7.make(), details: details, barcode: nil, productId: nil, boughtAt: now.unixMillis)
+        try await store.write { tx in try Self.insert(item, tx) }
+        return item
+    }
+
+    /// Inserts `item` and queues it, inside a caller's transaction.
+    static func insert(_ item: PantryItem, _ tx: LocalTransaction) throws {
+        let fields = item.syncFields
+        let names = fields.keys.sorted()
+        let columns = (["id"] + names).map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+        let marks = Array(repeating: "?", count: names.count + 1).joined(separator: ", ")
+        try tx.db.execute(sql: "INSERT INTO pantry_items (\(columns)) VALUES (\(marks))",
+                          arguments: StatementArguments([item.id.databaseValue] + names.map { fields[$0]!.databaseValue }))
+        try tx.recordChange(SyncCollections.pantryItems, id: item.id, fields: fields)
+    }
+
+    /// Uses up `quantity` of an item (all of it when nil); at zero it leaves the pantry.
+    @discardableResult
+    public func consume(_ id: String, quantity: Double? = nil, now: Date = Date()) async throws -> PantryItem {
+        if let quantity, !(quantity > 0 && quantity.isFinite) { throw PantryError.invalidQuantity("\(quantity)") }
+        var item = try inPantry(id)
+        let left = max(0, item.quantity - (quantity ?? item.quantity))
+        item.quantity = left
+        item.touchedAt = now.unixMillis
+        var fields: [String: SyncValue] = ["quantity": .number(left), "touchedAt": .integer(now.unixMillis)]
+        if left == 0 {
+            item.status = .consumed
+            item.finishedAt = now.unixMillis
+            fields["status"] = .string(PantryItem.Status.consumed.rawValue)
+            fields["finishedAt"] = .integer(now.unixMillis)
+        }
+        try await update(item.id, fields)
+        return item
+    }
+
+    /// Throws an item away: it leaves the pantry without being eaten.
+    @discardableResult
+    public func remove(_ id: String, now: Date = Date()) async throws -> PantryItem {
+        var item = try inPantry(id)
+        item.status = .thrownAway
+        item.finishedAt = now.unixMillis
+        item.touchedAt = now.unixMillis
+        try await update(item.id, ["status": .string(item.status.rawValue), "finishedAt": .integer(now.unixMillis),
+                                   "touchedAt": .integer(now.unixMillis)])
+        return item
+    }
+
+    /// Changes the given details of an item; `clearExpiry` forgets its expiry.
+    @discardableResult
+    public func edit(_ id: String, _ details: ItemDetails, clearExpiry: Bool = false, now: Date = Date()) async throws -> PantryItem {
+        try details.validate()
+        let current = try item(id)
+        var fields: [String: SyncValue] = ["touchedAt": .integer(now.unixMillis)]
+        if let name = details.name { fields["name"] = .string(name) }
+        if let description = details.description { fields["description"] = .string(description) }
+        if let quantity = details.quantity { fields["quantity"] = .number(quantity) }
+        if let unit = details.unit { fields["unit"] = .string(unit) }
+        if let category = details.category { fields["category"] = .string(category) }
+        if let expiresOn = details.expiresOn { fields["expiresOn"] = .string(expiresOn.description) }
+        if clearExpiry { fields["expiresOn"] = .null }
+        if let place = details.place { fields["place"] = .string(place) }
+        if let position = details.position {
+            fields["latitude"] = .number(position.latitude)
+            fields["longitude"] = .number(position.longitude)
+        }
+        try await update(current.id, fields)
+        return try item(current.id)
+    }
+
+    private func update(_ id: String, _ fields: [String: SyncValue]) async throws {
+        let names = fields.keys.sorted()
+        let assignments = names.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")
+        try await store.write { tx in
+            try tx.db.execute(sql: "UPDATE pantry_items SET \(assignments) WHERE id = ?",
+                              arguments: StatementArguments(names.map { fields[$0]!.databaseValue } + [id.databaseValue]))
+            try tx.recordChange(SyncCollections.pantryItems, id: id, fields: fields)
+        }
+    }
+
+    // MARK: - Reads
+
+    /// The item whose id is `id`, or ends or starts with it (ids are long; a list shows their last 8 characters).
+    public func item(_ id: String) throws -> PantryItem {
+        let trimmed = id.trimmingCharacters(in: .whitespaces).lowercased()
+        guard !trimmed.isEmpty else { throw PantryError.noSuchItem(id) }
+        let matches = try store.reader.read { db in
+            if let exact = try PantryItem.fetchOne(db, sql: "SELECT * FROM pantry_items WHERE id = ?", arguments: [trimmed]) {
+                return [exact]
+            }
+            return try PantryItem.fetchAll(db, sql: """
+                SELECT * FROM pantry_items
+                WHERE substr(id, -length(?1)) = ?1 OR substr(id, 1, length(?1)) = ?1 LIMIT 2
+                """, arguments: [trimmed])
+        }
+        guard matches.count == 1 else {
+            throw matches.isEmpty ? PantryError.noSuchItem(id) : PantryError.ambiguousItem(id, matches: matches.count)
+        }
+        return matches[0]
+    }
+
+    private func inPantry(_ id: String) throws -> PantryItem {
+        let item = try item(id)
+        guard item.status == .inPantry else { throw PantryError.itemNotInPantry(item.name) }
+        return item
+    }
+
+    /// The items in the pantry that match `query`.
+    public func list(_ query: ItemQuery = ItemQuery(), now: Date = Date()) throws -> [PantryItem] {
+        var conditions = ["status = 'inPantry'"]
+        var arguments: [any DatabaseValueConvertible] = []
+        let today = Day(date: now, calendar: calendar)
+        if let days = query.expiringWithinDays {
+            conditions.append("expiresOn >= ? AND expiresOn <= ?")
+            arguments += [today.description, today.adding(days: days, calendar: calendar).description]
+        }
+        if query.expiredOnly {
+            conditions.append("expiresOn < ?")
+            arguments.append(today.description)
+        }
+        if let category = query.category {
+            conditions.append("category = ? COLLATE NOCASE")
+            arguments.append(category)
+        }
+        if let place = query.placeContains {
+            conditions.append("instr(lower(place), lower(?)) > 0")
+            arguments.append(place)
+        }
+        let order = switch query.sort {
+        case .expiry: "expiresOn IS NULL, expiresOn, name COLLATE NOCASE"
+        case .name: "name COLLATE NOCASE, expiresOn"
+        case .category: "category IS NULL, category COLLATE NOCASE, name COLLATE NOCASE"
+        case .bought: "boughtAt DESC, name COLLATE NOCASE"
+        }
+        let sql = "SELECT * FROM pantry_items WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(order)"
+        return try store.reader.read { db in
+            try PantryItem.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
+        }
+    }
+
+    /// Full-text search over name, description, category and place of the items in the pantry,
+    /// newest first. Every word must match; the last one may be the start of a word.
+    // NB: newest first rather than by bm25 rank: ranking scores every match, which a common word
+    // in a large pantry makes ten times slower than the 2 ms a keystroke can wait.
+    public func search(_ text: String, limit: Int = 50) throws -> [PantryItem] {
+        guard let match = Self.matchExpression(text) else { return [] }
+        return try store.reader.read { db in
+            try PantryItem.fetchAll(db, sql: """
+                SELECT pantry_items.* FROM pantry_items
+                WHERE rowid IN (SELECT rowid FROM pantry_items_fts WHERE pantry_items_fts MATCH ? ORDER BY rowid DESC LIMIT ?)
+                ORDER BY rowid DESC
+                """, arguments: [match, limit])
+        }
+    }
+
+    /// Turns what a person typed into an FTS5 query that cannot be a syntax error.
+    static func matchExpression(_ text: String) -> String? {
+        let words = text.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init)
+        guard !words.isEmpty else { return nil }
+        return words.enumerated().map { index, word in
+            index == words.count - 1 ? "\"\(word)\"*" : "\"\(word)\""
+        }.joined(separator: " ")
+    }
+
+    /// Every item, in the pantry or not, for reminders and places.
+    func allItems() throws -> [PantryItem] {
+        try store.reader.read { db in try PantryItem.fetchAll(db, sql: "SELECT * FROM pantry_items") }
+    }
+}
+
+extension Date {
+    var unixMillis: Int64 { Int64((timeIntervalSince1970 * 1000).rounded(.down)) }
+    init(unixMillis: Int64) { self.init(timeIntervalSince1970: Double(unixMillis) / 1000) }
+}

@@ -1,0 +1,101 @@
+import EventualAPI
+import EventualKit
+import Foundation
+import GRDB
+import Synchronization
+
+/// The shared barcode knowledge base as this device sees it: look-ups through the read cache
+/// (so a barcode looked up once can be scanned in a basement), the products this user created,
+/// and contributions (new products, votes) queued in the outbox.
+public struct KnowledgeBase: Sendable {
+    let store: LocalStore
+    let cache: ReadCache
+    let client: Client
+    let policy: CachePolicy
+    let probe: ServerProbe
+
+    init(store: LocalStore, client: Client, policy: CachePolicy, probe: ServerProbe) {
+        self.probe = probe
+        self.store = store
+        self.cache = ReadCache(store: store)
+        self.client = client
+        self.policy = policy
+    }
+
+    static func cacheKey(_ barcode: GTIN) -> String { "kb:products:\(barcode.digits)" }
+
+    /// The candidates for `barcode`: from the server when it answers, else from the saved copy;
+    /// the user's own products are always included.
+    public func lookup(_ barcode: String) async throws -> ProductLookup {
+        let gtin = try GTIN(barcode)
+        let client = self.client
+        let probe = self.probe
+        let lastFailure = Mutex<RemoteFailure?>(nil)
+        let mine = try myProducts(gtin)
+        let saved: Cached<SavedProducts>?
+        do {
+            saved = try await cache.read(Self.cacheKey(gtin), as: SavedProducts.self, policy: policy) { _ in
+                do {
+                    guard await probe.canConnect() else { throw RemoteFailure.unreachable("no connection") }
+                    return .fresh(try await Self.fetch(gtin, client: client), etag: nil)
+                } catch {
+                    lastFailure.withLock { $0 = RemoteFailure.from(error) }
+                    throw error
+                }
+            }
+        } catch is CacheError {
+            guard mine.isEmpty else {
+                return ProductLookup(barcode: gtin, candidates: mine, source: .cache, fetchedAt: nil)
+            }
+            if case .unauthorized(let message)? = lastFailure.withLock({ $0 }) {
+                throw PantryError.server("Sign in again to look up \(gtin): \(message)")
+            }
+            if case .rejected(_, let message)? = lastFailure.withLock({ $0 }) { throw PantryError.server(message) }
+            throw PantryError.noSavedCopy(barcode: gtin.description)
+        }
+        let known = saved?.value.products ?? []
+        let knownIDs = Set(known.map(\.id))
+        var candidates = known.map {
+            ProductCandidate(id: $0.id, localId: nil, name: $0.name, description: $0.description, score: $0.score, isMine: false)
+        }
+        candidates += mine.filter { $0.id.map { !knownIDs.contains($0) } ?? true }
+        candidates.sort { $0.score > $1.score }
+        return ProductLookup(barcode: gtin, candidates: candidates, source: saved?.source ?? .cache, fetchedAt: saved?.fetchedAt)
+    }
+
+    private static func fetch(_ barcode: GTIN, client: Client) async throws -> Data {
+        let list = try await KnowledgeBaseCalls.products(barcode.digits, client: client)
+        let saved = SavedProducts(products: list.products.map {
+            SavedProducts.Product(id: $0.id, name: $0.name, description: $0.description, score: $0.score ?? 0)
+        })
+        return try JSONEncoder().encode(saved)
+    }
+
+    /// Products this user created for `barcode`, sent or not.
+    func myProducts(_ barcode: GTIN) throws -> [ProductCandidate] {
+        try store.reader.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM kb_my_products WHERE barcode = ? ORDER BY createdAt", arguments: [barcode.digits])
+                .map { ProductCandidate(id: $0["serverId"], localId: $0["localId"], name: $0["name"],
+                                        description: $0["description"], score: 0, isMine: true) }
+        }
+    }
+
+    // MARK: - Contributions, inside the purchase's transaction
+
+    /// Records a new product locally and queues its post.
+    static func queueNewProduct(barcode: GTIN, name: String, description: String?, now: Int64, _ tx: LocalTransaction) throws -> String {
+        let localId = UUIDv7.make()
+        try tx.db.execute(sql: """
+            INSERT INTO kb_my_products (localId, barcode, name, description, createdAt) VALUES (?, ?, ?, ?, ?)
+            """, arguments: [localId, barcode.digits, name, description, now])
+        try tx.enqueueCall(KnowledgeBaseCalls.postProduct,
+                           payload: PostProductCall(localId: localId, barcode: barcode.digits, name: name, description: description))
+        return localId
+    }
+
+    /// Queues a rating; a newer rating of the same product replaces an unsent older one.
+    static func queueVote(barcode: GTIN, productId: String, rating: Int, _ tx: LocalTransaction) throws {
+        try tx.enqueueCall(KnowledgeBaseCalls.vote, payload: VoteCall(barcode: barcode.digits, productId: productId, rating: rating),
+                           coalescingKey: "kb.vote:\(productId)")
+    }
+}

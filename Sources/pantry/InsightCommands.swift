@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import Pantry
+
+struct RemindersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "reminders", abstract: "What today's notification would say.")
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "The window for \"expiring soon\", in days.") var days = 3
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let reminders = try global.app().open().reminders(days: days)
+        if output.json {
+            struct Shape: Encodable {
+                let expired: [ItemPrinting.JSONItem]
+                let expiringSoon: [ItemPrinting.JSONItem]
+                let shoppingList: [Reminders.RanOut]
+                let forgotten: [ItemPrinting.JSONItem]
+            }
+            print(try ItemPrinting.json(Shape(expired: reminders.expired.map(ItemPrinting.JSONItem.init),
+                                              expiringSoon: reminders.expiringSoon.map(ItemPrinting.JSONItem.init),
+                                              shoppingList: reminders.shoppingList,
+                                              forgotten: reminders.forgotten.map(ItemPrinting.JSONItem.init))))
+            return
+        }
+        guard !reminders.isEmpty else { print("Nothing to remind you of."); return }
+        var sections: [String] = []
+        if !reminders.expired.isEmpty {
+            sections.append(Terminal.paint("Expired", .red) + "\n" + ItemPrinting.table(reminders.expired))
+        }
+        if !reminders.expiringSoon.isEmpty {
+            sections.append(Terminal.paint("Expiring within \(days) days", .yellow) + "\n" + ItemPrinting.table(reminders.expiringSoon))
+        }
+        if !reminders.shoppingList.isEmpty {
+            var table = Table("PRODUCT", "BOUGHT", "RAN OUT")
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            for line in reminders.shoppingList {
+                table.add(.init(line.name), .init("\(line.timesBought) times"), .init(RelativeDay.ago(line.ranOutAt, now: now)))
+            }
+            sections.append(Terminal.paint("Shopping list", .green) + "\n" + table.render())
+        }
+        if !reminders.forgotten.isEmpty {
+            sections.append(Terminal.paint("Forgotten? (untouched for 60 days)", .dim) + "\n" + ItemPrinting.table(reminders.forgotten))
+        }
+        print(sections.joined(separator: "\n\n"))
+    }
+}
+
+struct Places: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Where things were bought, with counts.")
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "Write a GeoJSON FeatureCollection of the places with a position to this file (- for stdout).")
+    var geojson: String?
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let places = try global.app().open().places()
+        if let geojson {
+            let data = try Place.geoJSON(places)
+            if geojson == "-" {
+                print(String(decoding: data, as: UTF8.self))
+            } else {
+                try data.write(to: URL(fileURLWithPath: geojson))
+                print("Wrote \(places.filter { $0.latitude != nil }.count) place(s) to \(geojson).")
+            }
+            return
+        }
+        if output.json {
+            print(try ItemPrinting.json(places))
+        } else if places.isEmpty {
+            print("No places yet: add one with --where when you scan or add.")
+        } else {
+            var table = Table("PLACE", "ITEMS", "POSITION")
+            for place in places {
+                let position = place.latitude.flatMap { latitude in place.longitude.map { "\(latitude),\($0)" } } ?? "-"
+                table.add(.init(place.name), .init("\(place.count)"), .init(position))
+            }
+            print(table.render())
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import ArgumentParser
+import Foundation
+import Pantry
+
+struct Add: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Put something without a barcode in the pantry.")
+    @OptionGroup var global: GlobalOptions
+    @Option var name: String
+    @Option var description: String?
+    @OptionGroup var item: ItemOptions
+
+    func run() async throws {
+        let pantry = try global.app().open()
+        let added = try await pantry.items.add(try item.details(name: name, description: description))
+        await pantry.trySend()
+        print("Added \(added.name) (\(String(added.id.suffix(8)))).")
+    }
+}
+
+extension ItemQuery.Sort: ExpressibleByArgument {}
+
+struct List: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "What is in the pantry, soonest expiry first.")
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "Sort by expiry, name, category or bought.") var sort: ItemQuery.Sort = .expiry
+    @Option(help: "Only what expires within this window: 3d, 2w.") var expiring: String?
+    @Flag(help: "Only what has expired.") var expired = false
+    @Option(help: "Only this category.") var category: String?
+    @Option(name: .customLong("where"), help: "Only things bought at a place containing this text.") var place: String?
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let pantry = try global.app().open()
+        let query = ItemQuery(sort: sort, expiringWithinDays: try expiring.map { try ExpiryParser().days($0) },
+                              expiredOnly: expired, category: category, placeContains: place)
+        let items = try pantry.items.list(query)
+        if output.json {
+            print(try ItemPrinting.json(items.map(ItemPrinting.JSONItem.init)))
+        } else if items.isEmpty {
+            print("Nothing here.")
+        } else {
+            print(ItemPrinting.table(items))
+        }
+    }
+}
+
+struct Search: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Full-text search over name, description, category and place.")
+    @OptionGroup var global: GlobalOptions
+    @Argument var text: [String]
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let items = try global.app().open().items.search(text.joined(separator: " "))
+        if output.json {
+            print(try ItemPrinting.json(items.map(ItemPrinting.JSONItem.init)))
+        } else if items.isEmpty {
+            print("No item matches \"\(text.joined(separator: " "))\".")
+        } else {
+            print(ItemPrinting.table(items))
+        }
+    }
+}
+
+struct Show: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Everything about one item.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The item's id (its last characters are enough).") var id: String
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let item = try global.app().open().items.item(id)
+        print(output.json ? try ItemPrinting.json(ItemPrinting.JSONItem(item: item)) : ItemPrinting.details(item))
+    }
+}
+
+struct Consume: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Use some or all of an item; at zero it leaves the pantry.")
+    @OptionGroup var global: GlobalOptions
+    @Argument var id: String
+    @Option(help: "How much (default: all of it).") var quantity: Double?
+
+    func run() async throws {
+        let pantry = try global.app().open()
+        let item = try await pantry.items.consume(id, quantity: quantity)
+        await pantry.trySend()
+        print(item.status == .consumed ? "Finished \(item.name)." : "\(item.name): \(ItemPrinting.quantity(item)) left.")
+    }
+}
+
+struct Remove: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Throw an item away.")
+    @OptionGroup var global: GlobalOptions
+    @Argument var id: String
+
+    func run() async throws {
+        let pantry = try global.app().open()
+        let item = try await pantry.items.remove(id)
+        await pantry.trySend()
+        print("Threw away \(item.name).")
+    }
+}
+
+struct Edit: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Change an item's details.")
+    @OptionGroup var global: GlobalOptions
+    @Argument var id: String
+    @Option var name: String?
+    @Option var description: String?
+    @Flag(name: .customLong("no-expiry"), help: "Forget the expiry.") var noExpiry = false
+    @OptionGroup var item: ItemOptions
+
+    func run() async throws {
+        let pantry = try global.app().open()
+        let edited = try await pantry.items.edit(id, try item.details(name: name, description: description), clearExpiry: noExpiry)
+        await pantry.trySend()
+        print("Updated \(edited.name).")
+    }
+}

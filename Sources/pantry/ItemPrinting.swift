@@ -1,0 +1,82 @@
+import Foundation
+import Pantry
+
+/// How items look on screen and in JSON.
+enum ItemPrinting {
+    static func table(_ items: [PantryItem], now: Date = Date()) -> String {
+        let today = Day(date: now)
+        var table = Table("ID", "NAME", "QTY", "CATEGORY", "EXPIRES", "PLACE")
+        for item in items {
+            table.add(.init(String(item.id.suffix(8))), .init(item.name), .init(quantity(item)), .init(item.category ?? "-"),
+                      expiry(item.expiresOn, today: today), .init(item.place ?? "-"))
+        }
+        return table.render()
+    }
+
+    static func quantity(_ item: PantryItem) -> String {
+        let number = item.quantity.rounded() == item.quantity ? String(Int(item.quantity)) : String(item.quantity)
+        return item.unit.map { "\(number) \($0)" } ?? number
+    }
+
+    static func expiry(_ day: Day?, today: Day) -> Table.Cell {
+        guard let day else { return .init("-") }
+        let distance = today.days(until: day)
+        let colour: Terminal.Colour? = distance < 0 ? .red : distance <= 3 ? .yellow : nil
+        return .init("\(day) (\(RelativeDay.describe(day, today: today)))", colour)
+    }
+
+    static func details(_ item: PantryItem, now: Date = Date()) -> String {
+        let today = Day(date: now)
+        var lines: [(String, String)] = [("id", item.id), ("name", item.name)]
+        if let barcode = item.barcode { lines.append(("barcode", (try? GTIN(barcode).description) ?? barcode)) }
+        if let description = item.description { lines.append(("description", description)) }
+        lines.append(("quantity", quantity(item)))
+        lines.append(("category", item.category ?? "-"))
+        lines.append(("expires", item.expiresOn.map { "\($0) (\(RelativeDay.describe($0, today: today)))" } ?? "-"))
+        lines.append(("bought", "\(isoDay(item.boughtAt)) (\(RelativeDay.ago(item.boughtAt, now: Int64(now.timeIntervalSince1970 * 1000))))"))
+        lines.append(("place", item.place ?? "-"))
+        if let latitude = item.latitude, let longitude = item.longitude { lines.append(("at", "\(latitude),\(longitude)")) }
+        lines.append(("status", item.status.rawValue))
+        let width = lines.map(\.0.count).max() ?? 0
+        return lines.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
+    }
+
+    static func isoDay(_ millis: Int64) -> String {
+        Day(date: Date(timeIntervalSince1970: Double(millis) / 1000)).description
+    }
+
+    /// The JSON shape of an item: every field present, `null` when unknown.
+    struct JSONItem: Encodable {
+        let item: PantryItem
+
+        enum Keys: String, CodingKey {
+            case id, barcode, productId, name, description, quantity, unit, category, expiresOn, boughtAt, place
+            case latitude, longitude, status
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(item.id, forKey: .id)
+            try container.encode(item.barcode.map { (try? GTIN($0).description) ?? $0 }, forKey: .barcode)
+            try container.encode(item.productId, forKey: .productId)
+            try container.encode(item.name, forKey: .name)
+            try container.encode(item.description, forKey: .description)
+            try container.encode(item.quantity, forKey: .quantity)
+            try container.encode(item.unit, forKey: .unit)
+            try container.encode(item.category, forKey: .category)
+            try container.encode(item.expiresOn?.description, forKey: .expiresOn)
+            let bought = Date(timeIntervalSince1970: Double(item.boughtAt) / 1000)
+            try container.encode(bought.formatted(.iso8601), forKey: .boughtAt)
+            try container.encode(item.place, forKey: .place)
+            try container.encode(item.latitude, forKey: .latitude)
+            try container.encode(item.longitude, forKey: .longitude)
+            try container.encode(item.status.rawValue, forKey: .status)
+        }
+    }
+
+    static func json(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}

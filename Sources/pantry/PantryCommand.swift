@@ -1,0 +1,14 @@
+import ArgumentParser
+
+/// `pantry`: Tracking My Pantry on the command line.
+struct PantryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pantry",
+        abstract: "Tracking My Pantry: your groceries, their expiry, and a shared barcode knowledge base. Works offline.",
+        subcommands: [
+            Register.self, Login.self, Logout.self, Whoami.self,
+            Scan.self, Add.self, List.self, Search.self, Show.self, Consume.self, Remove.self, Edit.self,
+            RemindersCommand.self, Places.self, Status.self, Sync.self,
+        ]
+    )
+}

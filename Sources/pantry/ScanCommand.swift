@@ -1,0 +1,79 @@
+import ArgumentParser
+import EventualKit
+import Foundation
+import Pantry
+
+struct Scan: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Buy something with a barcode: look it up, pick or create the product, put it in the pantry.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The barcode (EAN-13, EAN-8, UPC-A or GTIN-14).") var barcode: String?
+    @Option(help: "Read the barcode from a photo (PNG or PGM).") var image: String?
+    @Option(help: "Pick the N-th candidate (from 1).") var pick: Int?
+    @Flag(name: .customLong("downvote-others"), help: "Rate every other candidate -1.") var downvoteOthers = false
+    @Flag(name: .customLong("new"), help: "Create a new product (with --name).") var createNew = false
+    @Option(help: "The new product's name.") var name: String?
+    @Option(help: "The new product's description.") var description: String?
+    @OptionGroup var item: ItemOptions
+
+    func validate() throws {
+        if (barcode == nil) == (image == nil) { throw ValidationError("Give a barcode or --image PHOTO (one of them)") }
+        if createNew, name == nil { throw ValidationError("--new needs --name NAME") }
+        if createNew, pick != nil { throw ValidationError("Use --pick or --new, not both") }
+    }
+
+    func run() async throws {
+        let app = try global.app()
+        let pantry = try app.open()
+        var code = barcode ?? ""
+        if let image {
+            let found = try await BarcodeReader().read(contentsOf: URL(fileURLWithPath: image))
+            code = found[0]
+            print("Read \(code) from \(image).")
+        }
+        let details = try item.details()
+        var candidates: [ProductCandidate] = []
+        do {
+            let lookup = try await pantry.knowledgeBase.lookup(code)
+            candidates = lookup.candidates
+            if lookup.source == .cache, !candidates.isEmpty {
+                let age = lookup.fetchedAt.map { " from " + RelativeDay.ago($0, now: UnixTime.nowMillis()) } ?? ""
+                print(Terminal.paint("Offline: showing the saved copy\(age).", .yellow))
+            }
+        } catch PantryError.noSavedCopy where createNew {
+            // NB: offline with nothing saved, creating the product is still possible.
+        }
+        let choice = try choose(candidates, barcode: code)
+        let purchase = try await pantry.buy(barcode: code, candidates: candidates, choice: choice, details: details)
+        let report = await pantry.trySend()
+        var line = "Added \(purchase.item.name) (\(String(purchase.item.id.suffix(8))))"
+        if let expires = purchase.item.expiresOn { line += ", expires \(RelativeDay.describe(expires, today: Day(date: Date())))" }
+        print(line + ".")
+        let contributions = (purchase.postsNewProduct ? 1 : 0) + purchase.votes
+        if contributions > 0 {
+            if report.calls >= contributions {
+                print(purchase.postsNewProduct ? "Posted the new product to the knowledge base." : "Voted on the knowledge base.")
+            } else {
+                print(Terminal.paint("Offline: your contribution to the knowledge base waits and is sent when the server can be reached.", .yellow))
+            }
+        }
+    }
+
+    private func choose(_ candidates: [ProductCandidate], barcode: String) throws -> ProductChoice {
+        if createNew, let name { return .new(name: name, description: description) }
+        if let pick { return .pick(pick, downvoteOthers: downvoteOthers) }
+        guard !candidates.isEmpty else { throw PantryError.noCandidates(barcode: barcode) }
+        var table = Table("#", "PRODUCT", "SCORE", "DESCRIPTION")
+        for (index, candidate) in candidates.enumerated() {
+            table.add(.init("\(index + 1)"), .init(candidate.name + (candidate.isPending ? " (yours, not sent yet)" : "")),
+                      .init("\(candidate.score)"), .init(candidate.description ?? ""))
+        }
+        print(table.render())
+        guard Terminal.stdinIsTTY else {
+            throw CLIError("\(candidates.count) candidate(s): choose one with --pick N, or create one with --new --name NAME")
+        }
+        let answer = Terminal.ask("Pick 1-\(candidates.count): ")?.trimmingCharacters(in: .whitespaces) ?? ""
+        guard let number = Int(answer) else { throw CLIError("Nothing picked: nothing was added") }
+        return .pick(number, downvoteOthers: downvoteOthers)
+    }
+}

@@ -1,0 +1,77 @@
+import ArgumentParser
+import EventualKit
+import Foundation
+import Pantry
+
+struct Status: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Online or offline, what waits to be sent, and the last sync.")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let status = try await global.app().open().status()
+        if output.json {
+            struct Shape: Encodable {
+                let connectivity: String
+                let pending: Int
+                let failed: Int
+                let lastSyncAt: String?
+                let entries: [OutboxLine]
+            }
+            let last = status.lastSyncAt.map { Date(timeIntervalSince1970: Double($0) / 1000).formatted(.iso8601) }
+            print(try ItemPrinting.json(Shape(connectivity: status.connectivity.rawValue, pending: status.pending,
+                                              failed: status.failed, lastSyncAt: last, entries: status.entries)))
+            return
+        }
+        let online = status.connectivity == .online
+        print(online ? Terminal.paint("online", .green) : Terminal.paint("offline", .yellow))
+        let last = status.lastSyncAt.map { RelativeDay.ago($0, now: UnixTime.nowMillis()) } ?? "never"
+        print("pending \(status.pending), failed \(status.failed), last sync \(last)")
+        guard !status.entries.isEmpty else { return }
+        var table = Table("STATE", "WHAT", "TRIES", "REASON")
+        for entry in status.entries {
+            let colour: Terminal.Colour? = entry.state == .failed ? .red : nil
+            table.add(.init(entry.state == .failed ? "failed" : "pending", colour), .init(entry.summary),
+                      .init("\(entry.attempts)"), .init(entry.lastError ?? "-"))
+        }
+        print(table.render())
+    }
+}
+
+struct Sync: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Send what waits and fetch your other devices' changes, now.")
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let pantry = try global.app().open()
+        let bar = ProgressBar(enabled: Terminal.stderrIsTTY)
+        let report = try await pantry.sync { remaining, total in bar.show(done: total - remaining, total: total) }
+        bar.finish()
+        if let failure = report.failure {
+            throw CLIError("Sync stopped: \(failure.description)" + (report.sent + report.calls > 0 ? " (\(report.sent + report.calls) sent before)" : ""))
+        }
+        var line = "Synced: sent \(report.sent) change(s) and \(report.calls) knowledge-base contribution(s), fetched \(report.pulled)."
+        if report.rejected > 0 { line += " \(report.rejected) refused by the server: see pantry status." }
+        print(line)
+    }
+}
+
+/// A one-line bar on stderr, drawn only on a terminal and only when enough entries wait for it to matter.
+final class ProgressBar: Sendable {
+    let enabled: Bool
+    static let threshold = 20
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func show(done: Int, total: Int) {
+        guard enabled, total >= Self.threshold else { return }
+        let width = 30
+        let filled = total == 0 ? width : min(width, done * width / total)
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+        FileHandle.standardError.write(Data("\r[\(bar)] \(done)/\(total)".utf8))
+    }
+
+    func finish() {
+        if enabled { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+@testable import Pantry
+
+@Suite("Reminders and places")
+struct InsightTests {
+    let now = Date(timeIntervalSince1970: 1_790_000_000)
+    let day: Int64 = 86_400_000
+
+    func item(_ name: String, expires: Int? = nil, boughtDaysAgo: Int64 = 1, status: PantryItem.Status = .inPantry,
+              finishedDaysAgo: Int64? = nil, barcode: String? = nil, place: String? = nil, at: Coordinates? = nil) -> PantryItem {
+        let today = Day(date: now)
+        var item = PantryItem(id: UUID().uuidString, details: ItemDetails(name: name, expiresOn: expires.map { today.adding(days: $0) },
+                                                                          place: place, position: at),
+                              barcode: barcode, productId: nil, boughtAt: now.unixMillis - boughtDaysAgo * day)
+        item.status = status
+        item.finishedAt = finishedDaysAgo.map { now.unixMillis - $0 * day }
+        return item
+    }
+
+    @Test func remindersSortExpiredSoonRanOutAndForgotten() {
+        // Given a pantry with one of each case
+        let items = [
+            item("Old yogurt", expires: -2),
+            item("Milk", expires: 1),
+            item("Cheese", expires: 10),
+            item("Coffee", boughtDaysAgo: 40, status: .consumed, finishedDaysAgo: 20, barcode: "05000112548167"),
+            item("Coffee", boughtDaysAgo: 15, status: .consumed, finishedDaysAgo: 3, barcode: "05000112548167"),
+            item("Tea", boughtDaysAgo: 15, status: .consumed, finishedDaysAgo: 3),  // bought once: not a habit
+            item("Saffron", boughtDaysAgo: 90),
+        ]
+        // When the reminders for a 3-day window are worked out
+        let reminders = Reminders.compute(items: items, windowDays: 3, now: now)
+        // Then each item lands where a person expects
+        #expect(reminders.expired.map(\.name) == ["Old yogurt"])
+        #expect(reminders.expiringSoon.map(\.name) == ["Milk"])
+        #expect(reminders.shoppingList.map(\.name) == ["Coffee"])
+        #expect(reminders.shoppingList.first?.timesBought == 2)
+        #expect(reminders.forgotten.map(\.name) == ["Saffron"])
+    }
+
+    @Test func productStillInThePantryIsNotOnTheShoppingList() {
+        let items = [
+            item("Rice", status: .consumed, finishedDaysAgo: 2, barcode: "04006381333931"),
+            item("Rice", barcode: "04006381333931"),
+        ]
+        #expect(Reminders.compute(items: items, windowDays: 3, now: now).shoppingList.isEmpty)
+    }
+
+    @Test func placesCountPurchasesAndGeoJSONHasLongitudeFirst() throws {
+        let coop = try Coordinates(latitude: 44.4949, longitude: 11.3426)
+        let items = [
+            item("A", place: "Coop", at: coop), item("B", place: "Coop"), item("C", place: "Market"), item("D"),
+        ]
+        let places = Place.summarize(items)
+        #expect(places.map(\.name) == ["Coop", "Market"])
+        #expect(places.map(\.count) == [2, 1])
+        let json = try JSONSerialization.jsonObject(with: Place.geoJSON(places)) as? [String: Any]
+        #expect(json?["type"] as? String == "FeatureCollection")
+        let features = try #require(json?["features"] as? [[String: Any]])
+        #expect(features.count == 1)
+        let geometry = features.first?["geometry"] as? [String: Any]
+        #expect(geometry?["coordinates"] as? [Double] == [11.3426, 44.4949])
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// Runs the built `pantry` executable as a person would, with a data directory and a server.
+struct PantryProcess: Sendable {
+    let dataDirectory: URL
+    let server: URL
+
+    struct Outcome: Sendable {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    /// The `pantry` executable, built beside the test bundle.
+    static let executable: String = {
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = folder.appendingPathComponent("pantry")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.path }
+            folder = folder.deletingLastPathComponent()
+        }
+        return "pantry"
+    }()
+
+    /// Runs `pantry ARGUMENTS` with `input` on stdin; never on a cooperative thread.
+    func run(_ arguments: [String], input: String? = nil, server: URL? = nil) async throws -> Outcome {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pantry-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("out"), err = folder.appendingPathComponent("err")
+        FileManager.default.createFile(atPath: out.path, contents: nil)
+        FileManager.default.createFile(atPath: err.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["PANTRY_DATA_DIR"] = dataDirectory.path
+        environment["PANTRY_SERVER"] = (server ?? self.server).absoluteString
+        environment["NO_COLOR"] = "1"
+        process.environment = environment
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        let stdin = Pipe()
+        process.standardInput = stdin
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                do {
+                    try process.run()
+                    if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+                    try? stdin.fileHandleForWriting.close()
+                    process.waitUntilExit()
+                    continuation.resume(returning: process.terminationStatus)
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }.start()
+        }
+        return Outcome(status: status, stdout: try String(contentsOf: out, encoding: .utf8),
+                       stderr: try String(contentsOf: err, encoding: .utf8))
+    }
+}
