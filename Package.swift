@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "eventual-server", targets: ["eventual-server"]),
         .executable(name: "eventual-bench-sync", targets: ["eventual-bench-sync"]),
         .library(name: "Pantry", targets: ["Pantry"]),
+        .library(name: "BarcodeImages", targets: ["BarcodeImages"]),
         .executable(name: "pantry", targets: ["pantry"]),
     ],
     dependencies: [
@@ -106,14 +107,19 @@ let package = Package(
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         // libpng, which decodes a photo to grey pixels for zbar (Debian: libpng-dev).
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        // Reads barcodes from photos (PNG, PGM/PPM) for the commands; apart from the app models,
+        // which stay free of C libraries so that an iOS app links them unchanged.
+        .target(
+            name: "BarcodeImages",
+            dependencies: ["CZBar", "CPNG"],
+            swiftSettings: swiftSettings
+        ),
         // Tracking My Pantry: the app model (pantry, knowledge base, reminders, places, accounts).
         .target(
             name: "Pantry",
             dependencies: [
                 "EventualKit",
                 "EventualAPI",
-                "CZBar",
-                "CPNG",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "Logging", package: "swift-log"),
@@ -125,8 +131,10 @@ let package = Package(
             name: "pantry",
             dependencies: [
                 "Pantry",
+                "BarcodeImages",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            path: "Sources/PantryCommand",
             swiftSettings: swiftSettings
         ),
         // Seeds a 100,000-item pantry and measures search and `pantry list` (scripts/bench-pantry.sh).
@@ -135,11 +143,39 @@ let package = Package(
             dependencies: ["Pantry", "EventualKit", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
+        // What every test target shares: scratch folders and databases, a live server on a
+        // loopback port, a server that never answers, the fault-injecting proxy.
+        .target(
+            name: "EventualTestSupport",
+            dependencies: [
+                "EventualServer",
+                "EventualKit",
+                "EventualAPI",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Tests/TestSupport",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "EventualAPITests",
+            dependencies: ["EventualAPI"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "BarcodeImagesTests",
+            dependencies: ["BarcodeImages", "EventualTestSupport"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "PantryTests",
             dependencies: [
                 "Pantry",
                 "pantry",
+                "EventualTestSupport",
                 "EventualKit",
                 "EventualServer",
                 "EventualAPI",
@@ -155,6 +191,7 @@ let package = Package(
                 "EventualKit",
                 "EventualServer",
                 "EventualAPI",
+                "EventualTestSupport",
                 "eventual-crash-child",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -168,6 +205,7 @@ let package = Package(
             dependencies: [
                 "EventualServer",
                 "EventualAPI",
+                "EventualTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
             ],

@@ -1,3 +1,4 @@
+import EventualAPI
 // Seeds a pantry of many items straight into the signed-in user's database, then measures the
 // library's search call (p95 over many queries) and `pantry list --expiring 3d --json` as a
 // process (median wall time). Run by scripts/bench-pantry.sh, which starts the server.
@@ -67,12 +68,12 @@ let pantry = try await app.login(email: email, password: "bench-password").pantr
 // 2. Seed straight into the database (the FTS triggers index every row).
 let products = loadProducts()
 let places = ["Coop, Via Roma 1", "Esselunga, Viale Pepoli", "Conad, Piazza Maggiore", "Market, Via Indipendenza", "Lidl"]
-var random = SplitMix(state: 42)
 let today = Day(date: Date())
-let now = UnixTime.nowMillis()
+let now = UnixMillis.now()
 let seedStart = ContinuousClock.now
-try await pantry.store.writer.write { db in
-    let statement = try db.makeStatement(sql: """
+try await pantry.store.write { tx in
+    var random = SplitMix(state: 42)
+    let statement = try tx.db.makeStatement(sql: """
         INSERT INTO pantry_items (id, barcode, name, quantity, unit, category, expiresOn, boughtAt, place, status)
         VALUES (?, NULL, ?, ?, 'pcs', ?, ?, ?, ?, 'inPantry')
         """)
@@ -91,9 +92,10 @@ print("seeded \(itemCount) items in \(String(format: "%.1f", ms(ContinuousClock.
 // 3. Search: words people type, drawn from the product names (whole words and prefixes).
 let words = products.flatMap { $0.name.split(whereSeparator: { !$0.isLetter }).map(String.init) }.filter { $0.count >= 3 }
 var queries: [String] = []
+var queryRandom = SplitMix(state: 43)
 for _ in 0..<1000 {
-    let word = words[Int.random(in: 0..<words.count, using: &random)]
-    queries.append(Bool.random(using: &random) ? word : String(word.prefix(max(3, word.count - 2))))
+    let word = words[Int.random(in: 0..<words.count, using: &queryRandom)]
+    queries.append(Bool.random(using: &queryRandom) ? word : String(word.prefix(max(3, word.count - 2))))
 }
 for query in queries.prefix(50) { _ = try pantry.items.search(query) }  // warm the page cache
 var timings: [Double] = []

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import EventualKit
 
-@Suite("Background sync: connectivity, timer and status")
+@Suite("Background sync: connectivity, timer and status", .timeLimit(.minutes(2)))
 struct BackgroundSyncTests {
     /// Waits until `condition` holds, for at most `seconds`.
     func eventually(_ seconds: Double = 10, _ condition: () throws -> Bool) async throws -> Bool {
@@ -16,7 +16,8 @@ struct BackgroundSyncTests {
     }
 
     @Test func writesMadeOfflineAreSentWhenTheNetworkReturnsWithNoFurtherAction() async throws {
-        try await withLiveServer { port, scratch in
+        try await withLiveServer { server, scratch in
+            let port = try #require(server.port)
             let user = try await registerUser(port: port)
             let proxy = try await FaultProxy.start(upstreamPort: port, seed: 42)
             let device = try Device(folder: scratch.url.appendingPathComponent("d"),
@@ -44,7 +45,8 @@ struct BackgroundSyncTests {
     }
 
     @Test func aTransientServerErrorIsRetriedByTheTimer() async throws {
-        try await withLiveServer { port, scratch in
+        try await withLiveServer { server, scratch in
+            let port = try #require(server.port)
             let user = try await registerUser(port: port)
             let proxy = try await FaultProxy.start(upstreamPort: port, seed: 7)
             let device = try Device(folder: scratch.url.appendingPathComponent("d"),
@@ -70,7 +72,8 @@ struct BackgroundSyncTests {
     }
 
     @Test func theStatusStreamReportsPendingAndFailedCounts() async throws {
-        try await withLiveServer { port, scratch in
+        try await withLiveServer { server, scratch in
+            let port = try #require(server.port)
             let user = try await registerUser(port: port)
             let device = try Device(folder: scratch.url.appendingPathComponent("d"), serverURL: URL(string: "http://127.0.0.1:\(port)")!)
             try await device.vault.signIn(email: user.email, password: user.password, client: device.link.client)

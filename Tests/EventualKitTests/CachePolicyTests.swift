@@ -23,14 +23,14 @@ final class Origin: Sendable {
     }
 }
 
-@Suite("Cache policies")
+@Suite("Cache policies", .timeLimit(.minutes(2)))
 struct CachePolicyTests {
-    func makeCache(_ scratch: Scratch) throws -> ReadCache {
+    func makeCache(_ scratch: ScratchFolder) throws -> ReadCache {
         ReadCache(store: try LocalStore(path: scratch.url.appendingPathComponent("c.sqlite").path))
     }
 
     @Test func noCopyAndNoNetworkIsATypedError() async throws {
-        let scratch = try Scratch(); defer { scratch.remove() }
+        let scratch = try ScratchFolder(); defer { scratch.remove() }
         let cache = try makeCache(scratch), origin = Origin()
         origin.set(online: false)
         for policy in [CachePolicy.cacheFirst(maxAge: .seconds(60)), .networkFirst(timeout: .seconds(1)), .staleWhileRevalidate] {
@@ -41,7 +41,7 @@ struct CachePolicyTests {
     }
 
     @Test func cacheFirstServesAYoungCopyWithoutTheNetwork() async throws {
-        let scratch = try Scratch(); defer { scratch.remove() }
+        let scratch = try ScratchFolder(); defer { scratch.remove() }
         let cache = try makeCache(scratch), origin = Origin()
         let first = try await cache.read("k", as: String.self, policy: .cacheFirst(maxAge: .seconds(60)), fetch: origin.fetch)
         let second = try await cache.read("k", as: String.self, policy: .cacheFirst(maxAge: .seconds(60)), fetch: origin.fetch)
@@ -51,7 +51,7 @@ struct CachePolicyTests {
     }
 
     @Test func cacheFirstRevalidatesAnOldCopyWithItsETag() async throws {
-        let scratch = try Scratch(); defer { scratch.remove() }
+        let scratch = try ScratchFolder(); defer { scratch.remove() }
         let cache = try makeCache(scratch), origin = Origin()
         _ = try await cache.read("k", as: String.self, policy: .cacheFirst(maxAge: .zero), fetch: origin.fetch)
         let again = try await cache.read("k", as: String.self, policy: .cacheFirst(maxAge: .zero), fetch: origin.fetch)
@@ -60,7 +60,7 @@ struct CachePolicyTests {
     }
 
     @Test func cacheFirstFallsBackToAnOldCopyWhenOffline() async throws {
-        let scratch = try Scratch(); defer { scratch.remove() }
+        let scratch = try ScratchFolder(); defer { scratch.remove() }
         let cache = try makeCache(scratch), origin = Origin()
         _ = try await cache.read("k", as: String.self, policy: .cacheFirst(maxAge: .zero), fetch: origin.fetch)
         origin.set(online: false)
@@ -69,7 +69,7 @@ struct CachePolicyTests {
     }
 
     @Test func networkFirstPrefersTheNetworkAndFallsBackToTheCopy() async throws {
-        let scratch = try Scratch(); defer { scratch.remove() }
+        let scratch = try ScratchFolder(); defer { scratch.remove() }
         let cache = try makeCache(scratch), origin = Origin()
         _ = try await cache.read("k", as: String.self, policy: .networkFirst(timeout: .seconds(1)), fetch: origin.fetch)
         origin.set(value: "v2", etag: "e2")
@@ -81,7 +81,7 @@ struct CachePolicyTests {
     }
 
     @Test func networkFirstGivesUpOnASlowNetworkAfterItsTimeout() async throws {
-        let scratch = try Scratch(); defer { scratch.remove() }
+        let scratch = try ScratchFolder(); defer { scratch.remove() }
         let cache = try makeCache(scratch), origin = Origin()
         _ = try await cache.read("k", as: String.self, policy: .networkFirst(timeout: .seconds(1)), fetch: origin.fetch)
         let slow = try await cache.read("k", as: String.self, policy: .networkFirst(timeout: .milliseconds(100))) { _ in
@@ -92,7 +92,7 @@ struct CachePolicyTests {
     }
 
     @Test func staleWhileRevalidateAnswersFromTheCopyAndRefreshesIt() async throws {
-        let scratch = try Scratch(); defer { scratch.remove() }
+        let scratch = try ScratchFolder(); defer { scratch.remove() }
         let cache = try makeCache(scratch), origin = Origin()
         _ = try await cache.read("k", as: String.self, policy: .staleWhileRevalidate, fetch: origin.fetch)
         origin.set(value: "v2", etag: "e2")

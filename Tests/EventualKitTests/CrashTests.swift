@@ -4,7 +4,7 @@ import GRDB
 import Testing
 @testable import EventualKit
 
-@Suite("A client killed in the middle of a sync")
+@Suite("A client killed in the middle of a sync", .timeLimit(.minutes(2)))
 struct CrashTests {
     /// The `eventual-crash-child` executable, built beside the test bundle.
     static var childPath: String {
@@ -18,7 +18,8 @@ struct CrashTests {
     }
 
     @Test func aRestartedEngineSendsTheRestAndNothingIsLostOrDoubled() async throws {
-        try await withLiveServer { port, scratch in
+        try await withLiveServer { server, scratch in
+            let port = try #require(server.port)
             let user = try await registerUser(port: port)
             let url = URL(string: "http://127.0.0.1:\(port)")!
             let folder = scratch.url.appendingPathComponent("child")

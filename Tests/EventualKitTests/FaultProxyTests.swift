@@ -1,6 +1,6 @@
 import Testing
 
-@Suite struct FaultProxyTests {
+@Suite(.timeLimit(.minutes(2))) struct FaultProxyTests {
     // MARK: Live traffic
 
     @Test func passModeRoundTripsAMegabyteBothWays() async throws {

@@ -9,7 +9,7 @@ import Testing
 /// through a fault-injecting proxy; after the network heals, both devices and the server must
 /// hold exactly what the user did. `SOAK_SEEDS=N` runs seeds 1…N (200 by default);
 /// `SOAK_SEED=K` runs one seed, to replay a failure.
-@Suite("Fault soak: basement, elevator and Q building", .serialized)
+@Suite("Fault soak: basement, elevator and Q building", .serialized, .timeLimit(.minutes(5)))
 struct FaultSoakTests {
     static var seeds: [UInt64] {
         let environment = ProcessInfo.processInfo.environment
@@ -19,7 +19,8 @@ struct FaultSoakTests {
     }
 
     @Test func everySeedConvergesWithNoLostAndNoDoubledWrite() async throws {
-        try await withLiveServer { port, scratch in
+        try await withLiveServer { server, scratch in
+            let port = try #require(server.port)
             let proxy = try await FaultProxy.start(upstreamPort: port, seed: 1)
             defer { Task { await proxy.stop() } }
             var passed = 0, failed: [(seed: UInt64, problems: [String], schedule: [String])] = []
@@ -56,6 +57,14 @@ private struct IntentModel {
     mutating func set(_ id: String, _ fields: [String: SyncValue]) {
         step += 1
         records[id, default: Record()].fields.merge(fields) { $1 }
+        records[id]!.lastEdit = step
+    }
+
+    /// A use of some of an item: a delta of its quantity counter, stamped after every earlier action.
+    mutating func consume(_ id: String, _ amount: Double) {
+        step += 1
+        let left = (records[id]?.fields["quantity"]?.doubleValue ?? 0) - amount
+        records[id, default: Record()].fields["quantity"] = .number(left)
         records[id]!.lastEdit = step
     }
 
@@ -144,12 +153,18 @@ private final class SoakRun: Sendable {
                 try await device.add("item \(model.step)", quantity: quantity, category: "c\(model.step % 3)", id: id)
                 model.set(id, ["name": .string("item \(model.step)"), "quantity": .number(quantity), "category": .string("c\(model.step % 3)")])
                 log("\(name) add \(id) ×\(quantity)")
-            case 4...5 where !known.isEmpty:
+            case 4 where !known.isEmpty:
                 let id = known[Int.random(in: 0..<known.count, using: &random)]
                 let quantity = Double(Int.random(in: 1...9, using: &random))
                 try await device.edit(id, quantity: quantity)
                 model.set(id, ["quantity": .number(quantity)])
                 log("\(name) edit \(id) ×\(quantity)")
+            case 5 where !known.isEmpty:
+                let id = known[Int.random(in: 0..<known.count, using: &random)]
+                let amount = Double(Int.random(in: 1...2, using: &random))
+                try await device.consume(id, amount)
+                model.consume(id, amount)
+                log("\(name) consume \(amount) of \(id)")
             case 6 where !known.isEmpty:
                 let id = known[Int.random(in: 0..<known.count, using: &random)]
                 try await device.delete(id)

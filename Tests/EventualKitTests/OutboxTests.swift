@@ -4,14 +4,14 @@ import GRDB
 import Testing
 @testable import EventualKit
 
-@Suite("Outbox")
+@Suite("Outbox", .timeLimit(.minutes(2)))
 struct OutboxTests {
-    func makeStore(_ scratch: Scratch) throws -> LocalStore {
+    func makeStore(_ scratch: ScratchFolder) throws -> LocalStore {
         try LocalStore(path: scratch.url.appendingPathComponent("s.sqlite").path, migrations: [itemsMigration])
     }
 
     @Test func aWriteAndItsOutboxEntryCommitTogetherOrNotAtAll() async throws {
-        let scratch = try Scratch(); defer { scratch.remove() }
+        let scratch = try ScratchFolder(); defer { scratch.remove() }
         let store = try makeStore(scratch)
         // When a write fails after queueing its change
         await #expect(throws: TestFailure.self) {
@@ -28,7 +28,7 @@ struct OutboxTests {
     }
 
     @Test func entriesKeepTheOrderTheUserMadeThem() async throws {
-        let scratch = try Scratch(); defer { scratch.remove() }
+        let scratch = try ScratchFolder(); defer { scratch.remove() }
         let store = try makeStore(scratch)
         for index in 0..<50 {
             try await store.write { tx in
@@ -43,7 +43,7 @@ struct OutboxTests {
     }
 
     @Test func aNewerCallWithTheSameCoalescingKeyReplacesAnUnsentOne() async throws {
-        let scratch = try Scratch(); defer { scratch.remove() }
+        let scratch = try ScratchFolder(); defer { scratch.remove() }
         let store = try makeStore(scratch)
         struct Position: Codable { let lat: Double }
         try await store.write { tx in try tx.enqueueCall("position", payload: Position(lat: 1), coalescingKey: "last-position") }
@@ -55,7 +55,7 @@ struct OutboxTests {
     }
 
     @Test func anInFlightEntryIsNotReplacedByCoalescing() async throws {
-        let scratch = try Scratch(); defer { scratch.remove() }
+        let scratch = try ScratchFolder(); defer { scratch.remove() }
         let store = try makeStore(scratch)
         try await store.write { tx in try tx.enqueueCall("position", payload: [1], coalescingKey: "k") }
         _ = try await store.writer.write { db in try OutboxTable.claim(kind: .call, limit: 1, maxBytes: .max, now: .max, db: db) }
@@ -64,7 +64,7 @@ struct OutboxTests {
     }
 
     @Test func entriesLeftInFlightByACrashArePendingAfterRestart() async throws {
-        let scratch = try Scratch(); defer { scratch.remove() }
+        let scratch = try ScratchFolder(); defer { scratch.remove() }
         let path = scratch.url.appendingPathComponent("s.sqlite").path
         do {
             let store = try LocalStore(path: path, migrations: [itemsMigration])
@@ -83,7 +83,7 @@ struct OutboxTests {
     }
 
     @Test func aRestartedStoreStampsAfterItsLastChange() async throws {
-        let scratch = try Scratch(); defer { scratch.remove() }
+        let scratch = try ScratchFolder(); defer { scratch.remove() }
         let path = scratch.url.appendingPathComponent("s.sqlite").path
         let first = try LocalStore(path: path)
         try await first.write { tx in try tx.recordChange(SyncCollections.pantryItems, id: "a", fields: ["name": "Tea"]) }
@@ -94,7 +94,7 @@ struct OutboxTests {
     }
 
     @Test func aFieldTheCollectionDoesNotHaveIsRefusedLocally() async throws {
-        let scratch = try Scratch(); defer { scratch.remove() }
+        let scratch = try ScratchFolder(); defer { scratch.remove() }
         let store = try makeStore(scratch)
         await #expect(throws: LocalStoreError.unknownField(collection: "pantry_items", field: "colour")) {
             try await store.write { tx in try tx.recordChange(SyncCollections.pantryItems, id: "a", fields: ["colour": "red"]) }

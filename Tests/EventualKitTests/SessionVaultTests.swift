@@ -1,14 +1,16 @@
+import EventualAPI
 import Foundation
 import Synchronization
 import Testing
 @testable import EventualKit
 
-@Suite("Session vault")
+@Suite("Session vault", .timeLimit(.minutes(2)))
 struct SessionVaultTests {
     @Test func onlineSignInThenOfflineUnlockWithinSevenDays() async throws {
-        try await withLiveServer { port, scratch in
+        try await withLiveServer { server, scratch in
+            let port = try #require(server.port)
             let user = try await registerUser(port: port)
-            let wall = ManualClock(UnixTime.nowMillis())
+            let wall = ManualClock(UnixMillis.now())
             let secrets = FileSecretStore(directory: scratch.url.appendingPathComponent("secrets"))
             let vault = SessionVault(secrets: secrets, rounds: 100_000, wallClock: { wall.now })
             let link = ServerLink(serverURL: URL(string: "http://127.0.0.1:\(port)")!) { vault.accessToken }
@@ -30,7 +32,8 @@ struct SessionVaultTests {
     }
 
     @Test func theSecretFileIsOwnerOnlyAndHoldsNoPassword() async throws {
-        try await withLiveServer { port, scratch in
+        try await withLiveServer { server, scratch in
+            let port = try #require(server.port)
             let user = try await registerUser(port: port)
             let folder = scratch.url.appendingPathComponent("secrets")
             let vault = SessionVault(secrets: FileSecretStore(directory: folder), rounds: 100_000)
@@ -45,7 +48,8 @@ struct SessionVaultTests {
     }
 
     @Test func aWrongPasswordOnlineIsRefused() async throws {
-        try await withLiveServer { port, scratch in
+        try await withLiveServer { server, scratch in
+            let port = try #require(server.port)
             let user = try await registerUser(port: port)
             let vault = SessionVault(secrets: FileSecretStore(directory: scratch.url), rounds: 100_000)
             let link = ServerLink(serverURL: URL(string: "http://127.0.0.1:\(port)")!) { vault.accessToken }
@@ -57,7 +61,7 @@ struct SessionVaultTests {
     }
 
     @Test func aTamperedOrMissingSecretFileGivesAClearAnswer() async throws {
-        let scratch = try Scratch(); defer { scratch.remove() }
+        let scratch = try ScratchFolder(); defer { scratch.remove() }
         let secrets = FileSecretStore(directory: scratch.url)
         let vault = SessionVault(secrets: secrets, rounds: 100_000)
         await #expect(throws: SessionError.noOfflineSession) { try await vault.unlockOffline(email: "a@b.co", password: "whatever1") }
@@ -68,7 +72,8 @@ struct SessionVaultTests {
     }
 
     @Test func aTamperedVerifierDoesNotUnlock() async throws {
-        try await withLiveServer { port, scratch in
+        try await withLiveServer { server, scratch in
+            let port = try #require(server.port)
             let user = try await registerUser(port: port)
             let secrets = FileSecretStore(directory: scratch.url.appendingPathComponent("s"))
             let vault = SessionVault(secrets: secrets, rounds: 100_000)
@@ -86,7 +91,8 @@ struct SessionVaultTests {
     }
 
     @Test func signOutIsRefusedWhileChangesArePendingUnlessForced() async throws {
-        try await withLiveServer { port, scratch in
+        try await withLiveServer { server, scratch in
+            let port = try #require(server.port)
             let user = try await registerUser(port: port)
             let vault = SessionVault(secrets: FileSecretStore(directory: scratch.url.appendingPathComponent("s")), rounds: 100_000)
             let link = ServerLink(serverURL: URL(string: "http://127.0.0.1:\(port)")!) { vault.accessToken }
@@ -105,7 +111,8 @@ struct SessionVaultTests {
     }
 
     @Test func anOfflineSignOutQueuesTheRevocationAndSendsItLater() async throws {
-        try await withLiveServer { port, scratch in
+        try await withLiveServer { server, scratch in
+            let port = try #require(server.port)
             let user = try await registerUser(port: port)
             let vault = SessionVault(secrets: FileSecretStore(directory: scratch.url.appendingPathComponent("s")), rounds: 100_000)
             let link = ServerLink(serverURL: URL(string: "http://127.0.0.1:\(port)")!) { vault.accessToken }

@@ -4,10 +4,10 @@ import GRDB
 import Testing
 @testable import EventualKit
 
-@Suite("Sync engine against a real server")
+@Suite("Sync engine against a real server", .timeLimit(.minutes(2)))
 struct SyncEngineTests {
     /// Two devices of one user, signed in.
-    func twoDevices(port: Int, scratch: Scratch) async throws -> (Device, Device) {
+    func twoDevices(port: Int, scratch: ScratchFolder) async throws -> (Device, Device) {
         let user = try await registerUser(port: port)
         let url = URL(string: "http://127.0.0.1:\(port)")!
         let a = try Device(folder: scratch.url.appendingPathComponent("a"), serverURL: url)
@@ -18,7 +18,8 @@ struct SyncEngineTests {
     }
 
     @Test func changesMadeOnOneDeviceReachTheOther() async throws {
-        try await withLiveServer { port, scratch in
+        try await withLiveServer { server, scratch in
+            let port = try #require(server.port)
             let (a, b) = try await twoDevices(port: port, scratch: scratch)
             try await a.add("Milk", quantity: 2)
             try await a.add("Tea")
@@ -32,7 +33,8 @@ struct SyncEngineTests {
     }
 
     @Test func aReplayedChangeIsAcknowledgedNotAppliedTwice() async throws {
-        try await withLiveServer { port, scratch in
+        try await withLiveServer { server, scratch in
+            let port = try #require(server.port)
             let (a, b) = try await twoDevices(port: port, scratch: scratch)
             let id = try await a.add("Rice", quantity: 1)
             let entry = try #require(try a.outbox.entries().first)
@@ -55,7 +57,8 @@ struct SyncEngineTests {
     }
 
     @Test func theLaterEditWinsWhateverOrderTheyArriveIn() async throws {
-        try await withLiveServer { port, scratch in
+        try await withLiveServer { server, scratch in
+            let port = try #require(server.port)
             let (a, b) = try await twoDevices(port: port, scratch: scratch)
             let id = try await a.add("Coffee", quantity: 1)
             _ = await a.engine.syncNow()
@@ -75,7 +78,8 @@ struct SyncEngineTests {
     }
 
     @Test func editsOfDifferentFieldsOnTwoDevicesBothSurvive() async throws {
-        try await withLiveServer { port, scratch in
+        try await withLiveServer { server, scratch in
+            let port = try #require(server.port)
             let (a, b) = try await twoDevices(port: port, scratch: scratch)
             let id = try await a.add("Pasta", quantity: 1, category: "dry")
             _ = await a.engine.syncNow()
@@ -92,7 +96,8 @@ struct SyncEngineTests {
     }
 
     @Test func aPullNeverOverwritesAFieldWithAPendingLocalChange() async throws {
-        try await withLiveServer { port, scratch in
+        try await withLiveServer { server, scratch in
+            let port = try #require(server.port)
             let (a, b) = try await twoDevices(port: port, scratch: scratch)
             let id = try await a.add("Flour", quantity: 1)
             _ = await a.engine.syncNow()
@@ -114,7 +119,8 @@ struct SyncEngineTests {
     }
 
     @Test func aLocalEditThatLosesGivesWayToTheNewerOneOnceSent() async throws {
-        try await withLiveServer { port, scratch in
+        try await withLiveServer { server, scratch in
+            let port = try #require(server.port)
             let (a, b) = try await twoDevices(port: port, scratch: scratch)
             let id = try await a.add("Oil", quantity: 1)
             _ = await a.engine.syncNow()
@@ -143,7 +149,8 @@ struct SyncEngineTests {
     }
 
     @Test func aDeleteReachesTheOtherDevice() async throws {
-        try await withLiveServer { port, scratch in
+        try await withLiveServer { server, scratch in
+            let port = try #require(server.port)
             let (a, b) = try await twoDevices(port: port, scratch: scratch)
             let id = try await a.add("Beans")
             _ = await a.engine.syncNow()
@@ -157,7 +164,8 @@ struct SyncEngineTests {
     }
 
     @Test func aChangeTheServerRefusesIsFailedWithItsReasonAndCanBeRetriedOrDiscarded() async throws {
-        try await withLiveServer { port, scratch in
+        try await withLiveServer { server, scratch in
+            let port = try #require(server.port)
             let (a, _) = try await twoDevices(port: port, scratch: scratch)
             try await a.add("Good")
             // A change with a name longer than the server accepts
@@ -181,7 +189,8 @@ struct SyncEngineTests {
     }
 
     @Test func aRevokedTokenPausesSyncAndKeepsEveryEntry() async throws {
-        try await withLiveServer { port, scratch in
+        try await withLiveServer { server, scratch in
+            let port = try #require(server.port)
             let user = try await registerUser(port: port)
             let url = URL(string: "http://127.0.0.1:\(port)")!
             let a = try Device(folder: scratch.url.appendingPathComponent("a"), serverURL: url)
@@ -205,7 +214,8 @@ struct SyncEngineTests {
     }
 
     @Test func aQueuedCallRunsOnceWithItsIdempotencyKey() async throws {
-        try await withLiveServer { port, scratch in
+        try await withLiveServer { server, scratch in
+            let port = try #require(server.port)
             let user = try await registerUser(port: port)
             let url = URL(string: "http://127.0.0.1:\(port)")!
             let barcode = "4006381333931"
@@ -236,5 +246,90 @@ struct SyncEngineTests {
             }
             #expect(try list.body.json.products.map(\.name) == ["Pencil"])
         }
+    }
+
+    // MARK: Counters
+
+    @Test func consumptionsOnTwoOfflineDevicesBothCount() async throws {
+        try await withLiveServer { server, scratch in
+            let port = try #require(server.port)
+            let (a, b) = try await twoDevices(port: port, scratch: scratch)
+            // Given six bananas on both devices
+            let id = try await a.add("Bananas", quantity: 6)
+            _ = await a.engine.syncNow()
+            _ = await b.engine.syncNow()
+            // When, both offline, one device eats 2 and the other 1
+            try await a.consume(id, 2)
+            try await b.consume(id, 1)
+            #expect(try a.items().first?.quantity == 4)
+            #expect(try b.items().first?.quantity == 5)
+            // Then after both sync (in either order), both show 3
+            #expect(await b.engine.syncNow().failure == nil)
+            #expect(await a.engine.syncNow().failure == nil)
+            _ = await b.engine.syncNow()
+            #expect(try a.items().first?.quantity == 3)
+            #expect(try b.items().first?.quantity == 3)
+        }
+    }
+
+    @Test func aPulledTotalKeepsTheDeltasNotYetSent() async throws {
+        try await withLiveServer { server, scratch in
+            let port = try #require(server.port)
+            let (a, b) = try await twoDevices(port: port, scratch: scratch)
+            let id = try await a.add("Eggs", quantity: 12)
+            _ = await a.engine.syncNow()
+            _ = await b.engine.syncNow()
+            // Given the other device took 4 and told the server
+            try await b.consume(id, 4)
+            _ = await b.engine.syncNow()
+            // When this device takes 1, and that delta is held back while it pulls
+            try await a.consume(id, 1)
+            let held = try #require(try a.outbox.entries().first)
+            try await a.store.writer.write { db in
+                try db.execute(sql: "UPDATE eventual_outbox SET state = 'failed', last_error = 'held by the test'")
+            }
+            _ = await a.engine.syncNow()
+            // Then it shows the server's 8 less its own pending 1
+            #expect(try a.items().first?.quantity == 7)
+            // and once the delta is sent, 7 everywhere
+            try await a.outbox.retry(held.id)
+            _ = await a.engine.syncNow()
+            _ = await b.engine.syncNow()
+            #expect(try a.items().first?.quantity == 7)
+            #expect(try b.items().first?.quantity == 7)
+        }
+    }
+
+    @Test func anExplicitSetWinsOverEarlierDeltasAndKeepsLaterOnes() async throws {
+        try await withLiveServer { server, scratch in
+            let port = try #require(server.port)
+            let (a, b) = try await twoDevices(port: port, scratch: scratch)
+            let id = try await a.add("Flour", quantity: 10)
+            _ = await a.engine.syncNow()
+            _ = await b.engine.syncNow()
+            // Given device b takes 3 offline (stamped first)
+            try await b.consume(id, 3)
+            // and device a then counts the shelf and sets 2, then takes 1 (stamped after)
+            try await a.edit(id, quantity: 2)
+            try await a.consume(id, 1)
+            // When both sync, the earlier delta arriving last
+            _ = await a.engine.syncNow()
+            _ = await b.engine.syncNow()
+            _ = await a.engine.syncNow()
+            // Then the set wins over b's earlier take and keeps a's later one: 2 - 1 = 1
+            #expect(try a.items().first?.quantity == 1)
+            #expect(try b.items().first?.quantity == 1)
+        }
+    }
+
+    @Test func aCounterDeltaOnAFieldThatIsNotACounterIsRefusedLocally() async throws {
+        let scratch = try ScratchFolder(); defer { scratch.remove() }
+        let device = try Device(folder: scratch.url, serverURL: unreachableServer)
+        await #expect(throws: LocalStoreError.notACounter(collection: "pantry_items", field: "boughtAt")) {
+            try await device.store.write { tx in
+                try tx.recordChange(SyncCollections.pantryItems, id: "x", adding: ["boughtAt": 1])
+            }
+        }
+        #expect(try device.outbox.counts() == OutboxCounts())
     }
 }

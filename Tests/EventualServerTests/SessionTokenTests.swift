@@ -1,3 +1,4 @@
+import EventualAPI
 import Foundation
 import Testing
 @testable import EventualServer

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import Pantry
 
-@Suite("Accounts: register, sign in online and offline, sign out")
+@Suite("Accounts: register, sign in online and offline, sign out", .timeLimit(.minutes(2)))
 struct AccountTests {
     @Test func registeredUserSignsInOnlineAndIsWhoami() async throws {
         try await withLiveServer { server, scratch in

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import Pantry
 
-@Suite("The basement session")
+@Suite("The basement session", .timeLimit(.minutes(2)))
 struct BasementSessionTests {
     @Test func offlineScansReachTheServerExactlyOnceAndASecondDeviceSeesThePantry() async throws {
         try await withLiveServer { server, scratch in
@@ -25,7 +25,7 @@ struct BasementSessionTests {
             try await basement.buy(barcode: Barcodes.coffee, candidates: [], choice: .new(name: "Espresso beans", description: nil))
             try await basement.items.consume(milk.item.id, quantity: 1)
             #expect(try basement.items.search("penne").map(\.name) == ["Penne rigate"])
-            #expect(await basement.trySend().calls == 0)
+            #expect(await basement.trySend()?.calls ?? 0 == 0)
             let waiting = try await basement.status()
             #expect(waiting.connectivity == .offline)
             #expect(waiting.pending == 7)  // 3 items + 1 consume + 1 vote + 2 new products

@@ -3,7 +3,7 @@ import Testing
 @testable import Pantry
 
 /// The `pantry` executable against a live server: output, `--json` and exit statuses.
-@Suite("The pantry command")
+@Suite("The pantry command", .timeLimit(.minutes(2)))
 struct CommandLineTests {
     /// A signed-in device for a fresh user.
     func signedIn(_ server: URL, _ scratch: ScratchFolder) async throws -> PantryProcess {

@@ -1,3 +1,4 @@
+import EventualAPI
 import Foundation
 import Testing
 @testable import Pantry
@@ -12,9 +13,9 @@ struct InsightTests {
         let today = Day(date: now)
         var item = PantryItem(id: UUID().uuidString, details: ItemDetails(name: name, expiresOn: expires.map { today.adding(days: $0) },
                                                                           place: place, position: at),
-                              barcode: barcode, productId: nil, boughtAt: now.unixMillis - boughtDaysAgo * day)
+                              barcode: barcode, productId: nil, boughtAt: UnixMillis.milliseconds(now) - boughtDaysAgo * day)
         item.status = status
-        item.finishedAt = finishedDaysAgo.map { now.unixMillis - $0 * day }
+        item.finishedAt = finishedDaysAgo.map { UnixMillis.milliseconds(now) - $0 * day }
         return item
     }
 

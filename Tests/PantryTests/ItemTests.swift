@@ -11,7 +11,7 @@ func scratchStore() throws -> (PantryStore, ScratchFolder) {
     return (PantryStore(store: store), scratch)
 }
 
-@Suite("Items: add, consume, remove, edit, list, search")
+@Suite("Items: add, consume, remove, edit, list, search", .timeLimit(.minutes(2)))
 struct ItemTests {
     let now = Date(timeIntervalSince1970: 1_790_000_000) // 2026-09-21
 

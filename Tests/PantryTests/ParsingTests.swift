@@ -1,4 +1,5 @@
 import Foundation
+import EventualAPI
 import Testing
 @testable import Pantry
 
@@ -38,10 +39,10 @@ struct ParsingTests {
     }
 
     @Test func barcodesAreCheckedAndPaddedToFourteenDigits() throws {
-        #expect(try GTIN("049000028911").digits == "00049000028911")
-        #expect(try GTIN("0049000028911") == GTIN("049000028911"))
-        #expect(try GTIN("4006381333931").description == "4006381333931")
-        #expect(throws: PantryError.invalidBarcode("4006381333932")) { try GTIN("4006381333932") }
-        #expect(throws: PantryError.invalidBarcode("abc")) { try GTIN("abc") }
+        #expect(try GTIN(scanned: "049000028911").normalized == "00049000028911")
+        #expect(try GTIN(scanned: "0049000028911") == GTIN(scanned: "049 000-028911"))
+        #expect(try GTIN(scanned: "4006381333931").shortForm == "4006381333931")
+        #expect(throws: PantryError.invalidBarcode("4006381333932")) { try GTIN(scanned: "4006381333932") }
+        #expect(throws: PantryError.invalidBarcode("abc")) { try GTIN(scanned: "abc") }
     }
 }

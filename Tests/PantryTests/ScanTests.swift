@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import Pantry
 
-@Suite("Scanning: look-ups, picks, votes and new products, online and offline")
+@Suite("Scanning: look-ups, picks, votes and new products, online and offline", .timeLimit(.minutes(2)))
 struct ScanTests {
     @Test func onlinePickVotesAndPutsTheItemInThePantry() async throws {
         try await withLiveServer { server, scratch in
@@ -22,7 +22,7 @@ struct ScanTests {
             // Then the item is in the pantry with the product's name, and the vote reached the server
             #expect(purchase.item.name == "Whole milk")
             #expect(purchase.item.productId == productID)
-            #expect(report.calls == 1)
+            #expect(report?.calls == 1)
             #expect(try pantry.items.list().map(\.name) == ["Whole milk"])
             #expect(try await serverProducts(Barcodes.milk, server: server, as: user).first?.score == 1)
         }
@@ -39,7 +39,7 @@ struct ScanTests {
             let pick = try #require(lookup.candidates.firstIndex { $0.name == "Espresso" }) + 1
             let purchase = try await pantry.buy(barcode: Barcodes.coffee, candidates: lookup.candidates, choice: .pick(pick, downvoteOthers: true))
             #expect(purchase.votes == 2)
-            #expect(await pantry.trySend().calls == 2)
+            #expect(await pantry.trySend()?.calls == 2)
             let scores = Dictionary(uniqueKeysWithValues: try await serverProducts(Barcodes.coffee, server: server, as: user).map { ($0.name, $0.score ?? 0) })
             #expect(scores == ["Espresso": 1, "Wrong name": -1])
         }
@@ -52,7 +52,7 @@ struct ScanTests {
             let lookup = try await pantry.knowledgeBase.lookup(Barcodes.pasta)
             #expect(lookup.candidates.isEmpty)
             try await pantry.buy(barcode: Barcodes.pasta, candidates: [], choice: .new(name: "Penne", description: "500 g"))
-            #expect(await pantry.trySend().calls == 1)
+            #expect(await pantry.trySend()?.calls == 1)
             #expect(try await serverProducts(Barcodes.pasta, server: server, as: user).map(\.name) == ["Penne"])
             // And a second scan finds it once: the server's copy, not also the local one
             #expect(try await pantry.knowledgeBase.lookup(Barcodes.pasta).candidates.map(\.name) == ["Penne"])

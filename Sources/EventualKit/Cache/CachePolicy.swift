@@ -1,3 +1,4 @@
+import EventualAPI
 import Foundation
 import GRDB
 import Synchronization
@@ -26,7 +27,7 @@ public struct Cached<Value: Sendable>: Sendable {
     public let fetchedAt: Int64
 
     /// How old the value is, in seconds.
-    public func age(now: Int64 = UnixTime.nowMillis()) -> Int64 { max(0, now - fetchedAt) / 1000 }
+    public func age(now: Int64 = UnixMillis.now()) -> Int64 { max(0, now - fetchedAt) / 1000 }
 }
 
 /// What a fetch from the server produced.
@@ -70,7 +71,7 @@ public struct ReadCache: Sendable {
         let stored = try entry(key)
         switch policy {
         case .cacheFirst(let maxAge):
-            if let stored, UnixTime.nowMillis() - stored.fetchedAt <= maxAge.milliseconds {
+            if let stored, UnixMillis.now() - stored.fetchedAt <= maxAge.milliseconds {
                 return try decode(stored, source: .cache)
             }
             return try await network(key, stored: stored, fetch: fetch)
@@ -89,7 +90,7 @@ public struct ReadCache: Sendable {
     }
 
     /// Stores a value the app got some other way (e.g. what the user just created).
-    public func put<Value: Encodable>(_ key: String, value: Value, fetchedAt: Int64 = UnixTime.nowMillis()) throws {
+    public func put<Value: Encodable>(_ key: String, value: Value, fetchedAt: Int64 = UnixMillis.now()) throws {
         let body = try JSONEncoder.sorted.encode(value)
         try store.writer.write { db in try Self.save(key: key, body: body, etag: nil, fetchedAt: fetchedAt, db) }
     }
@@ -97,14 +98,6 @@ public struct ReadCache: Sendable {
     /// The stored value of `key`, if any, whatever its age.
     public func peek<Value: Decodable & Sendable>(_ key: String, as type: Value.Type) throws -> Cached<Value>? {
         try entry(key).map { try decode($0, source: .cache) }
-    }
-
-    /// Keys starting with `prefix`, newest first.
-    public func keys(prefix: String) throws -> [String] {
-        try store.reader.read { db in
-            try String.fetchAll(db, sql: "SELECT key FROM eventual_cache WHERE key LIKE ? ESCAPE '\\' ORDER BY fetched_at DESC",
-                                arguments: [prefix.replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"])
-        }
     }
 
     /// Waits for background revalidations started so far.
@@ -138,7 +131,7 @@ public struct ReadCache: Sendable {
             }
             return try decode(stored, source: .cache)
         }
-        let now = UnixTime.nowMillis()
+        let now = UnixMillis.now()
         switch outcome {
         case .fresh(let body, let etag):
             let value = try JSONDecoder().decode(Value.self, from: body)

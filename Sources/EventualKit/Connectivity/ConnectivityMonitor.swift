@@ -76,6 +76,17 @@ public final class ConnectivityMonitor: Sendable {
         return current
     }
 
+    /// Probes once, waiting at most `budget`; a probe without an answer by then counts as
+    /// offline (and goes on in the background: a late answer still sets the state).
+    @discardableResult
+    public func check(within budget: Duration) async -> Connectivity {
+        guard await withinBudget(budget, { await self.check() }) != nil else {
+            set(.offline)
+            return .offline
+        }
+        return current
+    }
+
     private func set(_ connectivity: Connectivity) {
         if broadcast.current != connectivity { broadcast.send(connectivity) }
     }

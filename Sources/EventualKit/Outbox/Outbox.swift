@@ -12,24 +12,15 @@ public struct Outbox: Sendable {
         try store.reader.read { db in try OutboxTable.counts(db) }
     }
 
-    /// Every entry, oldest first.
+    /// Every entry (or those in one state), oldest first.
     public func entries(state: OutboxEntry.State? = nil) throws -> [OutboxEntry] {
-        try store.reader.read { db in
-            if let state {
-                return try Row.fetchAll(db, sql: "SELECT * FROM eventual_outbox WHERE state = ? ORDER BY position",
-                                        arguments: [state.rawValue]).map(OutboxEntry.init(row:))
-            }
-            return try Row.fetchAll(db, sql: "SELECT * FROM eventual_outbox ORDER BY position").map(OutboxEntry.init(row:))
-        }
+        try store.reader.read { db in try OutboxTable.entries(state: state, db: db) }
     }
 
     /// Sends a failed entry again at the next sync.
     public func retry(_ id: String) async throws {
         try await store.writer.write { db in
-            try db.execute(sql: """
-                UPDATE eventual_outbox SET state = 'pending', next_attempt_at = 0 WHERE id = ? AND state = 'failed'
-                """, arguments: [id])
-            guard db.changesCount == 1 else { throw OutboxError.notFailed(id) }
+            guard try OutboxTable.retryFailed(id: id, db: db) else { throw OutboxError.notFailed(id) }
         }
     }
 
@@ -37,16 +28,7 @@ public struct Outbox: Sendable {
     /// version of that record next arrives.
     public func discard(_ id: String) async throws {
         try await store.writer.write { db in
-            try db.execute(sql: "DELETE FROM eventual_outbox WHERE id = ? AND state = 'failed'", arguments: [id])
-            guard db.changesCount == 1 else { throw OutboxError.notFailed(id) }
-        }
-    }
-
-    /// Drops every entry: only for a forced sign-out. Returns how many were dropped.
-    func discardAll() async throws -> Int {
-        try await store.writer.write { db in
-            try db.execute(sql: "DELETE FROM eventual_outbox")
-            return db.changesCount
+            guard try OutboxTable.discardFailed(id: id, db: db) else { throw OutboxError.notFailed(id) }
         }
     }
 }

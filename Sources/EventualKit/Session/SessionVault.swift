@@ -85,7 +85,7 @@ public final class SessionVault: Sendable {
 
     /// - Parameter rounds: PBKDF2 iterations (at least 100,000).
     public init(secrets: any SecretStore, maxOfflineAge: Duration = .seconds(7 * 24 * 3600), rounds: Int = 210_000,
-                wallClock: @escaping @Sendable () -> Int64 = { UnixTime.nowMillis() }) {
+                wallClock: @escaping @Sendable () -> Int64 = { UnixMillis.now() }) {
         precondition(rounds >= 100_000, "PBKDF2 needs at least 100,000 rounds")
         self.secrets = secrets
         self.maxOfflineAge = maxOfflineAge

@@ -6,8 +6,10 @@ import GRDB
 /// and cached server data, in one SQLite file (WAL). Every local change goes through
 /// `write(_:)`, which applies it and appends it to the outbox in one transaction.
 public final class LocalStore: Sendable {
-    /// The GRDB writer; apps read with `reader.read { db in ... }`.
-    public let writer: any DatabaseWriter
+    /// The GRDB writer. NB: not public: every app write goes through `write(_:)`, so that no
+    /// change can skip the outbox; the engine's own tables are the engine's.
+    let writer: any DatabaseWriter
+    /// Apps read their own tables with `reader.read { db in ... }`.
     public var reader: any DatabaseReader { writer }
     /// Stamps every change made through `write(_:)`.
     public let clock: HybridLogicalClock
@@ -91,18 +93,26 @@ public final class LocalTransaction {
         self.clock = clock
     }
 
-    /// Queues a change of fields (or a delete) of a record in a synced collection. The app has
-    /// already written the same change to its own table in this transaction.
+    /// Queues a change of a record in a synced collection: fields set, amounts added to its
+    /// counter fields, or a delete. The app has already written the same change to its own table
+    /// in this transaction.
     @discardableResult
     public func recordChange(
-        _ collection: SyncCollection, id recordID: String, fields: [String: SyncValue], deleted: Bool = false
+        _ collection: SyncCollection, id recordID: String, fields: [String: SyncValue] = [:],
+        adding deltas: [String: Double] = [:], deleted: Bool = false
     ) throws -> String {
         for name in fields.keys where collection.fields[name] == nil {
             throw LocalStoreError.unknownField(collection: collection.name, field: name)
         }
+        for (name, amount) in deltas {
+            guard collection.fields[name]?.type == .counter else {
+                throw LocalStoreError.notACounter(collection: collection.name, field: name)
+            }
+            guard amount.isFinite else { throw LocalStoreError.notFinite(field: name) }
+        }
         let stamp = clock.tick()
         stampedChanges = true
-        let payload = ChangePayload(hlc: stamp.description, fields: fields, deleted: deleted)
+        let payload = ChangePayload(hlc: stamp.description, fields: fields, deltas: deltas.isEmpty ? nil : deltas, deleted: deleted)
         return try OutboxTable.append(
             kind: .change, operation: collection.name, recordID: recordID,
             payload: try JSONEncoder.sorted.encode(payload), coalescingKey: nil, db: db
@@ -124,18 +134,23 @@ public final class LocalTransaction {
 /// What a local write can refuse.
 public enum LocalStoreError: Error, Equatable, CustomStringConvertible {
     case unknownField(collection: String, field: String)
+    case notACounter(collection: String, field: String)
+    case notFinite(field: String)
 
     public var description: String {
         switch self {
         case .unknownField(let collection, let field): return "'\(field)' is not a field of \(collection)"
+        case .notACounter(let collection, let field): return "'\(field)' of \(collection) is not a counter: set it instead"
+        case .notFinite(let field): return "the amount added to '\(field)' must be a finite number"
         }
     }
 }
 
-/// The body of a record-change entry.
+/// The body of a record-change entry. `deltas` is absent in entries written before counters.
 struct ChangePayload: Codable, Sendable, Equatable {
     let hlc: String
     let fields: [String: SyncValue]
+    let deltas: [String: Double]?
     let deleted: Bool
 }
 

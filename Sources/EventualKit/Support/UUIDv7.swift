@@ -1,3 +1,4 @@
+import EventualAPI
 import Foundation
 import Synchronization
 
@@ -7,7 +8,7 @@ import Synchronization
 public enum UUIDv7 {
     private static let last = Mutex<(millis: Int64, counter: Int)>((0, 0))
 
-    public static func make(millis requested: Int64 = UnixTime.nowMillis()) -> String {
+    public static func make(millis requested: Int64 = UnixMillis.now()) -> String {
         let (millis, counter) = last.withLock { last -> (Int64, Int) in
             if requested > last.millis {
                 last = (requested, Int.random(in: 0..<512))

@@ -18,7 +18,7 @@ public final class HybridLogicalClock: Sendable {
         node: String,
         resumingAfter stamp: HLCStamp? = nil,
         maxDrift: Duration = .seconds(300),
-        wallClock: @escaping @Sendable () -> Int64 = { UnixTime.nowMillis() }
+        wallClock: @escaping @Sendable () -> Int64 = { UnixMillis.now() }
     ) {
         self.node = node
         self.maxDrift = maxDrift
@@ -71,12 +71,5 @@ public enum ClockError: Error, Equatable, CustomStringConvertible {
         case .tooFarInFuture(let stamp, let ahead):
             return "A change stamped \(stamp) is \(ahead) s ahead of this device's clock; check the other device's date and time"
         }
-    }
-}
-
-/// Wall-clock time as the engine stores it: Unix milliseconds.
-public enum UnixTime {
-    public static func nowMillis() -> Int64 {
-        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
     }
 }

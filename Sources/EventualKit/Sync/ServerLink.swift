@@ -4,32 +4,131 @@ import Foundation
 import HTTPTypes
 import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
+import Synchronization
 
 /// The engine's way to the server: the client generated from `openapi.yaml`, with the
 /// signed-in user's bearer token and a deadline on every request.
+///
+/// It fails fast, so that "offline" is known in moments rather than at a request's deadline: a
+/// refused connection fails at once (no retrying the connection until the deadline), a
+/// connection that does not open fails after `Timeouts.connect`, and a server that accepts the
+/// connection but sends nothing fails after `Timeouts.firstByte`.
 public struct ServerLink: Sendable {
     /// The generated client. Apps call knowledge-base endpoints through it.
     public let client: Client
     public let serverURL: URL
 
+    /// How long a request may wait at each step.
+    public struct Timeouts: Sendable, Hashable {
+        /// To open the TCP connection.
+        public var connect: Duration
+        /// From sending a request (or the last byte received) to the next byte of the answer.
+        public var firstByte: Duration
+
+        public init(connect: Duration = .seconds(3), firstByte: Duration = .seconds(5)) {
+            self.connect = connect
+            self.firstByte = firstByte
+        }
+    }
+
     /// - Parameters:
-    ///   - accessToken: read before every request, so a new sign-in takes effect at once.
-    ///   - timeout: the deadline of one request, connection included.
+    ///   - timeout: the deadline of one whole request, connection included.
+    ///   - timeouts: the deadlines of its steps; requests with the same ones share an HTTP client.
     public init(
         serverURL: URL,
-        timeout: Duration = .seconds(10),
-        httpClient: HTTPClient = .shared,
+        timeout: Duration = .seconds(30),
+        timeouts: Timeouts = Timeouts(),
         middlewares: [any ClientMiddleware] = [],
         accessToken: @escaping @Sendable () -> String?
     ) {
-        let transport = AsyncHTTPClientTransport(configuration: .init(client: httpClient, timeout: .milliseconds(timeout.milliseconds)))
+        let transport = AsyncHTTPClientTransport(configuration: .init(client: HTTPClients.shared(for: timeouts),
+                                                                      timeout: .milliseconds(timeout.milliseconds)))
         self.serverURL = serverURL
         self.client = Client(
             serverURL: serverURL,
             configuration: .init(dateTranscoder: MillisecondDateTranscoder()),
             transport: transport,
-            middlewares: [BearerMiddleware(accessToken: accessToken)] + middlewares
+            middlewares: [TransportFailureMiddleware(serverURL: serverURL, timeouts: timeouts),
+                          BearerMiddleware(accessToken: accessToken)] + middlewares
         )
+    }
+}
+
+/// One HTTP client per set of timeouts, for the life of the process.
+///
+/// NB: an `HTTPClient` must be shut down before it is released; these never are, so they live
+/// in a process-wide table like `HTTPClient.shared` does.
+enum HTTPClients {
+    private static let clients = Mutex<[ServerLink.Timeouts: HTTPClient]>([:])
+
+    static func shared(for timeouts: ServerLink.Timeouts) -> HTTPClient {
+        clients.withLock { clients in
+            if let client = clients[timeouts] { return client }
+            var configuration = HTTPClient.Configuration()
+            configuration.timeout = .init(connect: .milliseconds(timeouts.connect.milliseconds),
+                                          read: .milliseconds(timeouts.firstByte.milliseconds))
+            // NB: by default a refused connection is retried with backoff until the request's
+            // deadline; a phone in a basement should hear "offline" at once instead.
+            configuration.connectionPool.retryConnectionEstablishment = false
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            clients[timeouts] = client
+            return client
+        }
+    }
+}
+
+/// Turns the transport's errors into `RemoteFailure.unreachable` with words a person can act on.
+struct TransportFailureMiddleware: ClientMiddleware {
+    let serverURL: URL
+    let timeouts: ServerLink.Timeouts
+
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        let answer: (HTTPResponse, HTTPBody?)
+        do {
+            answer = try await next(request, body, baseURL)
+        } catch let error as HTTPClientError {
+            throw RemoteFailure.unreachable(Self.describe(error, server: serverURL.absoluteString, timeouts: timeouts))
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            let reason = Self.isRefused(error) ? "connection refused" : String(describing: error)
+            throw RemoteFailure.unreachable("no connection to \(serverURL.absoluteString) (\(reason))")
+        }
+        // NB: an Eventual server answers every error in JSON. Anything else (a web server's 404
+        // page, a captive portal, a proxy's 502) is not an answer about this request: retry later,
+        // and never mark an outbox entry failed because of it.
+        let (response, _) = answer
+        if response.status.code >= 400, !(response.headerFields[.contentType] ?? "").lowercased().contains("json") {
+            throw RemoteFailure.unreachable("\(serverURL.absoluteString) is not an Eventual server (it answered HTTP \(response.status.code))")
+        }
+        return answer
+    }
+
+    static func describe(_ error: HTTPClientError, server: String, timeouts: ServerLink.Timeouts) -> String {
+        switch error {
+        case .readTimeout:
+            return "The server at \(server) accepted the connection but did not answer in \(seconds(timeouts.firstByte))"
+        case .connectTimeout:
+            return "no connection to \(server) within \(seconds(timeouts.connect))"
+        case .deadlineExceeded:
+            return "the server at \(server) did not finish answering in time"
+        case .remoteConnectionClosed:
+            return "the server at \(server) closed the connection"
+        default:
+            return "no connection to \(server) (\(error))"
+        }
+    }
+
+    private static func isRefused(_ error: any Error) -> Bool {
+        "\(error)".localizedCaseInsensitiveContains("connection refused")
+    }
+
+    private static func seconds(_ duration: Duration) -> String {
+        let millis = duration.milliseconds
+        return millis % 1000 == 0 ? "\(millis / 1000) s" : "\(Double(millis) / 1000) s"
     }
 }
 
@@ -85,7 +184,6 @@ public enum RemoteFailure: Error, Equatable, CustomStringConvertible {
         return .unreachable(describe(error))
     }
 
-    var isTransportFailure: Bool { if case .unreachable = self { return true } else { return false } }
 
     public var description: String {
         switch self {

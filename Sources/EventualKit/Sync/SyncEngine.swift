@@ -127,7 +127,7 @@ public actor SyncEngine {
             rang = false
             return
         }
-        let now = UnixTime.nowMillis()
+        let now = UnixMillis.now()
         var wait = configuration.interval
         if let due = try? await store.reader.read({ db in try OutboxTable.earliestDue(db) }), connectivity.current == .online || due > now {
             wait = min(wait, .milliseconds(max(0, due - now)))
@@ -146,6 +146,14 @@ public actor SyncEngine {
     /// Sends everything queued now (retries included) and, unless `pull` is false, pulls the server's changes.
     public func syncNow(pull: Bool = true) async -> SyncReport {
         await syncOnce(userAsked: true, pull: pull)
+    }
+
+    /// Like `syncNow(pull:)`, but answers within `budget`: nil when the round is still running
+    /// then (a server that accepts and never answers, a slow network). The round goes on in the
+    /// background; what it has not sent stays queued for the next one. For a screen or a command
+    /// that must not wait on the network after a local write.
+    public nonisolated func syncNow(pull: Bool = true, waitingAtMost budget: Duration) async -> SyncReport? {
+        await withinBudget(budget) { await self.syncNow(pull: pull) }
     }
 
     /// After a new sign-in: lets sync run again after a 401 paused it.
@@ -177,16 +185,14 @@ public actor SyncEngine {
         }
         if userAsked {
             // NB: a person asked now: entries waiting out a backoff go too.
-            _ = try? await store.writer.write { db in
-                try db.execute(sql: "UPDATE eventual_outbox SET next_attempt_at = 0 WHERE state = 'pending'")
-            }
+            _ = try? await store.writer.write { db in try OutboxTable.makeAllDue(db) }
         }
         do {
             try await pushChanges(&report)
             try await runCalls(&report)
             if shouldPull {
                 try await pull(&report)
-                let now = UnixTime.nowMillis()
+                let now = UnixMillis.now()
                 try await store.writer.write { db in try EngineSchema.setValue(String(now), for: .lastSyncAt, db) }
             }
             statusBroadcast.update { $0.lastError = nil }
@@ -231,7 +237,7 @@ public actor SyncEngine {
         while true {
             let batch = try await store.writer.write { db in
                 try OutboxTable.claim(kind: .change, limit: configuration.batchSize, maxBytes: configuration.maxBatchBytes,
-                                      now: UnixTime.nowMillis(), db: db)
+                                      now: UnixMillis.now(), db: db)
             }
             guard !batch.isEmpty else { return }
             let results: [Components.Schemas.SyncResult]
@@ -253,6 +259,7 @@ public actor SyncEngine {
             return Components.Schemas.SyncChange(
                 id: entry.id, collection: entry.operation, recordId: entry.recordID ?? "", hlc: change.hlc,
                 fields: .init(additionalProperties: try OpenAPIObjectContainer(unvalidatedValue: change.fields.mapValues(\.anyValue))),
+                deltas: change.deltas.map { .init(additionalProperties: $0) },
                 deleted: change.deleted
             )
         }
@@ -278,7 +285,7 @@ public actor SyncEngine {
             case .rejected: rejected.append((entry.id, result.message ?? "rejected by the server"))
             }
         }
-        let retryAt = UnixTime.nowMillis() + configuration.retry.delay(afterFailures: 0).milliseconds
+        let retryAt = UnixMillis.now() + configuration.retry.delay(afterFailures: 0).milliseconds
         try await store.writer.write { [done, rejected, unanswered] db in
             try OutboxTable.remove(ids: done, db: db)
             for (id, message) in rejected { try OutboxTable.markFailed(id: id, message: message, db: db) }
@@ -300,7 +307,7 @@ public actor SyncEngine {
     private func reschedule(_ entries: [OutboxEntry], after failure: RemoteFailure) async throws {
         let attempts = entries.map(\.attempts).max() ?? 0
         let isSignIn: Bool = if case .unauthorized = failure { true } else { false }
-        let retryAt = isSignIn ? 0 : UnixTime.nowMillis() + configuration.retry.delay(afterFailures: attempts).milliseconds
+        let retryAt = isSignIn ? 0 : UnixMillis.now() + configuration.retry.delay(afterFailures: attempts).milliseconds
         if case .rejected(_, let message) = failure, entries.count == 1 {
             try await store.writer.write { db in try OutboxTable.markFailed(id: entries[0].id, message: message, db: db) }
             return
@@ -316,7 +323,7 @@ public actor SyncEngine {
     private func runCalls(_ report: inout SyncReport) async throws {
         while true {
             let claimed = try await store.writer.write { db in
-                try OutboxTable.claim(kind: .call, limit: 1, maxBytes: .max, now: UnixTime.nowMillis(), db: db)
+                try OutboxTable.claim(kind: .call, limit: 1, maxBytes: .max, now: UnixMillis.now(), db: db)
             }
             guard let entry = claimed.first else { return }
             guard let handler = calls[entry.operation] else {
@@ -376,6 +383,11 @@ public actor SyncEngine {
         let logger = self.logger
         return try await store.writer.write { db in
             var problems: [String] = []
+            var pendingByCollection: [String: [String: PendingEdits]] = [:]
+            for (collection, records) in Dictionary(grouping: records, by: \.collection) where collections[collection] != nil {
+                pendingByCollection[collection] = try OutboxTable.unacknowledgedEdits(
+                    collection: collection, recordIDs: records.map(\.recordID), db: db)
+            }
             for record in records {
                 if let stamp = HLCStamp(parsing: record.hlc) {
                     do { try clock.receive(stamp) } catch { problems.append("\(error)") }
@@ -384,18 +396,13 @@ public actor SyncEngine {
                     logger.debug("pulled a record of an unknown collection", metadata: ["collection": "\(record.collection)"])
                     continue
                 }
-                // NB: a field with a change the server has not acknowledged keeps its local value.
-                guard let pending = try OutboxTable.unacknowledgedFields(collection: record.collection,
-                                                                         recordID: record.recordID, db: db)
-                else { continue }
-                try mirror.apply(record, keeping: pending, in: db)
+                let pending = pendingByCollection[record.collection]?[record.recordID] ?? PendingEdits()
+                // NB: a delete waiting to be sent is the truth until the server hears it.
+                guard !pending.deletes else { continue }
+                try mirror.apply(record, pending: pending, in: db)
             }
             try EngineSchema.setValue(cursor, for: .pullCursor, db)
             return problems
         }
     }
-}
-
-extension Duration {
-    var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
 }

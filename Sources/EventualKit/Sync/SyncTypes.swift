@@ -15,9 +15,28 @@ public struct RemoteRecord: Sendable, Equatable {
 /// Mirrors one synced collection into the app's own table.
 public protocol SyncedCollectionStore: Sendable {
     var collection: SyncCollection { get }
-    /// Writes the server's state of a record, leaving alone the fields in `keeping`: they have
-    /// local changes the server has not acknowledged yet, and those are the truth until it does.
-    func apply(_ record: RemoteRecord, keeping localFields: Set<String>, in db: Database) throws
+    /// Writes the server's state of a record, minding the local edits the server has not
+    /// acknowledged yet: a field set here keeps its local value (it is the truth until the server
+    /// hears of it), and a counter with pending deltas shows the server's total plus them.
+    func apply(_ record: RemoteRecord, pending: PendingEdits, in db: Database) throws
+}
+
+/// The local edits of one record that are still in the outbox.
+public struct PendingEdits: Sendable, Equatable {
+    /// Fields set.
+    public var fields: Set<String> = []
+    /// The sum of the amounts added to each counter field.
+    public var deltas: [String: Double] = [:]
+    /// A delete waits: nothing the server says about the record matters until it is sent.
+    public var deletes = false
+
+    public init() {}
+
+    mutating func add(_ change: ChangePayload) {
+        if change.deleted { deletes = true }
+        fields.formUnion(change.fields.keys)
+        for (name, amount) in change.deltas ?? [:] { deltas[name, default: 0] += amount }
+    }
 }
 
 /// What a queued call's handler gets to do its requests.

@@ -12,26 +12,27 @@ public struct TableMirror: SyncedCollectionStore {
         self.table = table
     }
 
-    public func apply(_ record: RemoteRecord, keeping localFields: Set<String>, in db: Database) throws {
+    public func apply(_ record: RemoteRecord, pending: PendingEdits, in db: Database) throws {
+        let table = self.table.quotedDatabaseIdentifier
         if record.deleted {
-            try db.execute(sql: "DELETE FROM \(table.quotedDatabaseIdentifier) WHERE id = ?", arguments: [record.recordID])
+            try db.cachedStatement(sql: "DELETE FROM \(table) WHERE id = ?").execute(arguments: [record.recordID])
             return
         }
-        let names = record.fields.keys.filter { collection.fields[$0] != nil && !localFields.contains($0) }.sorted()
-        let exists = try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table.quotedDatabaseIdentifier) WHERE id = ?",
-                                       arguments: [record.recordID]) ?? false
-        let values = names.map { record.fields[$0]!.databaseValue }
-        if exists {
-            guard !names.isEmpty else { return }
-            let assignments = names.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")
-            try db.execute(sql: "UPDATE \(table.quotedDatabaseIdentifier) SET \(assignments) WHERE id = ?",
-                           arguments: StatementArguments(values + [record.recordID.databaseValue]))
-        } else {
-            let columns = (["id"] + names).map(\.quotedDatabaseIdentifier).joined(separator: ", ")
-            let marks = Array(repeating: "?", count: names.count + 1).joined(separator: ", ")
-            try db.execute(sql: "INSERT INTO \(table.quotedDatabaseIdentifier) (\(columns)) VALUES (\(marks))",
-                           arguments: StatementArguments([record.recordID.databaseValue] + values))
+        let names = record.fields.keys.filter { collection.fields[$0] != nil && !pending.fields.contains($0) }.sorted()
+        guard !names.isEmpty else { return }
+        let values = names.map { name -> DatabaseValue in
+            let value = record.fields[name]!
+            guard let local = pending.deltas[name] else { return value.databaseValue }
+            return SyncValue.number((value.doubleValue ?? 0) + local).databaseValue
         }
+        // NB: cached statements per set of columns: a page of records with the same fields reuses
+        // them. Update first: an upsert would check NOT NULL columns that a pending edit holds back.
+        let columns = names.map(\.quotedDatabaseIdentifier)
+        let update = "UPDATE \(table) SET \(columns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?"
+        try db.cachedStatement(sql: update).execute(arguments: StatementArguments(values + [record.recordID.databaseValue]))
+        guard db.changesCount == 0 else { return }
+        let insert = "INSERT INTO \(table) (id, \(columns.joined(separator: ", "))) VALUES (?\(String(repeating: ", ?", count: names.count)))"
+        try db.cachedStatement(sql: insert).execute(arguments: StatementArguments([record.recordID.databaseValue] + values))
     }
 }
 

@@ -1,3 +1,4 @@
+import EventualAPI
 import Logging
 import SQLKit
 import ServiceLifecycle

@@ -1,3 +1,4 @@
+import EventualAPI
 import Crypto
 import Foundation
 

@@ -1,3 +1,4 @@
+import EventualAPI
 import Foundation
 import SQLKit
 
@@ -124,6 +125,12 @@ extension Migration {
                 PRIMARY KEY (user_id, change_id)
             )
             """,
+        ]),
+        Migration(version: 3, name: "sync counters", statements: [
+            // The deltas added to each counter field since its last explicit set, as a JSON object
+            // of field name to [[stamp, amount], ...]: a set that arrives late, stamped before some
+            // of them, keeps them (see SyncRecordState).
+            "ALTER TABLE sync_records ADD COLUMN counter_deltas TEXT",
         ]),
     ]
 }

@@ -22,7 +22,8 @@ extension APIService {
         let submissions = body.changes.map { change in
             SyncSubmission(id: change.id, change: Result { () throws(SyncRejection) in
                 try rules.validate(collection: change.collection, recordID: change.recordId, hlc: change.hlc,
-                                   fields: change.fields.additionalProperties.value, deleted: change.deleted, now: now)
+                                   fields: change.fields.additionalProperties.value,
+                                   deltas: change.deltas?.additionalProperties ?? [:], deleted: change.deleted, now: now)
             })
         }
         let outcomes = try await sync.push(submissions, userID: userID, now: now)
@@ -47,7 +48,7 @@ extension APIService {
         let changes = try page.records.map { record in
             Components.Schemas.SyncRecord(
                 collection: record.collection, recordId: record.recordID,
-                fields: .init(additionalProperties: try OpenAPIObjectContainer(unvalidatedValue: record.state.fields.mapValues(\.jsonValue))),
+                fields: .init(additionalProperties: try OpenAPIObjectContainer(unvalidatedValue: record.state.fields.mapValues(\.anyValue))),
                 deleted: record.state.isDeleted, hlc: record.state.newestStamp?.description ?? ""
             )
         }

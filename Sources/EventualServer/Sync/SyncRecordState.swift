@@ -2,22 +2,47 @@ import EventualAPI
 import Foundation
 
 /// The merged state of one synced record: each field's value with the stamp of the change that
-/// wrote it, and the stamp of its newest delete.
+/// set it, the deltas added to its counter fields since their last set, and the stamp of its
+/// newest delete.
 ///
 /// Merging is per field, last writer wins by HLC stamp, so the order in which changes arrive
-/// does not matter: every device that has seen the same changes holds the same state.
+/// does not matter: every device that has seen the same changes holds the same state. A counter
+/// field adds up every delta once (change ids make delivery exactly-once); an explicit set of it
+/// wins over the deltas stamped before the set and keeps those stamped after it.
 struct SyncRecordState: Sendable, Equatable {
     var fields: [String: SyncValue] = [:]
+    /// The stamp of the change that last set each field.
     var stamps: [String: HLCStamp] = [:]
+    /// Per counter field, the deltas stamped after its last set, in stamp order.
+    var deltas: [String: [CounterDelta]] = [:]
     var tombstone: HLCStamp?
+
+    /// One amount added to a counter.
+    struct CounterDelta: Sendable, Equatable {
+        let stamp: HLCStamp
+        let amount: Double
+    }
 
     /// Merges a change in; false when it lost every comparison and changed nothing.
     mutating func apply(_ change: ValidatedChange) -> Bool {
         var changed = false
         for (name, value) in change.fields {
             if let stored = stamps[name], stored >= change.stamp { continue }
-            fields[name] = value
             stamps[name] = change.stamp
+            let kept = (deltas[name] ?? []).filter { $0.stamp > change.stamp }
+            deltas[name] = kept.isEmpty ? nil : kept
+            fields[name] = kept.isEmpty ? value : Self.adding(kept.map(\.amount), to: value)
+            changed = true
+        }
+        for (name, amount) in change.deltas {
+            // NB: a set stamped after this delta already says what the person saw and meant.
+            if let set = stamps[name], set >= change.stamp { continue }
+            var list = deltas[name] ?? []
+            guard !list.contains(where: { $0.stamp == change.stamp }) else { continue }
+            list.append(CounterDelta(stamp: change.stamp, amount: amount))
+            list.sort { $0.stamp < $1.stamp }
+            deltas[name] = list
+            fields[name] = Self.adding([amount], to: fields[name] ?? .null)
             changed = true
         }
         if change.deleted, tombstone.map({ $0 < change.stamp }) ?? true {
@@ -30,20 +55,31 @@ struct SyncRecordState: Sendable, Equatable {
     /// A delete beats the edits stamped before it; an edit stamped after it brings the record back.
     var isDeleted: Bool {
         guard let tombstone else { return false }
-        return stamps.values.allSatisfy { $0 < tombstone }
+        return editStamps.allSatisfy { $0 < tombstone }
     }
 
     /// The newest stamp the record holds (nil only for a record nothing was ever merged into).
     var newestStamp: HLCStamp? {
-        ([tombstone].compactMap { $0 } + stamps.values).max()
+        ([tombstone].compactMap { $0 } + editStamps).max()
+    }
+
+    private var editStamps: [HLCStamp] {
+        Array(stamps.values) + deltas.values.compactMap { $0.last?.stamp }
+    }
+
+    /// `value` plus the amounts; a counter never set counts from zero.
+    private static func adding(_ amounts: [Double], to value: SyncValue) -> SyncValue {
+        let total = amounts.reduce(value.doubleValue ?? 0, +)
+        return Int64(exactly: total).map(SyncValue.integer) ?? .number(total)
     }
 }
 
 extension SyncRecordState {
-    /// The state as stored in `sync_records`: `fields` and `field_stamps` as JSON objects.
+    /// The state as stored in `sync_records`: `fields`, `field_stamps` and `counter_deltas` as JSON objects.
     struct Columns: Sendable {
         let fields: String
         let fieldStamps: String
+        let counterDeltas: String?
         let tombstone: String?
     }
 
@@ -51,23 +87,55 @@ extension SyncRecordState {
         let decoder = JSONDecoder()
         fields = try decoder.decode([String: SyncValue].self, from: Data(columns.fields.utf8))
         let stampTexts = try decoder.decode([String: String].self, from: Data(columns.fieldStamps.utf8))
-        stamps = try stampTexts.mapValues { text in
-            guard let stamp = HLCStamp(parsing: text) else { throw StorageError.corrupt("a sync record has the stamp '\(text)'") }
-            return stamp
+        stamps = try stampTexts.mapValues(Self.stamp)
+        if let text = columns.counterDeltas {
+            let stored = try decoder.decode([String: [StoredDelta]].self, from: Data(text.utf8))
+            deltas = try stored.mapValues { list in
+                try list.map { CounterDelta(stamp: try Self.stamp($0.hlc), amount: $0.amount) }
+            }
         }
         if let text = columns.tombstone {
-            guard let stamp = HLCStamp(parsing: text) else { throw StorageError.corrupt("a sync record has the tombstone '\(text)'") }
-            tombstone = stamp
+            tombstone = try Self.stamp(text)
         }
     }
 
     func columns() throws -> Columns {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
+        let storedDeltas = deltas.mapValues { list in list.map { StoredDelta(hlc: $0.stamp.description, amount: $0.amount) } }
         return Columns(
             fields: String(decoding: try encoder.encode(fields), as: UTF8.self),
             fieldStamps: String(decoding: try encoder.encode(stamps.mapValues(\.description)), as: UTF8.self),
+            counterDeltas: deltas.isEmpty ? nil : String(decoding: try encoder.encode(storedDeltas), as: UTF8.self),
             tombstone: tombstone?.description
         )
+    }
+
+    /// A delta as JSON keeps it: `[stamp, amount]`.
+    private struct StoredDelta: Codable {
+        let hlc: String
+        let amount: Double
+
+        init(hlc: String, amount: Double) {
+            self.hlc = hlc
+            self.amount = amount
+        }
+
+        init(from decoder: any Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            hlc = try container.decode(String.self)
+            amount = try container.decode(Double.self)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.unkeyedContainer()
+            try container.encode(hlc)
+            try container.encode(amount)
+        }
+    }
+
+    private static func stamp(_ text: String) throws -> HLCStamp {
+        guard let stamp = HLCStamp(parsing: text) else { throw StorageError.corrupt("a sync record has the stamp '\(text)'") }
+        return stamp
     }
 }

@@ -13,6 +13,8 @@ struct ValidatedChange: Sendable, Equatable {
     let recordID: String
     let stamp: HLCStamp
     let fields: [String: SyncValue]
+    /// Amounts added to counter fields.
+    let deltas: [String: Double]
     let deleted: Bool
 }
 
@@ -31,7 +33,8 @@ struct SyncRules: Sendable {
 
     /// The change in its collection's types, or the rule it breaks. `now` is Unix milliseconds.
     func validate(
-        collection name: String, recordID: String, hlc: String, fields: [String: (any Sendable)?], deleted: Bool, now: Int64
+        collection name: String, recordID: String, hlc: String, fields: [String: (any Sendable)?],
+        deltas: [String: Double] = [:], deleted: Bool, now: Int64
     ) throws(SyncRejection) -> ValidatedChange {
         guard let collection = collections[name] else {
             let known = collections.keys.sorted().joined(separator: ", ")
@@ -43,7 +46,7 @@ struct SyncRules: Sendable {
         guard let stamp = HLCStamp(parsing: hlc) else {
             throw SyncRejection("hlc '\(hlc.prefix(100))' is not a stamp of the form <13-digit Unix ms>-<5-digit counter>-<node id>")
         }
-        let drift = Self.milliseconds(maxClockDrift)
+        let drift = maxClockDrift.milliseconds
         guard stamp.millis <= now + drift else {
             throw SyncRejection("hlc \(hlc) is \((stamp.millis - now) / 1000) s ahead of the server's clock"
                 + " (at most \(drift / 1000) s allowed): check the device's clock")
@@ -61,8 +64,18 @@ struct SyncRules: Sendable {
                 problems.append(error.message)
             }
         }
+        for (field, amount) in deltas.sorted(by: { $0.key < $1.key }) {
+            if collection.fields[field]?.type != .counter {
+                problems.append(collection.fields[field] == nil
+                    ? "unknown field '\(field)' in \(collection.name)"
+                    : "field '\(field)' is not a counter: set it in fields instead of adding a delta")
+            } else if !amount.isFinite {
+                problems.append("the delta of '\(field)' must be a finite number")
+            }
+        }
         guard problems.isEmpty else { throw SyncRejection(problems.joined(separator: "; ")) }
-        return ValidatedChange(collection: collection.name, recordID: recordID, stamp: stamp, fields: values, deleted: deleted)
+        return ValidatedChange(collection: collection.name, recordID: recordID, stamp: stamp, fields: values,
+                               deltas: deltas, deleted: deleted)
     }
 
     /// `raw` (a value of the generated JSON containers) checked against a field's definition.
@@ -86,15 +99,15 @@ struct SyncRules: Sendable {
             return .string(text)
         case .integer:
             if raw is Bool { throw wrongType }
-            if let number = raw as? Int { return .integer(number) }
+            if let number = raw as? Int { return .integer(Int64(number)) }
             guard let number = raw as? Double else { throw wrongType }
-            guard let whole = Int(exactly: number) else {
+            guard let whole = Int64(exactly: number) else {
                 throw SyncRejection("field '\(name)' must be a whole number (an integer), not \(number)")
             }
             return .integer(whole)
-        case .number:
+        case .number, .counter:
             if raw is Bool { throw wrongType }
-            if let number = raw as? Int { return .integer(number) }
+            if let number = raw as? Int { return .integer(Int64(number)) }
             guard let number = raw as? Double else { throw wrongType }
             return .number(number)
         case .boolean:
@@ -123,15 +136,11 @@ struct SyncRules: Sendable {
         return (1...days).contains(day)
     }
 
-    static func milliseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
-    }
-
     private static func describe(_ type: SyncFieldType) -> String {
         switch type {
         case .string: return "a string"
         case .integer: return "an integer"
-        case .number: return "a number"
+        case .number, .counter: return "a number"
         case .boolean: return "a boolean"
         case .date: return "a date string YYYY-MM-DD"
         }

@@ -114,7 +114,7 @@ struct SyncStore: Sendable {
     func pull(userID: String, after cursor: Int64, limit: Int) async throws -> SyncPage {
         let rows = try await database.withConnection { sql in
             try await sql.select()
-                .columns("collection", "record_id", "fields", "field_stamps", "tombstone", "seq")
+                .columns("collection", "record_id", "fields", "field_stamps", "counter_deltas", "tombstone", "seq")
                 .from("sync_records")
                 .where("user_id", .equal, userID).where("seq", .greaterThan, cursor)
                 .orderBy("seq").limit(limit + 1)
@@ -163,7 +163,7 @@ struct SyncStore: Sendable {
         for (collection, keys) in byCollection {
             for chunk in Self.chunks(of: keys.map(\.recordID)) {
                 let rows = try await sql.select()
-                    .columns("record_id", "fields", "field_stamps", "tombstone")
+                    .columns("record_id", "fields", "field_stamps", "counter_deltas", "tombstone")
                     .from("sync_records")
                     .where("user_id", .equal, userID).where("collection", .equal, collection)
                     .where(SQLColumn("record_id"), .in, SQLBind.group(Array(chunk)))
@@ -190,15 +190,17 @@ struct SyncStore: Sendable {
     ) async throws {
         for chunk in Self.chunks(of: rows) {
             let upsert = sql.insert(into: "sync_records")
-                .columns("user_id", "collection", "record_id", "fields", "field_stamps", "tombstone", "seq", "updated_at")
+                .columns("user_id", "collection", "record_id", "fields", "field_stamps", "counter_deltas", "tombstone", "seq",
+                         "updated_at")
             for row in chunk {
                 let columns = try row.state.columns()
                 upsert.values(SQLBind(userID), SQLBind(row.key.collection), SQLBind(row.key.recordID),
-                              SQLBind(columns.fields), SQLBind(columns.fieldStamps), SQLBind(columns.tombstone),
+                              SQLBind(columns.fields), SQLBind(columns.fieldStamps), SQLBind(columns.counterDeltas),
+                              SQLBind(columns.tombstone),
                               SQLBind(row.seq), SQLBind(now))
             }
             try await upsert.onConflict(with: ["user_id", "collection", "record_id"]) { update in
-                update.set(excludedValueOf: "fields").set(excludedValueOf: "field_stamps")
+                update.set(excludedValueOf: "fields").set(excludedValueOf: "field_stamps").set(excludedValueOf: "counter_deltas")
                     .set(excludedValueOf: "tombstone").set(excludedValueOf: "seq").set(excludedValueOf: "updated_at")
             }.run()
         }
@@ -208,6 +210,7 @@ struct SyncStore: Sendable {
         try SyncRecordState(.init(
             fields: try row.decode(column: "fields", as: String.self),
             fieldStamps: try row.decode(column: "field_stamps", as: String.self),
+            counterDeltas: try row.decode(column: "counter_deltas", as: String?.self),
             tombstone: try row.decode(column: "tombstone", as: String?.self)
         ))
     }

@@ -10,15 +10,14 @@ public final class PantryApp: Sendable {
     public let configuration: PantryConfiguration
     public let vault: SessionVault
     let link: ServerLink
-    let probe: ServerProbe
 
     public init(configuration: PantryConfiguration) {
         self.configuration = configuration
         let vault = SessionVault(secrets: FileSecretStore(directory: configuration.secretsDirectory),
                                  maxOfflineAge: configuration.maxOfflineAge, rounds: configuration.passwordRounds)
         self.vault = vault
-        link = ServerLink(serverURL: configuration.serverURL, timeout: configuration.requestTimeout) { vault.accessToken }
-        probe = ServerProbe(serverURL: configuration.serverURL, timeout: configuration.probeTimeout)
+        link = ServerLink(serverURL: configuration.serverURL, timeout: configuration.requestTimeout,
+                          timeouts: configuration.timeouts) { vault.accessToken }
     }
 
     // MARK: - Accounts
@@ -26,7 +25,6 @@ public final class PantryApp: Sendable {
     /// Creates an account on the server (registering needs the network).
     public func register(username: String, email: String, password: String) async throws -> Account {
         let answer: Operations.Register.Output
-        guard await probe.canConnect() else { throw PantryError.unreachable("registering needs a connection") }
         do {
             answer = try await link.client.register(body: .json(.init(username: username, email: email, password: password)))
         } catch {
@@ -55,7 +53,6 @@ public final class PantryApp: Sendable {
         let session: Session
         var online = true
         do {
-            guard await probe.canConnect() else { throw RemoteFailure.unreachable("no connection") }
             session = try await vault.signIn(email: email, password: password, client: link.client)
         } catch let error as SessionError {
             throw error
@@ -102,7 +99,8 @@ public final class PantryApp: Sendable {
 
     /// Revokes an access token on the server; an already refused token counts as revoked.
     @Sendable func revoke(_ token: String) async throws {
-        let link = ServerLink(serverURL: configuration.serverURL, timeout: configuration.requestTimeout) { token }
+        let link = ServerLink(serverURL: configuration.serverURL, timeout: configuration.requestTimeout,
+                              timeouts: configuration.timeouts) { token }
         switch try await link.client.logout() {
         case .noContent, .unauthorized: return
         case .undocumented(let status, _): throw RemoteFailure.status(status, message: "sign-out failed (HTTP \(status))")

@@ -7,8 +7,13 @@ public struct PantryConfiguration: Sendable {
     /// Holds the saved sign-in (`secrets/`) and the signed-in user's database (`users/<id>/`).
     public var dataDirectory: URL
     public var serverURL: URL
-    /// The deadline of one request.
-    public var requestTimeout: Duration = .seconds(5)
+    /// The deadline of one whole request.
+    public var requestTimeout: Duration = .seconds(30)
+    /// How long a request may wait to connect, and then for the server's first byte.
+    public var timeouts = ServerLink.Timeouts(connect: .seconds(3), firstByte: .seconds(5))
+    /// How long a command that changes or reads local data waits for the sync that follows it
+    /// before answering; the engine sends the rest later.
+    public var localCommandSyncBudget: Duration = .milliseconds(300)
     /// How a barcode look-up uses the network and the saved copy.
     public var lookupPolicy: CachePolicy = .networkFirst(timeout: .seconds(4))
     /// PBKDF2 rounds of the offline-sign-in verifier.
@@ -16,8 +21,6 @@ public struct PantryConfiguration: Sendable {
     /// How long after the last online sign-in an offline one is allowed.
     public var maxOfflineAge: Duration = .seconds(7 * 24 * 3600)
     public var sync = SyncConfiguration()
-    /// How long to wait for a TCP connection before calling the server unreachable.
-    public var probeTimeout: Duration = .milliseconds(1500)
     /// What the sync engine logs (to stderr by default): a command-line app wants only the worst.
     public var engineLogLevel: Logger.Level = .critical
 

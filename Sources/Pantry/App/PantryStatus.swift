@@ -1,3 +1,4 @@
+import EventualAPI
 import EventualKit
 import Foundation
 import GRDB
@@ -38,9 +39,9 @@ public struct OutboxLine: Sendable, Equatable, Codable {
             summary = "item \(name ?? String((entry.recordID ?? "?").prefix(8)))"
         case .call:
             if let post = try? JSONDecoder().decode(PostProductCall.self, from: entry.payload), entry.operation == KnowledgeBaseCalls.postProduct {
-                summary = "new product \(post.name) (\((try? GTIN(post.barcode).description) ?? post.barcode))"
+                summary = "new product \(post.name) (\((try? GTIN(post.barcode).shortForm) ?? post.barcode))"
             } else if let vote = try? JSONDecoder().decode(VoteCall.self, from: entry.payload) {
-                summary = "vote \(vote.rating > 0 ? "+" : "")\(vote.rating) on a product of \((try? GTIN(vote.barcode).description) ?? vote.barcode)"
+                summary = "vote \(vote.rating > 0 ? "+" : "")\(vote.rating) on a product of \((try? GTIN(vote.barcode).shortForm) ?? vote.barcode)"
             } else {
                 summary = entry.operation
             }

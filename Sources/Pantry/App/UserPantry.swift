@@ -20,7 +20,7 @@ public final class UserPantry: Sendable {
         self.app = app
         store = try LocalStore(path: app.configuration.databasePath(session.userID), migrations: PantrySchema.migrations)
         items = PantryStore(store: store)
-        knowledgeBase = KnowledgeBase(store: store, client: app.link.client, policy: app.configuration.lookupPolicy, probe: app.probe)
+        knowledgeBase = KnowledgeBase(store: store, client: app.link.client, policy: app.configuration.lookupPolicy)
         var logger = Logger(label: "pantry.sync")
         logger.logLevel = app.configuration.engineLogLevel
         engine = SyncEngine(store: store, link: app.link,
@@ -38,7 +38,7 @@ public final class UserPantry: Sendable {
     @discardableResult
     public func buy(barcode: String, candidates: [ProductCandidate], choice: ProductChoice,
                     details: ItemDetails = ItemDetails(), now: Date = Date()) async throws -> Purchase {
-        let gtin = try GTIN(barcode)
+        let gtin = try GTIN(scanned: barcode)
         try details.validate()
         var details = details
         let product: ProductCandidate?
@@ -57,8 +57,8 @@ public final class UserPantry: Sendable {
             if details.description == nil { details.description = product.description }
         }
         try details.validate()
-        let item = PantryItem(id: UUIDv7.make(), details: details, barcode: gtin.digits, productId: product?.id, boughtAt: now.unixMillis)
-        let millis = now.unixMillis
+        let item = PantryItem(id: UUIDv7.make(), details: details, barcode: gtin.normalized, productId: product?.id, boughtAt: UnixMillis.milliseconds(now))
+        let millis = UnixMillis.milliseconds(now)
         let votes = try await store.write { tx -> Int in
             var votes = 0
             switch choice {
@@ -99,11 +99,10 @@ public final class UserPantry: Sendable {
     /// Online or offline, what waits in the outbox and why, and when the last sync was.
     public func status(probe: Bool = true) async throws -> PantryStatus {
         let monitor = await engine.connectivity
-        let connectivity: Connectivity = if !probe { monitor.current } else if await app.probe.canConnect() { await monitor.check() } else { .offline }
+        let connectivity = probe ? await monitor.check(within: app.configuration.localCommandSyncBudget) : monitor.current
         let entries = try outbox.entries()
-        let lastSync = try await store.reader.read { db in
-            try String.fetchOne(db, sql: "SELECT value FROM eventual_state WHERE key = 'lastSyncAt'").flatMap { Int64($0) }
-        }
+        await engine.refreshStatus()
+        let lastSync = engine.currentStatus.lastSyncAt
         let lines = try entries.map { try OutboxLine(entry: $0, store: store) }
         return PantryStatus(connectivity: connectivity, pending: lines.filter { $0.state != .failed }.count,
                             failed: lines.filter { $0.state == .failed }.count, entries: lines, lastSyncAt: lastSync,
@@ -123,12 +122,7 @@ public final class UserPantry: Sendable {
                 }
             }
         }
-        var report = SyncReport()
-        if await app.probe.canConnect() {
-            report = await engine.syncNow()
-        } else {
-            report.failure = .unreachable("no connection to \(app.configuration.serverURL.absoluteString)")
-        }
+        let report = await engine.syncNow()
         watcher?.cancel()
         await watcher?.value
         progress?((try? outbox.counts().pending) ?? 0, total)
@@ -137,11 +131,12 @@ public final class UserPantry: Sendable {
         return report
     }
 
-    /// Tries to send now what a command just queued, without waiting long; offline it stays queued.
+    /// Tries to send now what a command just queued, waiting at most the configuration's local
+    /// budget: nil when it did not finish by then (offline, or a server that does not answer); it
+    /// stays queued and the engine sends it later.
     @discardableResult
-    public func trySend() async -> SyncReport {
-        guard await app.probe.canConnect() else { return SyncReport() }
-        return await engine.syncNow(pull: false)
+    public func trySend() async -> SyncReport? {
+        await engine.syncNow(pull: false, waitingAtMost: app.configuration.localCommandSyncBudget)
     }
 }
 

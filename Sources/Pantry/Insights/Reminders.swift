@@ -1,3 +1,4 @@
+import EventualAPI
 import Foundation
 
 /// What the daily notification would say.
@@ -27,7 +28,7 @@ public struct Reminders: Sendable, Equatable, Codable {
     public static func compute(items: [PantryItem], windowDays: Int, now: Date, calendar: Calendar = .current) -> Reminders {
         let today = Day(date: now, calendar: calendar)
         let horizon = today.adding(days: windowDays, calendar: calendar)
-        let nowMillis = now.unixMillis
+        let nowMillis = UnixMillis.milliseconds(now)
         let inPantry = items.filter { $0.status == .inPantry }
         let byExpiry: (PantryItem, PantryItem) -> Bool = { ($0.expiresOn!, $0.name) < ($1.expiresOn!, $1.name) }
         let expired = inPantry.filter { $0.expiresOn.map { $0 < today } ?? false }.sorted(by: byExpiry)

@@ -126,13 +126,26 @@ public struct ItemDetails: Sendable, Equatable {
         self.position = position
     }
 
+    /// The largest quantity an item may have: beyond it a number is a typing mistake.
+    public static let maxQuantity: Double = 1_000_000
+
     /// Refuses what the server would refuse, so a mistake shows now rather than at sync.
     func validate() throws(PantryError) {
         if let name, name.trimmingCharacters(in: .whitespaces).isEmpty { throw .invalidField("A name cannot be empty") }
         for (field, value) in [("name", name), ("unit", unit), ("category", category), ("place", place), ("description", description)] {
             let limit = SyncCollections.pantryItems.fields[field]?.maxLength ?? .max
-            if let value, value.count > limit { throw .invalidField("The \(field) is longer than \(limit) characters") }
+            guard let value else { continue }
+            if value.count > limit { throw .invalidField("The \(field) is longer than \(limit) characters") }
+            let allowed: Set<Unicode.Scalar> = field == "description" ? ["\n", "\t"] : []
+            if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && !allowed.contains($0) }) {
+                throw .invalidField("The \(field) contains a control character (such as a NUL byte)")
+            }
         }
-        if let quantity, !(quantity > 0 && quantity.isFinite) { throw .invalidQuantity("\(quantity)") }
+        if let quantity { try Self.checkQuantity(quantity) }
+    }
+
+    /// A quantity a person can mean: above zero, at most `maxQuantity`.
+    static func checkQuantity(_ quantity: Double) throws(PantryError) {
+        guard quantity > 0, quantity <= maxQuantity else { throw .invalidQuantity("\(quantity)") }
     }
 }

@@ -21,7 +21,7 @@ public struct PantryStore: Sendable {
     public func add(_ details: ItemDetails, now: Date = Date()) async throws -> PantryItem {
         try details.validate()
         guard details.name != nil else { throw PantryError.invalidField("An item needs a name") }
-        let item = PantryItem(id: UUIDv7.make(), details: details, barcode: nil, productId: nil, boughtAt: now.unixMillis)
+        let item = PantryItem(id: UUIDv7.make(), details: details, barcode: nil, productId: nil, boughtAt: UnixMillis.milliseconds(now))
         try await store.write { tx in try Self.insert(item, tx) }
         return item
     }
@@ -38,21 +38,31 @@ public struct PantryStore: Sendable {
     }
 
     /// Uses up `quantity` of an item (all of it when nil); at zero it leaves the pantry.
+    ///
+    /// A partial use is a delta of the quantity counter, so uses on two devices both count; using
+    /// the rest is an explicit set to zero (the person means "it is gone", however much another
+    /// device took meanwhile).
     @discardableResult
     public func consume(_ id: String, quantity: Double? = nil, now: Date = Date()) async throws -> PantryItem {
-        if let quantity, !(quantity > 0 && quantity.isFinite) { throw PantryError.invalidQuantity("\(quantity)") }
+        if let quantity { try ItemDetails.checkQuantity(quantity) }
         var item = try inPantry(id)
-        let left = max(0, item.quantity - (quantity ?? item.quantity))
-        item.quantity = left
-        item.touchedAt = now.unixMillis
-        var fields: [String: SyncValue] = ["quantity": .number(left), "touchedAt": .integer(now.unixMillis)]
-        if left == 0 {
+        let used = min(quantity ?? item.quantity, item.quantity)
+        let millis = UnixMillis.milliseconds(now)
+        item.quantity -= used
+        item.touchedAt = millis
+        var fields: [String: SyncValue] = ["touchedAt": .integer(millis)]
+        var deltas: [String: Double] = [:]
+        if item.quantity <= 0 {
+            item.quantity = 0
             item.status = .consumed
-            item.finishedAt = now.unixMillis
+            item.finishedAt = millis
+            fields["quantity"] = .number(0)
             fields["status"] = .string(PantryItem.Status.consumed.rawValue)
-            fields["finishedAt"] = .integer(now.unixMillis)
+            fields["finishedAt"] = .integer(millis)
+        } else {
+            deltas["quantity"] = -used
         }
-        try await update(item.id, fields)
+        try await update(item.id, fields, adding: deltas)
         return item
     }
 
@@ -61,10 +71,10 @@ public struct PantryStore: Sendable {
     public func remove(_ id: String, now: Date = Date()) async throws -> PantryItem {
         var item = try inPantry(id)
         item.status = .thrownAway
-        item.finishedAt = now.unixMillis
-        item.touchedAt = now.unixMillis
-        try await update(item.id, ["status": .string(item.status.rawValue), "finishedAt": .integer(now.unixMillis),
-                                   "touchedAt": .integer(now.unixMillis)])
+        item.finishedAt = UnixMillis.milliseconds(now)
+        item.touchedAt = UnixMillis.milliseconds(now)
+        try await update(item.id, ["status": .string(item.status.rawValue), "finishedAt": .integer(UnixMillis.milliseconds(now)),
+                                   "touchedAt": .integer(UnixMillis.milliseconds(now))])
         return item
     }
 
@@ -73,7 +83,7 @@ public struct PantryStore: Sendable {
     public func edit(_ id: String, _ details: ItemDetails, clearExpiry: Bool = false, now: Date = Date()) async throws -> PantryItem {
         try details.validate()
         let current = try item(id)
-        var fields: [String: SyncValue] = ["touchedAt": .integer(now.unixMillis)]
+        var fields: [String: SyncValue] = ["touchedAt": .integer(UnixMillis.milliseconds(now))]
         if let name = details.name { fields["name"] = .string(name) }
         if let description = details.description { fields["description"] = .string(description) }
         if let quantity = details.quantity { fields["quantity"] = .number(quantity) }
@@ -90,13 +100,15 @@ public struct PantryStore: Sendable {
         return try item(current.id)
     }
 
-    private func update(_ id: String, _ fields: [String: SyncValue]) async throws {
+    private func update(_ id: String, _ fields: [String: SyncValue], adding deltas: [String: Double] = [:]) async throws {
         let names = fields.keys.sorted()
-        let assignments = names.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")
+        let counters = deltas.keys.sorted()
+        let assignments = names.map { "\($0.quotedDatabaseIdentifier) = ?" } + counters.map { "\($0.quotedDatabaseIdentifier) = \($0.quotedDatabaseIdentifier) + ?" }
         try await store.write { tx in
-            try tx.db.execute(sql: "UPDATE pantry_items SET \(assignments) WHERE id = ?",
-                              arguments: StatementArguments(names.map { fields[$0]!.databaseValue } + [id.databaseValue]))
-            try tx.recordChange(SyncCollections.pantryItems, id: id, fields: fields)
+            try tx.db.execute(sql: "UPDATE pantry_items SET \(assignments.joined(separator: ", ")) WHERE id = ?",
+                              arguments: StatementArguments(names.map { fields[$0]!.databaseValue } + counters.map { deltas[$0]!.databaseValue }
+                                                            + [id.databaseValue]))
+            try tx.recordChange(SyncCollections.pantryItems, id: id, fields: fields, adding: deltas)
         }
     }
 
@@ -188,9 +200,4 @@ public struct PantryStore: Sendable {
     func allItems() throws -> [PantryItem] {
         try store.reader.read { db in try PantryItem.fetchAll(db, sql: "SELECT * FROM pantry_items") }
     }
-}
-
-extension Date {
-    var unixMillis: Int64 { Int64((timeIntervalSince1970 * 1000).rounded(.down)) }
-    init(unixMillis: Int64) { self.init(timeIntervalSince1970: Double(unixMillis) / 1000) }
 }

@@ -12,31 +12,27 @@ public struct KnowledgeBase: Sendable {
     let cache: ReadCache
     let client: Client
     let policy: CachePolicy
-    let probe: ServerProbe
 
-    init(store: LocalStore, client: Client, policy: CachePolicy, probe: ServerProbe) {
-        self.probe = probe
+    init(store: LocalStore, client: Client, policy: CachePolicy) {
         self.store = store
         self.cache = ReadCache(store: store)
         self.client = client
         self.policy = policy
     }
 
-    static func cacheKey(_ barcode: GTIN) -> String { "kb:products:\(barcode.digits)" }
+    static func cacheKey(_ barcode: GTIN) -> String { "kb:products:\(barcode.normalized)" }
 
     /// The candidates for `barcode`: from the server when it answers, else from the saved copy;
     /// the user's own products are always included.
     public func lookup(_ barcode: String) async throws -> ProductLookup {
-        let gtin = try GTIN(barcode)
+        let gtin = try GTIN(scanned: barcode)
         let client = self.client
-        let probe = self.probe
         let lastFailure = Mutex<RemoteFailure?>(nil)
         let mine = try myProducts(gtin)
         let saved: Cached<SavedProducts>?
         do {
             saved = try await cache.read(Self.cacheKey(gtin), as: SavedProducts.self, policy: policy) { _ in
                 do {
-                    guard await probe.canConnect() else { throw RemoteFailure.unreachable("no connection") }
                     return .fresh(try await Self.fetch(gtin, client: client), etag: nil)
                 } catch {
                     lastFailure.withLock { $0 = RemoteFailure.from(error) }
@@ -51,7 +47,7 @@ public struct KnowledgeBase: Sendable {
                 throw PantryError.server("Sign in again to look up \(gtin): \(message)")
             }
             if case .rejected(_, let message)? = lastFailure.withLock({ $0 }) { throw PantryError.server(message) }
-            throw PantryError.noSavedCopy(barcode: gtin.description)
+            throw PantryError.noSavedCopy(barcode: gtin.shortForm)
         }
         let known = saved?.value.products ?? []
         let knownIDs = Set(known.map(\.id))
@@ -64,7 +60,7 @@ public struct KnowledgeBase: Sendable {
     }
 
     private static func fetch(_ barcode: GTIN, client: Client) async throws -> Data {
-        let list = try await KnowledgeBaseCalls.products(barcode.digits, client: client)
+        let list = try await KnowledgeBaseCalls.products(barcode.normalized, client: client)
         let saved = SavedProducts(products: list.products.map {
             SavedProducts.Product(id: $0.id, name: $0.name, description: $0.description, score: $0.score ?? 0)
         })
@@ -74,7 +70,7 @@ public struct KnowledgeBase: Sendable {
     /// Products this user created for `barcode`, sent or not.
     func myProducts(_ barcode: GTIN) throws -> [ProductCandidate] {
         try store.reader.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM kb_my_products WHERE barcode = ? ORDER BY createdAt", arguments: [barcode.digits])
+            try Row.fetchAll(db, sql: "SELECT * FROM kb_my_products WHERE barcode = ? ORDER BY createdAt", arguments: [barcode.normalized])
                 .map { ProductCandidate(id: $0["serverId"], localId: $0["localId"], name: $0["name"],
                                         description: $0["description"], score: 0, isMine: true) }
         }
@@ -87,15 +83,15 @@ public struct KnowledgeBase: Sendable {
         let localId = UUIDv7.make()
         try tx.db.execute(sql: """
             INSERT INTO kb_my_products (localId, barcode, name, description, createdAt) VALUES (?, ?, ?, ?, ?)
-            """, arguments: [localId, barcode.digits, name, description, now])
+            """, arguments: [localId, barcode.normalized, name, description, now])
         try tx.enqueueCall(KnowledgeBaseCalls.postProduct,
-                           payload: PostProductCall(localId: localId, barcode: barcode.digits, name: name, description: description))
+                           payload: PostProductCall(localId: localId, barcode: barcode.normalized, name: name, description: description))
         return localId
     }
 
     /// Queues a rating; a newer rating of the same product replaces an unsent older one.
     static func queueVote(barcode: GTIN, productId: String, rating: Int, _ tx: LocalTransaction) throws {
-        try tx.enqueueCall(KnowledgeBaseCalls.vote, payload: VoteCall(barcode: barcode.digits, productId: productId, rating: rating),
+        try tx.enqueueCall(KnowledgeBaseCalls.vote, payload: VoteCall(barcode: barcode.normalized, productId: productId, rating: rating),
                            coalescingKey: "kb.vote:\(productId)")
     }
 }

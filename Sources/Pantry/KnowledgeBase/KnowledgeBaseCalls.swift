@@ -53,8 +53,8 @@ enum KnowledgeBaseCalls {
         case .unprocessableContent(let answer): throw try answer.body.json.remoteFailure
         case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Posting \(call.name) failed (HTTP \(status))")
         }
-        try await context.store.writer.write { db in
-            try db.execute(sql: "UPDATE kb_my_products SET serverId = ? WHERE localId = ?", arguments: [product.id, call.localId])
+        try await context.store.write { tx in
+            try tx.db.execute(sql: "UPDATE kb_my_products SET serverId = ? WHERE localId = ?", arguments: [product.id, call.localId])
         }
     }
 

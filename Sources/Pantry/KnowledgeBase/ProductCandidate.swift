@@ -1,3 +1,4 @@
+import EventualAPI
 import EventualKit
 
 /// A product the knowledge base (or this user, not yet sent) knows for a barcode.

@@ -1,3 +1,4 @@
+@_exported import EventualTestSupport
 import EventualAPI
 import EventualServer
 import Foundation
@@ -33,16 +34,6 @@ struct Item: Equatable, Sendable, CustomStringConvertible {
     let category: String?
 
     var description: String { "\(id.prefix(8)) \(name) ×\(quantity) [\(category ?? "-")]" }
-}
-
-/// A scratch folder removed at the end of a test.
-struct Scratch: Sendable {
-    let url: URL
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("eventualkit-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    func remove() { try? FileManager.default.removeItem(at: url) }
 }
 
 /// A device: its own database, vault and engine, talking to `serverURL`.
@@ -92,6 +83,14 @@ final class Device: Sendable {
         }
     }
 
+    /// Uses up `amount` of an item: a delta of its quantity counter.
+    func consume(_ id: String, _ amount: Double) async throws {
+        try await store.write { tx in
+            try tx.db.execute(sql: "UPDATE items SET quantity = quantity - ? WHERE id = ?", arguments: [amount, id])
+            try tx.recordChange(SyncCollections.pantryItems, id: id, adding: ["quantity": -amount])
+        }
+    }
+
     func delete(_ id: String) async throws {
         try await store.write { tx in
             try tx.db.execute(sql: "DELETE FROM items WHERE id = ?", arguments: [id])
@@ -120,21 +119,6 @@ extension SyncConfiguration {
     }
 }
 
-/// A real server on a loopback port, on a fresh SQLite database.
-func withLiveServer<T: Sendable>(_ body: @Sendable (_ port: Int, _ scratch: Scratch) async throws -> T) async throws -> T {
-    let scratch = try Scratch()
-    defer { scratch.remove() }
-    let configuration = ServerConfiguration(
-        hostname: "127.0.0.1", port: 0, database: .sqlite(path: scratch.url.appendingPathComponent("server.sqlite").path),
-        logLevel: .critical, bcryptCost: 4
-    )
-    let app = try await buildApplication(configuration)
-    return try await app.test(.live) { client in
-        let port = try #require(client.port)
-        return try await body(port, scratch)
-    }
-}
-
 /// Registers a user through the real API and returns email and password.
 func registerUser(port: Int, name: String = "user") async throws -> (email: String, password: String) {
     let suffix = UUID().uuidString.prefix(8).lowercased()
@@ -143,9 +127,4 @@ func registerUser(port: Int, name: String = "user") async throws -> (email: Stri
     let answer = try await link.client.register(body: .json(.init(username: "\(name)_\(suffix)", email: email, password: password)))
     guard case .created = answer else { throw TestFailure("register failed: \(answer)") }
     return (email, password)
-}
-
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

@@ -1,3 +1,4 @@
+import EventualAPI
 import Foundation
 import Pantry
 
@@ -28,7 +29,7 @@ enum ItemPrinting {
     static func details(_ item: PantryItem, now: Date = Date()) -> String {
         let today = Day(date: now)
         var lines: [(String, String)] = [("id", item.id), ("name", item.name)]
-        if let barcode = item.barcode { lines.append(("barcode", (try? GTIN(barcode).description) ?? barcode)) }
+        if let barcode = item.barcode { lines.append(("barcode", (try? GTIN(barcode).shortForm) ?? barcode)) }
         if let description = item.description { lines.append(("description", description)) }
         lines.append(("quantity", quantity(item)))
         lines.append(("category", item.category ?? "-"))
@@ -57,7 +58,7 @@ enum ItemPrinting {
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: Keys.self)
             try container.encode(item.id, forKey: .id)
-            try container.encode(item.barcode.map { (try? GTIN($0).description) ?? $0 }, forKey: .barcode)
+            try container.encode(item.barcode.map { (try? GTIN($0).shortForm) ?? $0 }, forKey: .barcode)
             try container.encode(item.productId, forKey: .productId)
             try container.encode(item.name, forKey: .name)
             try container.encode(item.description, forKey: .description)

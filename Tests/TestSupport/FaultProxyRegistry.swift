@@ -3,15 +3,22 @@ import Synchronization
 
 extension FaultProxy {
     /// What the proxy has done so far, for assertions and diagnostics.
-    struct Counters: Sendable, Equatable {
+    public struct Counters: Sendable, Equatable {
         /// Connections the listener accepted (refused ones included).
-        var connectionsAccepted = 0
+        public var connectionsAccepted = 0
         /// Bytes forwarded client -> upstream.
-        var bytesUp = 0
+        public var bytesUp = 0
         /// Bytes forwarded upstream -> client.
-        var bytesDown = 0
+        public var bytesDown = 0
         /// Connections the proxy closed as a fault: refused, cut, reset, or dropped when leaving blackHole.
-        var connectionsCut = 0
+        public var connectionsCut = 0
+
+        public init(connectionsAccepted: Int = 0, bytesUp: Int = 0, bytesDown: Int = 0, connectionsCut: Int = 0) {
+            self.connectionsAccepted = connectionsAccepted
+            self.bytesUp = bytesUp
+            self.bytesDown = bytesDown
+            self.connectionsCut = connectionsCut
+        }
     }
 
     /// How a freshly accepted connection is handled.

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import Pantry
+import BarcodeImages
+import EventualTestSupport
 
-@Suite("Reading a barcode from a photo with libzbar")
+@Suite("Reading a barcode from a photo with libzbar", .timeLimit(.minutes(2)))
 struct BarcodeReaderTests {
     @Test func eanThirteenIsReadFromAPicture() async throws {
         let scratch = try ScratchFolder()

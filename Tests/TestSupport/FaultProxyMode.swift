@@ -1,6 +1,6 @@
 extension FaultProxy {
     /// The fault the proxy applies; settable at any time while traffic flows.
-    enum Mode: Sendable, Equatable {
+    public enum Mode: Sendable, Equatable {
         /// Forward both ways unchanged.
         case pass
         /// Accept, then close at once: "server unreachable". Also closes open connections.
@@ -17,7 +17,7 @@ extension FaultProxy {
     }
 
     /// Which way a chunk travels through the proxy.
-    enum Direction: Sendable, Equatable {
+    public enum Direction: Sendable, Equatable {
         /// Client -> upstream (requests).
         case up
         /// Upstream -> client (responses).
@@ -25,7 +25,7 @@ extension FaultProxy {
     }
 
     /// What the proxy does with one chunk read from one side of a connection.
-    enum Verdict: Sendable, Equatable {
+    public enum Verdict: Sendable, Equatable {
         /// Pass the whole chunk on after this delay.
         case forward(after: Duration)
         /// Pass the first `bytes` bytes on, then close both sides.
@@ -42,7 +42,7 @@ extension FaultProxy.Mode {
     /// already went that way on this connection since the mode was set.
     ///
     /// Pure apart from `generator`, so a seed replays the same decisions for the same chunks.
-    func verdict(
+    public func verdict(
         forChunkOf chunkBytes: Int,
         flowing direction: FaultProxy.Direction,
         alreadySent: Int,
@@ -98,14 +98,14 @@ extension Duration {
 
 extension FaultProxy {
     /// SplitMix64: tiny, fast and fully determined by its seed, so a failing run replays by seed.
-    struct SeededGenerator: RandomNumberGenerator, Sendable {
+    public struct SeededGenerator: RandomNumberGenerator, Sendable {
         private var state: UInt64
 
-        init(seed: UInt64) {
+        public init(seed: UInt64) {
             state = seed
         }
 
-        mutating func next() -> UInt64 {
+        public mutating func next() -> UInt64 {
             state &+= 0x9E37_79B9_7F4A_7C15
             var z = state
             z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

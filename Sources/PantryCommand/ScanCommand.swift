@@ -1,3 +1,5 @@
+import BarcodeImages
+import EventualAPI
 import ArgumentParser
 import EventualKit
 import Foundation
@@ -37,7 +39,7 @@ struct Scan: AsyncParsableCommand {
             let lookup = try await pantry.knowledgeBase.lookup(code)
             candidates = lookup.candidates
             if lookup.source == .cache, !candidates.isEmpty {
-                let age = lookup.fetchedAt.map { " from " + RelativeDay.ago($0, now: UnixTime.nowMillis()) } ?? ""
+                let age = lookup.fetchedAt.map { " from " + RelativeDay.ago($0, now: UnixMillis.now()) } ?? ""
                 print(Terminal.paint("Offline: showing the saved copy\(age).", .yellow))
             }
         } catch PantryError.noSavedCopy where createNew {
@@ -51,7 +53,7 @@ struct Scan: AsyncParsableCommand {
         print(line + ".")
         let contributions = (purchase.postsNewProduct ? 1 : 0) + purchase.votes
         if contributions > 0 {
-            if report.calls >= contributions {
+            if (report?.calls ?? 0) >= contributions {
                 print(purchase.postsNewProduct ? "Posted the new product to the knowledge base." : "Voted on the knowledge base.")
             } else {
                 print(Terminal.paint("Offline: your contribution to the knowledge base waits and is sent when the server can be reached.", .yellow))

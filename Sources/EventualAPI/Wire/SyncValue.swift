@@ -1,6 +1,7 @@
 import Foundation
 
-/// A value of a synced field, as JSON carries it.
+/// A value of a synced field, as JSON carries it: the one wire value type that the server, the
+/// engine, the apps and the tests share.
 public enum SyncValue: Sendable, Hashable, Codable, CustomStringConvertible {
     case string(String)
     case integer(Int64)
@@ -34,22 +35,21 @@ public enum SyncValue: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
-    /// From a value decoded by the generated client (`OpenAPIValueContainer.value`).
-    init(any value: (any Sendable)?) {
+    /// From a value of the generated code's JSON containers (`OpenAPIValueContainer.value`).
+    public init(any value: (any Sendable)?) {
         switch value {
         case nil: self = .null
         case let flag as Bool: self = .boolean(flag)
         case let whole as Int: self = .integer(Int64(whole))
         case let whole as Int64: self = .integer(whole)
-        case let number as Double:
-            self = number.rounded() == number && abs(number) < 1e15 ? .integer(Int64(number)) : .number(number)
+        case let number as Double: self = Int64(exactly: number).map(SyncValue.integer) ?? .number(number)
         case let text as String: self = .string(text)
-        default: self = .string(String(describing: value!))
+        case let other?: self = .string(String(describing: other))
         }
     }
 
-    /// The value for the generated client (`OpenAPIValueContainer(unvalidatedValue:)`).
-    var anyValue: (any Sendable)? {
+    /// The value for the generated code's JSON containers (`OpenAPIObjectContainer(unvalidatedValue:)`).
+    public var anyValue: (any Sendable)? {
         switch self {
         case .string(let text): return text
         case .integer(let whole): return Int(whole)

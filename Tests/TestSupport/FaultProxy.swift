@@ -4,9 +4,9 @@ import NIOPosix
 /// A TCP proxy on loopback that injects network faults between a client and a real server:
 /// the basement (no network), the elevator (cut mid-request or mid-response), a crowded building
 /// (slow, with random resets). All randomness comes from `seed`, so a failing run replays by seed.
-final class FaultProxy: Sendable {
+public final class FaultProxy: Sendable {
     /// The loopback port clients connect to.
-    let port: Int
+    public let port: Int
     private let listener: any Channel
     private let registry: Registry
 
@@ -17,7 +17,7 @@ final class FaultProxy: Sendable {
     }
 
     /// Listens on 127.0.0.1 at a system-chosen port and forwards to the upstream, in `.pass` mode.
-    static func start(upstreamHost: String = "127.0.0.1", upstreamPort: Int, seed: UInt64) async throws -> FaultProxy {
+    public static func start(upstreamHost: String = "127.0.0.1", upstreamPort: Int, seed: UInt64) async throws -> FaultProxy {
         let registry = Registry(upstreamHost: upstreamHost, upstreamPort: upstreamPort, seed: seed)
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -39,7 +39,7 @@ final class FaultProxy: Sendable {
     /// The fault applied from now on, to new connections and, where it makes sense, to open ones.
     ///
     /// Setting a mode restarts the byte counts of `cutAfter` / `cutRequestAfter` on open connections.
-    var mode: Mode {
+    public var mode: Mode {
         get { registry.mode }
         set {
             for channel in registry.setMode(newValue) {
@@ -49,17 +49,17 @@ final class FaultProxy: Sendable {
     }
 
     /// What the proxy has done so far.
-    var counters: Counters {
+    public var counters: Counters {
         registry.counters
     }
 
     /// Client connections currently open through the proxy.
-    var openConnectionCount: Int {
+    public var openConnectionCount: Int {
         registry.openConnectionCount
     }
 
     /// Closes the listener and every open connection; calling it again does nothing.
-    func stop() async {
+    public func stop() async {
         listener.close(promise: nil)
         let channels = registry.stop()
         for channel in channels {
@@ -93,10 +93,10 @@ final class FaultProxy: Sendable {
 }
 
 /// Why a `FaultProxy` could not start.
-enum FaultProxyError: Error, CustomStringConvertible {
+public enum FaultProxyError: Error, CustomStringConvertible {
     case noLocalPort
 
-    var description: String {
+    public var description: String {
         switch self {
         case .noLocalPort: "the proxy's listener has no local port"
         }

@@ -1,3 +1,4 @@
+import EventualAPI
 import ArgumentParser
 import EventualKit
 import Foundation
@@ -25,7 +26,7 @@ struct Status: AsyncParsableCommand {
         }
         let online = status.connectivity == .online
         print(online ? Terminal.paint("online", .green) : Terminal.paint("offline", .yellow))
-        let last = status.lastSyncAt.map { RelativeDay.ago($0, now: UnixTime.nowMillis()) } ?? "never"
+        let last = status.lastSyncAt.map { RelativeDay.ago($0, now: UnixMillis.now()) } ?? "never"
         print("pending \(status.pending), failed \(status.failed), last sync \(last)")
         guard !status.entries.isEmpty else { return }
         var table = Table("STATE", "WHAT", "TRIES", "REASON")

@@ -1,5 +1,5 @@
 import Testing
-@testable import EventualServer
+import EventualAPI
 
 @Suite("GTIN: barcode rules")
 struct GTINTests {
@@ -10,27 +10,37 @@ struct GTINTests {
         ("10012345678902", "10012345678902"),    // GTIN-14
     ])
     func validCodesNormaliseToFourteenDigits(_ raw: String, _ normalized: String) throws {
-        #expect(try GTIN(validating: raw).normalized == normalized)
+        #expect(try GTIN(raw).normalized == normalized)
     }
 
     @Test func upcAAndItsEAN13FormAreOneGTIN() throws {
-        #expect(try GTIN(validating: "049000028911") == GTIN(validating: "0049000028911"))
+        #expect(try GTIN("049000028911") == GTIN("0049000028911"))
     }
 
     @Test(arguments: ["96385075", "049000028912", "3017620422004", "10012345678903"])
     func wrongCheckDigitIsRefused(_ raw: String) {
-        #expect(throws: APIError.self) { try GTIN(validating: raw) }
+        #expect(throws: GTINError.self) { try GTIN(raw) }
         do {
-            _ = try GTIN(validating: raw)
+            _ = try GTIN(raw)
         } catch {
-            #expect(error.message.contains("check digit"))
-            #expect(error.status == .badRequest)
+            #expect(error.description.contains("check digit"))
         }
     }
 
     @Test(arguments: ["", "1234567", "123456789", "12345678901", "123456789012345", "30176204220O3", " 3017620422003", "+96385074"])
     func malformedCodesAreRefused(_ raw: String) {
-        #expect(throws: APIError.self) { try GTIN(validating: raw) }
+        #expect(throws: GTINError.self) { try GTIN(raw) }
+    }
+
+    @Test func typedCodesMayCarrySpacesAndDashes() throws {
+        #expect(try GTIN(typed: "4 006381-333931") == GTIN("4006381333931"))
+        #expect(throws: GTINError.notDigits) { try GTIN(typed: "4006381333931x") }
+    }
+
+    @Test func shortFormDropsThePaddingPeopleNeverType() throws {
+        #expect(try GTIN("96385074").shortForm == "96385074")
+        #expect(try GTIN("049000028911").shortForm == "0049000028911")
+        #expect(try GTIN("10012345678902").shortForm == "10012345678902")
     }
 
     @Test func checkDigitFollowsGS1Weights() {

@@ -1,14 +1,14 @@
 import Foundation
 
 /// Draws an EAN-13 barcode as grey pixels: what a photo of a product's label gives the reader.
-enum EAN13Drawing {
+public enum EAN13Drawing {
     private static let left: [String] = ["0001101", "0011001", "0010011", "0111101", "0100011",
                                          "0110001", "0101111", "0111011", "0110111", "0001011"]
     private static let parity: [String] = ["LLLLLL", "LLGLGG", "LLGGLG", "LLGGGL", "LGLLGG",
                                            "LGGLLG", "LGGGLL", "LGLGLG", "LGLGGL", "LGGLGL"]
 
     /// The 95 modules (1 = bar) of a 13-digit code.
-    static func modules(_ code: String) -> [Bool] {
+    public static func modules(_ code: String) -> [Bool] {
         let digits = code.compactMap(\.wholeNumberValue)
         precondition(digits.count == 13, "13 digits")
         var bits = "101"
@@ -28,7 +28,7 @@ enum EAN13Drawing {
     }
 
     /// A binary PGM (P5) of the code: 3 pixels a module, a quiet zone, 80 pixels tall.
-    static func pgm(_ code: String, moduleWidth: Int = 3, height: Int = 80) -> Data {
+    public static func pgm(_ code: String, moduleWidth: Int = 3, height: Int = 80) -> Data {
         let quiet = 12
         let bars = modules(code)
         let width = (bars.count + 2 * quiet) * moduleWidth
@@ -42,9 +42,17 @@ enum EAN13Drawing {
     }
 
     /// A blank PGM: no barcode in it.
-    static func blank(width: Int = 200, height: Int = 80) -> Data {
+    public static func blank(width: Int = 200, height: Int = 80) -> Data {
         var data = Data("P5\n\(width) \(height)\n255\n".utf8)
         data.append(contentsOf: [UInt8](repeating: 230, count: width * height))
         return data
     }
+}
+
+/// Barcodes with valid check digits.
+public enum Barcodes {
+    public static let pasta = "8001120000002"
+    public static let milk = "4006381333931"
+    public static let coffee = "5000112548167"
+    public static let beans = "0049000028911"
 }

@@ -1,0 +1,29 @@
+/// Tracking My Pantry's synced collections.
+extension SyncCollections {
+    /// The items of a user's pantry.
+    public static let pantryItems = SyncCollection(name: "pantry_items", fields: [
+        "barcode": SyncField(.string, maxLength: 14),
+        "productId": SyncField(.string, maxLength: 64),
+        "name": SyncField(.string, nullable: false, maxLength: 200),
+        "description": SyncField(.string, maxLength: 2000),
+        /// Consumed on two phones at once, both consumptions count.
+        "quantity": SyncField(.counter, nullable: false),
+        "unit": SyncField(.string, maxLength: 32),
+        "category": SyncField(.string, maxLength: 100),
+        "expiresOn": SyncField(.date),
+        /// Unix milliseconds.
+        "boughtAt": SyncField(.integer, nullable: false),
+        "place": SyncField(.string, maxLength: 200),
+        "latitude": SyncField(.number),
+        "longitude": SyncField(.number),
+        /// `inPantry`, `consumed` or `thrownAway`.
+        "status": SyncField(.string, nullable: false, maxLength: 16),
+        /// Unix milliseconds of the last change a person made (consume, edit).
+        "touchedAt": SyncField(.integer),
+        /// Unix milliseconds when the item left the pantry.
+        "finishedAt": SyncField(.integer),
+    ])
+
+    /// Every collection of the pantry.
+    public static let pantry = [pantryItems]
+}

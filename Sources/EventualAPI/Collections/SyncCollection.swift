@@ -1,0 +1,47 @@
+/// The kinds of value a field of a synced record may hold on the wire.
+public enum SyncFieldType: String, Sendable, Hashable {
+    /// A JSON string.
+    case string
+    /// A JSON integer (no fraction).
+    case integer
+    /// A JSON number.
+    case number
+    /// A JSON boolean.
+    case boolean
+    /// A calendar day as a `YYYY-MM-DD` string.
+    case date
+    /// A JSON number that people add to and take from on several devices at once (a pantry
+    /// quantity, a balance): a change carries either a delta, and the deltas of every device add
+    /// up, or an explicit set, which wins over the deltas stamped before it and keeps those
+    /// stamped after it.
+    case counter
+}
+
+/// One field of a synced collection.
+public struct SyncField: Sendable, Hashable {
+    public let type: SyncFieldType
+    /// Whether `null` is accepted (it clears the field).
+    public let nullable: Bool
+    /// For strings: the longest value accepted, in characters.
+    public let maxLength: Int?
+
+    public init(_ type: SyncFieldType, nullable: Bool = true, maxLength: Int? = nil) {
+        self.type = type
+        self.nullable = nullable
+        self.maxLength = maxLength
+    }
+}
+
+/// A collection of user-owned records that the sync endpoints carry, with its fields. Both the
+/// server (which validates pushes against it) and the apps (which write it) read it from here,
+/// so the two cannot drift. Each app declares its collections in a file of its own beside this
+/// one and lists them in `SyncCollections.all`.
+public struct SyncCollection: Sendable, Hashable {
+    public let name: String
+    public let fields: [String: SyncField]
+
+    public init(name: String, fields: [String: SyncField]) {
+        self.name = name
+        self.fields = fields
+    }
+}

@@ -1,0 +1,142 @@
+import EventualAPI
+import Foundation
+import GRDB
+
+/// The outbox's SQL, used inside the caller's transaction.
+enum OutboxTable {
+    static func append(
+        kind: OutboxEntry.Kind, operation: String, recordID: String?, payload: Data, coalescingKey: String?, db: Database
+    ) throws -> String {
+        let now = UnixMillis.now()
+        let id = UUIDv7.make(millis: now)
+        if let coalescingKey {
+            // NB: only unsent entries are replaced; one in flight may already be on the server.
+            try db.execute(sql: "DELETE FROM eventual_outbox WHERE coalescing_key = ? AND state = 'pending'",
+                           arguments: [coalescingKey])
+        }
+        try db.execute(sql: """
+            INSERT INTO eventual_outbox (id, kind, operation, record_id, payload, coalescing_key, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [id, kind.rawValue, operation, recordID, payload, coalescingKey, now])
+        return id
+    }
+
+    static func resetInFlight(_ db: Database) throws {
+        try db.execute(sql: "UPDATE eventual_outbox SET state = 'pending', next_attempt_at = 0 WHERE state = 'inFlight'")
+    }
+
+    /// The oldest due entries of a kind, up to `limit` and about `maxBytes` of payload, marked in flight.
+    static func claim(kind: OutboxEntry.Kind, limit: Int, maxBytes: Int, now: Int64, db: Database) throws -> [OutboxEntry] {
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT * FROM eventual_outbox
+            WHERE state = 'pending' AND kind = ? AND next_attempt_at <= ?
+            ORDER BY position LIMIT ?
+            """, arguments: [kind.rawValue, now, limit])
+        var entries: [OutboxEntry] = []
+        var bytes = 0
+        for row in rows {
+            let entry = OutboxEntry(row: row)
+            if !entries.isEmpty, bytes + entry.payload.count > maxBytes { break }
+            bytes += entry.payload.count + 200
+            entries.append(entry)
+        }
+        guard !entries.isEmpty else { return [] }
+        let ids = entries.map(\.id)
+        for chunk in ids.chunked(into: 500) {
+            try db.execute(sql: "UPDATE eventual_outbox SET state = 'inFlight' WHERE id IN (\(placeholders(chunk.count)))",
+                           arguments: StatementArguments(chunk))
+        }
+        return entries.map { $0.with(state: .inFlight) }
+    }
+
+    static func remove(ids: [String], db: Database) throws {
+        for chunk in ids.chunked(into: 500) {
+            try db.execute(sql: "DELETE FROM eventual_outbox WHERE id IN (\(placeholders(chunk.count)))", arguments: StatementArguments(chunk))
+        }
+    }
+
+    static func markFailed(id: String, message: String, db: Database) throws {
+        try db.execute(sql: "UPDATE eventual_outbox SET state = 'failed', attempts = attempts + 1, last_error = ? WHERE id = ?",
+                       arguments: [message, id])
+    }
+
+    /// Back to pending, not before `retryAt`.
+    static func reschedule(ids: [String], retryAt: Int64, error: String, countsAsAttempt: Bool, db: Database) throws {
+        let increment = countsAsAttempt ? 1 : 0
+        for chunk in ids.chunked(into: 500) {
+            try db.execute(sql: """
+                UPDATE eventual_outbox SET state = 'pending', attempts = attempts + ?, next_attempt_at = ?, last_error = ?
+                WHERE id IN (\(placeholders(chunk.count)))
+                """, arguments: StatementArguments([increment, retryAt, error] as [any DatabaseValueConvertible]) + StatementArguments(chunk))
+        }
+    }
+
+    static func counts(_ db: Database) throws -> OutboxCounts {
+        var counts = OutboxCounts()
+        for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM eventual_outbox GROUP BY state") {
+            let state: String = row["state"], count: Int = row["n"]
+            if state == "failed" { counts.failed += count } else { counts.pending += count }
+        }
+        return counts
+    }
+
+    /// The edits of these records of a collection that the server has not acknowledged yet, by
+    /// record id (records with none are absent), in one query per 500 ids.
+    static func unacknowledgedEdits(collection: String, recordIDs: [String], db: Database) throws -> [String: PendingEdits] {
+        var edits: [String: PendingEdits] = [:]
+        let decoder = JSONDecoder()
+        for chunk in Array(Set(recordIDs)).chunked(into: 500) {
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT record_id, payload FROM eventual_outbox
+                WHERE operation = ? AND kind = 'change' AND record_id IN (\(placeholders(chunk.count)))
+                ORDER BY position
+                """, arguments: StatementArguments([collection]) + StatementArguments(chunk))
+            for row in rows {
+                let change = try decoder.decode(ChangePayload.self, from: row["payload"] as Data)
+                edits[row["record_id"], default: PendingEdits()].add(change)
+            }
+        }
+        return edits
+    }
+
+    /// Every entry, or those in one state, oldest first.
+    static func entries(state: OutboxEntry.State?, db: Database) throws -> [OutboxEntry] {
+        if let state {
+            return try Row.fetchAll(db, sql: "SELECT * FROM eventual_outbox WHERE state = ? ORDER BY position",
+                                    arguments: [state.rawValue]).map(OutboxEntry.init(row:))
+        }
+        return try Row.fetchAll(db, sql: "SELECT * FROM eventual_outbox ORDER BY position").map(OutboxEntry.init(row:))
+    }
+
+    /// A failed entry back to pending, due now; false when `id` is not a failed entry.
+    static func retryFailed(id: String, db: Database) throws -> Bool {
+        try db.execute(sql: "UPDATE eventual_outbox SET state = 'pending', next_attempt_at = 0 WHERE id = ? AND state = 'failed'",
+                       arguments: [id])
+        return db.changesCount == 1
+    }
+
+    /// Removes a failed entry; false when `id` is not a failed entry.
+    static func discardFailed(id: String, db: Database) throws -> Bool {
+        try db.execute(sql: "DELETE FROM eventual_outbox WHERE id = ? AND state = 'failed'", arguments: [id])
+        return db.changesCount == 1
+    }
+
+    /// Every pending entry due now, backoff or not (a person asked to sync).
+    static func makeAllDue(_ db: Database) throws {
+        try db.execute(sql: "UPDATE eventual_outbox SET next_attempt_at = 0 WHERE state = 'pending'")
+    }
+
+    static func earliestDue(_ db: Database) throws -> Int64? {
+        try Int64.fetchOne(db, sql: "SELECT MIN(next_attempt_at) FROM eventual_outbox WHERE state = 'pending'")
+    }
+
+    static func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ",")
+    }
+}
+
+extension Array {
+    func chunked(into size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
+    }
+}
