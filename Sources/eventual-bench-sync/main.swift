@@ -1,6 +1,7 @@
 // Measures the engine on a release build against a real server on loopback (SQLite):
-// 10,000 changes made offline, then drained in batches and, for comparison, one request per
-// change; then a pull of 10,000 records into an empty device. Prints one line of figures.
+// 10,000 changes made offline (nine in ten new items, one in ten a counter delta: a use of an
+// item), then drained in batches and, for comparison, one request per change; then a pull of
+// 10,000 records into an empty device. Prints one line of figures.
 //   eventual-bench-sync [CHANGES]
 import EventualAPI
 import EventualKit
@@ -75,15 +76,25 @@ struct Device {
         link = ServerLink(serverURL: server, timeout: .seconds(60), middlewares: [meter]) { vault.accessToken }
     }
 
-    func makeOfflineChanges(_ count: Int) async throws {
+    /// `count` changes, one in ten of them a delta of an item made earlier; returns the new items.
+    @discardableResult
+    func makeOfflineChanges(_ count: Int, firstItem: Int = 0) async throws -> Int {
+        var items = 0
         for index in 0..<count {
-            try await store.write { tx in
-                try tx.recordChange(SyncCollections.pantryItems, id: "item-\(index)", fields: [
-                    "name": .string("Product \(index)"), "quantity": .number(Double(index % 7) + 1), "unit": "pcs",
-                    "status": "inPantry", "boughtAt": .integer(1_764_000_000_000 + Int64(index)),
-                ])
+            try await store.write { [items] tx in
+                if index % 10 == 9 {
+                    try tx.recordChange(SyncCollections.pantryItems, id: "item-\(firstItem + items / 2)", adding: ["quantity": -1])
+                } else {
+                    let number = firstItem + items
+                    try tx.recordChange(SyncCollections.pantryItems, id: "item-\(number)", fields: [
+                        "name": .string("Product \(number)"), "quantity": .number(Double(number % 7) + 2), "unit": "pcs",
+                        "status": "inPantry", "boughtAt": .integer(1_764_000_000_000 + Int64(number)),
+                    ])
+                }
             }
+            if index % 10 != 9 { items += 1 }
         }
+        return items
     }
 
     func engine(batchSize: Int) -> SyncEngine {
@@ -119,10 +130,20 @@ for _ in 0..<100 {
     try await Task.sleep(for: .milliseconds(50))
 }
 
-// Batched: one user's 10,000 offline changes, drained in requests of up to 500.
+// Batched: one user's 10,000 offline changes, drained in requests of up to 500. The user has a
+// tenth as many items from before (synced, not timed), so that a new device pulls 10,000 records.
 let (emailA, passwordA) = try await register("bench_batched", server: url)
 let batched = try Device("batched", server: url)
 try await batched.vault.signIn(email: emailA, password: passwordA, client: batched.link.client)
+let earlier = changes / 10
+for index in 0..<earlier {
+    try await batched.store.write { tx in
+        try tx.recordChange(SyncCollections.pantryItems, id: "earlier-\(index)", fields: [
+            "name": .string("Earlier \(index)"), "quantity": 1, "unit": "pcs", "status": "inPantry", "boughtAt": 1_764_000_000_000,
+        ])
+    }
+}
+_ = await batched.engine(batchSize: 500).syncNow(pull: false)
 try await batched.makeOfflineChanges(changes)
 batched.meter.bytes.store(0, ordering: .relaxed)
 batched.meter.requests.store(0, ordering: .relaxed)
@@ -146,11 +167,12 @@ var pullReport = SyncReport()
 let t3 = await seconds { pullReport = await fresh.engine(batchSize: 500).syncNow() }
 
 server.cancel()
-guard batchedReport.sent == changes, singleReport.sent == changes, pullReport.pulled == changes else {
+let records = earlier + changes - changes / 10
+guard batchedReport.sent == changes, singleReport.sent == changes, pullReport.pulled == records else {
     print("bench-sync: ERROR: batched sent \(batchedReport.sent), one-by-one sent \(singleReport.sent), pulled \(pullReport.pulled) of \(changes)")
     exit(1)
 }
 print("batched drain: \(batchedRequests) requests")
 print(String(format: "drain %d: batched %.2f s, one-by-one %.2f s, ratio %.1f, %.0f bytes/change | pull %d: %.2f s",
-             changes, t1, t2, t2 / t1, bytesPerChange, changes, t3))
+             changes, t1, t2, t2 / t1, bytesPerChange, records, t3))
 exit(0)
