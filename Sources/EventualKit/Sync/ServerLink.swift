@@ -17,6 +17,8 @@ public struct ServerLink: Sendable {
     /// The generated client. Apps call knowledge-base endpoints through it.
     public let client: Client
     public let serverURL: URL
+    private let transport: AsyncHTTPClientTransport
+    private let middlewares: [any ClientMiddleware]
 
     /// How long a request may wait at each step.
     public struct Timeouts: Sendable, Hashable {
@@ -44,13 +46,37 @@ public struct ServerLink: Sendable {
         let transport = AsyncHTTPClientTransport(configuration: .init(client: HTTPClients.shared(for: timeouts),
                                                                       timeout: .milliseconds(timeout.milliseconds)))
         self.serverURL = serverURL
+        self.transport = transport
+        self.middlewares = [TransportFailureMiddleware(serverURL: serverURL, timeouts: timeouts),
+                            BearerMiddleware(accessToken: accessToken)] + middlewares
         self.client = Client(
             serverURL: serverURL,
             configuration: .init(dateTranscoder: MillisecondDateTranscoder()),
             transport: transport,
-            middlewares: [TransportFailureMiddleware(serverURL: serverURL, timeouts: timeouts),
-                          BearerMiddleware(accessToken: accessToken)] + middlewares
+            middlewares: self.middlewares
         )
+    }
+
+    /// Sends a request whose body is already JSON through the same middlewares and transport as
+    /// the generated client (bearer token, fast failures), and collects the answer's body.
+    func send(_ method: HTTPRequest.Method, _ path: String, json body: Data?, operationID: String,
+              maxAnswerBytes: Int = 64 * 1024 * 1024) async throws -> (HTTPResponse, Data) {
+        var request = HTTPRequest(method: method, scheme: nil, authority: nil, path: path)
+        request.headerFields[.accept] = "application/json"
+        if body != nil { request.headerFields[.contentType] = "application/json; charset=utf-8" }
+        let transport = self.transport
+        var next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?) = { request, body, url in
+            try await transport.send(request, body: body, baseURL: url, operationID: operationID)
+        }
+        for middleware in middlewares.reversed() {
+            let tail = next
+            next = { request, body, url in
+                try await middleware.intercept(request, body: body, baseURL: url, operationID: operationID, next: tail)
+            }
+        }
+        let (response, answer) = try await next(request, body.map { HTTPBody($0) }, serverURL)
+        guard let answer else { return (response, Data()) }
+        return (response, try await Data(collecting: answer, upTo: maxAnswerBytes))
     }
 }
 
@@ -202,6 +228,14 @@ public enum RemoteFailure: Error, Equatable, CustomStringConvertible {
 
 extension Components.Schemas._Error {
     var failure: RemoteFailure { .status(statusCode, message: message) }
+}
+
+extension RemoteFailure {
+    /// A failure from an error answer's status and body (our error shape says why).
+    static func answer(_ statusCode: Int, _ body: Data) -> RemoteFailure {
+        let message = (try? JSONDecoder().decode(Components.Schemas._Error.self, from: body))?.message ?? "HTTP \(statusCode)"
+        return .status(statusCode, message: message)
+    }
 }
 
 /// Turns an undocumented answer into a failure (its body, if JSON in our error shape, says why).

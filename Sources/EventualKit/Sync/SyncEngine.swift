@@ -253,22 +253,9 @@ public actor SyncEngine {
     }
 
     private func send(_ batch: [OutboxEntry]) async throws -> [Components.Schemas.SyncResult] {
-        let decoder = JSONDecoder()
-        let changes = try batch.map { entry -> Components.Schemas.SyncChange in
-            let change = try decoder.decode(ChangePayload.self, from: entry.payload)
-            return Components.Schemas.SyncChange(
-                id: entry.id, collection: entry.operation, recordId: entry.recordID ?? "", hlc: change.hlc,
-                fields: .init(additionalProperties: try OpenAPIObjectContainer(unvalidatedValue: change.fields.mapValues(\.anyValue))),
-                deltas: change.deltas.map { .init(additionalProperties: $0) },
-                deleted: change.deleted
-            )
-        }
-        switch try await link.client.syncPush(body: .json(.init(changes: changes))) {
-        case .ok(let ok): return try ok.body.json.results
-        case .badRequest(let answer): throw try answer.body.json.failure
-        case .unauthorized(let answer): throw try answer.body.json.failure
-        case .undocumented(let status, let payload): throw await remoteFailure(status, payload)
-        }
+        let (response, body) = try await link.send(.post, "/v1/sync/push", json: SyncWire.pushBody(batch), operationID: "syncPush")
+        guard response.status == .ok else { throw RemoteFailure.answer(response.status.code, body) }
+        return try JSONDecoder().decode(Components.Schemas.SyncPushResponse.self, from: body).results
     }
 
     private func record(_ results: [Components.Schemas.SyncResult], for batch: [OutboxEntry], into report: inout SyncReport) async throws {
@@ -357,17 +344,18 @@ public actor SyncEngine {
     private func pull(_ report: inout SyncReport) async throws {
         while true {
             let cursor = try await store.reader.read { db in try EngineSchema.value(.pullCursor, db) }
-            let page: Components.Schemas.SyncPullResponse
-            switch try await link.client.syncPull(query: .init(since: cursor, limit: configuration.pullLimit)) {
-            case .ok(let ok): page = try ok.body.json
-            case .badRequest(let answer): throw try answer.body.json.failure
-            case .unauthorized(let answer): throw try answer.body.json.failure
-            case .undocumented(let status, let payload): throw await remoteFailure(status, payload)
-            }
+            var query = URLComponents()
+            query.queryItems = [URLQueryItem(name: "limit", value: String(configuration.pullLimit))]
+                + (cursor.map { [URLQueryItem(name: "since", value: $0)] } ?? [])
+            let (response, body) = try await link.send(.get, "/v1/sync/pull?" + (query.percentEncodedQuery ?? ""), json: nil,
+                                                       operationID: "syncPull")
+            guard response.status == .ok else { throw RemoteFailure.answer(response.status.code, body) }
+            let page = try JSONDecoder().decode(SyncWire.PulledPage.self, from: body)
             connectivity.reportAnswer()
-            let records = page.changes.map(RemoteRecord.init)
-            let clockProblems = try await apply(records, cursor: page.cursor)
-            report.pulled += records.count
+            let records = page.changes.map(\.remote)
+            let (clockProblems, echoes) = try await apply(records, cursor: page.cursor)
+            report.pulled += records.count - echoes
+            report.echoes += echoes
             if let problem = clockProblems.first {
                 statusBroadcast.update { $0.lastError = problem }
             }
@@ -376,13 +364,15 @@ public actor SyncEngine {
     }
 
     /// Writes pulled records and the cursor that follows them in one transaction, so a crash
-    /// never skips nor half-applies a page. Returns clock warnings.
-    private func apply(_ records: [RemoteRecord], cursor: String) async throws -> [String] {
+    /// never skips nor half-applies a page. Returns clock warnings, and how many records were
+    /// this device's own changes coming back.
+    private func apply(_ records: [RemoteRecord], cursor: String) async throws -> (problems: [String], echoes: Int) {
         let collections = self.collections
         let clock = store.clock
         let logger = self.logger
         return try await store.writer.write { db in
             var problems: [String] = []
+            var echoes = 0
             var pendingByCollection: [String: [String: PendingEdits]] = [:]
             for (collection, records) in Dictionary(grouping: records, by: \.collection) where collections[collection] != nil {
                 pendingByCollection[collection] = try OutboxTable.unacknowledgedEdits(
@@ -391,6 +381,7 @@ public actor SyncEngine {
             for record in records {
                 if let stamp = HLCStamp(parsing: record.hlc) {
                     do { try clock.receive(stamp) } catch { problems.append("\(error)") }
+                    if stamp.node == clock.node { echoes += 1 }
                 }
                 guard let mirror = collections[record.collection] else {
                     logger.debug("pulled a record of an unknown collection", metadata: ["collection": "\(record.collection)"])
@@ -402,7 +393,7 @@ public actor SyncEngine {
                 try mirror.apply(record, pending: pending, in: db)
             }
             try EngineSchema.setValue(cursor, for: .pullCursor, db)
-            return problems
+            return (problems, echoes)
         }
     }
 }

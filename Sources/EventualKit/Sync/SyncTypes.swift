@@ -86,8 +86,10 @@ public struct SyncReport: Sendable {
     public var rejections: [(entryID: String, message: String)] = []
     /// Queued calls completed.
     public var calls = 0
-    /// Records brought in by the pull.
+    /// Records brought in by the pull that other devices changed last.
     public var pulled = 0
+    /// Records the pull brought back whose last change was this device's own (already here).
+    public var echoes = 0
     /// Why the round stopped early, if it did.
     public var failure: RemoteFailure?
 
@@ -117,14 +119,4 @@ public struct SyncStatus: Sendable, Equatable {
     public var lastEvent: SyncEvent?
 
     public init() {}
-}
-
-extension RemoteRecord {
-    init(_ record: Components.Schemas.SyncRecord) {
-        collection = record.collection
-        recordID = record.recordId
-        fields = record.fields.additionalProperties.value.mapValues { SyncValue(any: $0) }
-        deleted = record.deleted
-        hlc = record.hlc
-    }
 }
