@@ -115,7 +115,7 @@ func seconds(_ body: () async throws -> Void) async rethrows -> Double {
     let start = ContinuousClock.now
     try await body()
     let elapsed = ContinuousClock.now - start
-    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return elapsed.fractionalMilliseconds / 1000
 }
 
 let port = try freePort()

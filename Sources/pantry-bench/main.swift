@@ -49,7 +49,7 @@ func loadProducts() -> [(name: String, category: String)] {
 }
 
 func ms(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+    duration.fractionalMilliseconds
 }
 
 func percentile(_ values: [Double], _ fraction: Double) -> Double {

@@ -13,4 +13,7 @@ public enum UnixMillis {
 extension Duration {
     /// The duration in whole milliseconds (rounded toward zero).
     public var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
+
+    /// The duration in milliseconds with their fraction, for timings.
+    public var fractionalMilliseconds: Double { Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15 }
 }

@@ -1,3 +1,4 @@
+import EventualAPI
 import Foundation
 import Synchronization
 
@@ -140,8 +141,6 @@ public struct Backoff: Sendable, Equatable {
 
     /// The longest wait after `failures` failures, in milliseconds.
     public func ceilingMillis(afterFailures failures: Int) -> Double {
-        let initialMillis = Double(initial.components.seconds) * 1000 + Double(initial.components.attoseconds) / 1e15
-        let maximumMillis = Double(maximum.components.seconds) * 1000 + Double(maximum.components.attoseconds) / 1e15
-        return min(maximumMillis, initialMillis * pow(2, Double(min(failures, 40))))
+        min(maximum.fractionalMilliseconds, initial.fractionalMilliseconds * pow(2, Double(min(failures, 40))))
     }
 }
