@@ -24,10 +24,11 @@ PRODUCTS="${PRODUCTS:-100000}"
 VOTES="${VOTES:-150000}"
 EXTRA_USERS="${EXTRA_USERS:-20}"
 BUILD_ARGS="${BUILD_ARGS:-}"
-NAMES_CSV="${NAMES_CSV:-/work/shared/data/off-products-1000-slim.csv}"
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_DIR="$(cd "$SCRIPT_DIR/.." && pwd)"
+# The product names come from the Open Food Facts sample in the shared folder beside the repository.
+NAMES_CSV="${NAMES_CSV:-$REPO_DIR/../shared/data/off-products-1000-slim.csv}"
 BENCH_DIR="$SCRIPT_DIR/bench"
 
 log() { printf '==> %s\n' "$*" >&2; }
