@@ -100,26 +100,37 @@ extension SyncRecordState {
     }
 
     func columns() throws -> Columns {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let storedDeltas = deltas.mapValues { list in list.map { StoredDelta(hlc: $0.stamp.description, amount: $0.amount) } }
+        var counterDeltas: String?
+        if !deltas.isEmpty {
+            var out = "{"
+            for (index, name) in deltas.keys.sorted().enumerated() {
+                if index > 0 { out += "," }
+                CompactJSON.appendString(name, to: &out)
+                out += ":["
+                for (position, delta) in deltas[name]!.enumerated() {
+                    if position > 0 { out += "," }
+                    out += "["
+                    CompactJSON.appendString(delta.stamp.description, to: &out)
+                    out += ","
+                    CompactJSON.appendNumber(delta.amount, to: &out)
+                    out += "]"
+                }
+                out += "]"
+            }
+            counterDeltas = out + "}"
+        }
         return Columns(
-            fields: String(decoding: try encoder.encode(fields), as: UTF8.self),
-            fieldStamps: String(decoding: try encoder.encode(stamps.mapValues(\.description)), as: UTF8.self),
-            counterDeltas: deltas.isEmpty ? nil : String(decoding: try encoder.encode(storedDeltas), as: UTF8.self),
+            fields: CompactJSON.object(fields),
+            fieldStamps: CompactJSON.object(stamps.mapValues(\.description)),
+            counterDeltas: counterDeltas,
             tombstone: tombstone?.description
         )
     }
 
     /// A delta as JSON keeps it: `[stamp, amount]`.
-    private struct StoredDelta: Codable {
+    private struct StoredDelta: Decodable {
         let hlc: String
         let amount: Double
-
-        init(hlc: String, amount: Double) {
-            self.hlc = hlc
-            self.amount = amount
-        }
 
         init(from decoder: any Decoder) throws {
             var container = try decoder.unkeyedContainer()
@@ -127,11 +138,6 @@ extension SyncRecordState {
             amount = try container.decode(Double.self)
         }
 
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.unkeyedContainer()
-            try container.encode(hlc)
-            try container.encode(amount)
-        }
     }
 
     private static func stamp(_ text: String) throws -> HLCStamp {
