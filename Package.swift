@@ -107,11 +107,13 @@ let package = Package(
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         // libpng, which decodes a photo to grey pixels for zbar (Debian: libpng-dev).
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
-        // Reads barcodes from photos (PNG, PGM/PPM) for the commands; apart from the app models,
-        // which stay free of C libraries so that an iOS app links them unchanged.
+        // libjpeg(-turbo), which decodes phone photos (Debian: libjpeg-dev).
+        .systemLibrary(name: "CJPEG", path: "Sources/CJPEG", providers: [.apt(["libjpeg-dev"])]),
+        // Reads barcodes from photos (JPEG, PNG, PGM/PPM) for the commands; apart from the app
+        // models, which stay free of C libraries so that an iOS app links them unchanged.
         .target(
             name: "BarcodeImages",
-            dependencies: ["CZBar", "CPNG"],
+            dependencies: ["CZBar", "CPNG", "CJPEG"],
             swiftSettings: swiftSettings
         ),
         // Tracking My Pantry: the app model (pantry, knowledge base, reminders, places, accounts).
