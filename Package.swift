@@ -177,6 +177,7 @@ let package = Package(
             dependencies: [
                 "Pantry",
                 "pantry",
+                "BarcodeImages",
                 "EventualTestSupport",
                 "EventualKit",
                 "EventualServer",

@@ -10,7 +10,7 @@ public enum ScanError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unreadable(let path, let reason): return "Cannot read the image \(path): \(reason)"
-        case .unsupportedFormat(let path): return "\(path) is not a PNG or PGM/PPM image"
+        case .unsupportedFormat(let path): return "\(path) is not a JPEG, PNG or PGM/PPM image"
         case .noBarcode(let path): return "No barcode found in \(path): try a sharper, closer photo, or type the number"
         }
     }

@@ -1,3 +1,4 @@
+import CJPEG
 import CPNG
 import Foundation
 
@@ -14,17 +15,49 @@ public struct GreyImage: Sendable {
         self.pixels = pixels
     }
 
-    /// Decodes a PNG (with libpng) or a binary PGM/PPM (`P5`/`P6`) file.
+    /// The most pixels a photo may have: beyond, it is not a photo of a label (and would take
+    /// gigabytes to decode).
+    static let maxPixels = 100_000_000
+
+    /// Decodes a JPEG (with libjpeg), a PNG (with libpng) or a binary PGM/PPM (`P5`/`P6`) file.
     public init(contentsOf url: URL) throws(ScanError) {
         let data: Data
-        do { data = try Data(contentsOf: url) } catch { throw .unreadable(url.path, "cannot read the file") }
-        if data.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
+        do { data = try Data(contentsOf: url) } catch { throw .unreadable(url.path, Self.reason(error)) }
+        if data.starts(with: [0xFF, 0xD8, 0xFF]) {
+            self = try Self.jpeg(data, path: url.path)
+        } else if data.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
             self = try Self.png(data, path: url.path)
         } else if data.starts(with: [0x50, 0x35]) || data.starts(with: [0x50, 0x36]) {
             self = try Self.netpbm(data, path: url.path)
         } else {
             throw .unsupportedFormat(url.path)
         }
+    }
+
+    /// Why a file could not be read, in a few words.
+    private static func reason(_ error: any Error) -> String {
+        switch (error as? CocoaError)?.code {
+        case .fileNoSuchFile?, .fileReadNoSuchFile?: return "there is no such file"
+        case .fileReadNoPermission?: return "permission denied"
+        default: return "cannot read the file"
+        }
+    }
+
+    private static func jpeg(_ data: Data, path: String) throws(ScanError) -> GreyImage {
+        var pixels: UnsafeMutablePointer<UInt8>?
+        var width: Int32 = 0, height: Int32 = 0
+        var message = [CChar](repeating: 0, count: Int(JMSG_LENGTH_MAX))
+        let failed = data.withUnsafeBytes { bytes in
+            cjpeg_decode_grey(bytes.bindMemory(to: UInt8.self).baseAddress, UInt(bytes.count), UInt(maxPixels),
+                              &pixels, &width, &height, &message)
+        }
+        defer { free(pixels) }
+        guard failed == 0, let pixels else {
+            let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw .unreadable(path, reason.isEmpty ? "not a valid JPEG" : "not a valid JPEG (\(reason))")
+        }
+        let count = Int(width) * Int(height)
+        return GreyImage(width: Int(width), height: Int(height), pixels: [UInt8](UnsafeBufferPointer(start: pixels, count: count)))
     }
 
     private static func png(_ data: Data, path: String) throws(ScanError) -> GreyImage {
@@ -36,7 +69,7 @@ public struct GreyImage: Sendable {
         guard ok != 0 else { throw .unreadable(path, "not a valid PNG") }
         image.format = png_uint_32(PNG_FORMAT_GRAY)
         let width = Int(image.width), height = Int(image.height)
-        guard width > 0, height > 0, width * height <= 100_000_000 else {
+        guard width > 0, height > 0, width * height <= maxPixels else {
             png_image_free(&image)
             throw .unreadable(path, "the image is too large")
         }
@@ -71,7 +104,7 @@ public struct GreyImage: Sendable {
         }
         let channels = bytes[1] == UInt8(ascii: "6") ? 3 : 1
         guard let width = nextNumber(), let height = nextNumber(), let maxValue = nextNumber(),
-              width > 0, height > 0, (1...255).contains(maxValue), width * height <= 100_000_000 else {
+              width > 0, height > 0, (1...255).contains(maxValue), width * height <= maxPixels else {
             throw .unreadable(path, "not a valid PGM/PPM header")
         }
         index += 1

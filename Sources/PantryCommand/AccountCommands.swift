@@ -5,8 +5,8 @@ import Pantry
 struct Register: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Create an account on the server.")
     @OptionGroup var global: GlobalOptions
-    @Option var username: String
-    @Option var email: String
+    @Option(help: "The name others see, e.g. alice.") var username: String
+    @Option(help: "Your email address; you sign in with it.") var email: String
     @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input.") var passwordStdin = false
 
     func run() async throws {
@@ -20,7 +20,7 @@ struct Register: AsyncParsableCommand {
 struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Sign in (offline too, for 7 days after the last online sign-in).")
     @OptionGroup var global: GlobalOptions
-    @Option var email: String
+    @Option(help: "The email address you registered with.") var email: String
     @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input.") var passwordStdin = false
 
     func run() async throws {

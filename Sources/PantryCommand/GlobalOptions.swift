@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 import Pantry
 
-/// `--server` and `--data-dir`, taken by every command.
+/// `--server` and `--data-dir`, taken by every command, before or after its name: `pantry` itself
+/// declares them too, and ArgumentParser hands the one parsed value to the subcommand.
 struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: "The server's URL (env PANTRY_SERVER; default http://127.0.0.1:8080).")
     var server: String?
@@ -14,8 +15,10 @@ struct GlobalOptions: ParsableArguments {
         let environment = ProcessInfo.processInfo.environment
         let serverText = server ?? environment["PANTRY_SERVER"] ?? "http://127.0.0.1:8080"
         guard let serverURL = URL(string: serverText), let scheme = serverURL.scheme, ["http", "https"].contains(scheme),
-              serverURL.host != nil else {
-            throw ValidationError("'\(serverText)' is not a server URL: use http://HOST:PORT")
+              let host = serverURL.host, !host.isEmpty,
+              // NB: AsyncHTTPClient traps on a port beyond 65535 instead of failing.
+              serverURL.port.map({ (1...65_535).contains($0) }) ?? true else {
+            throw CLIError("'\(serverText)' is not a server URL: use http://HOST:PORT, with a port from 1 to 65535")
         }
         let directory: URL
         if let path = dataDir ?? environment["PANTRY_DATA_DIR"], !path.isEmpty {
@@ -25,7 +28,29 @@ struct GlobalOptions: ParsableArguments {
         } else {
             directory = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share/pantry", isDirectory: true)
         }
+        try Self.prepare(directory)
         return PantryApp(configuration: PantryConfiguration(dataDirectory: directory, serverURL: serverURL))
+    }
+
+    /// Makes sure the data directory is a folder this process can write, so that a mistake in
+    /// `--data-dir` is said as such and not as a failed sign-in or database.
+    static func prepare(_ directory: URL) throws(CLIError) {
+        let path = directory.path
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) {
+            guard isFolder.boolValue else { throw CLIError("The data directory \(path) is a file, not a folder: choose another --data-dir") }
+        } else {
+            do {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            } catch let error as CocoaError {
+                throw CLIError("Cannot create the data directory \(path): \(FileProblem(error).reason)")
+            } catch {
+                throw CLIError("Cannot create the data directory \(path): \(Terminal.message(error))")
+            }
+        }
+        guard access(path, W_OK | X_OK) == 0 else {
+            throw CLIError("The data directory \(path) is not writable: choose another --data-dir, or fix its permissions")
+        }
     }
 }
 

@@ -5,8 +5,12 @@ import Pantry
 struct RemindersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "reminders", abstract: "What today's notification would say.")
     @OptionGroup var global: GlobalOptions
-    @Option(help: "The window for \"expiring soon\", in days.") var days = 3
+    @Option(help: "The window for \"expiring soon\", in days (0 to 36500).") var days = 3
     @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        guard (0...36_500).contains(days) else { throw ValidationError("--days \(days) is out of range: use 0 to 36500 days") }
+    }
 
     func run() async throws {
         let reminders = try global.app().open().reminders(days: days)
@@ -57,11 +61,16 @@ struct Places: AsyncParsableCommand {
         let places = try global.app().open().places()
         if let geojson {
             let data = try Place.geoJSON(places)
+            let unplaced = places.filter { $0.latitude == nil || $0.longitude == nil }.count
+            // NB: said on stderr, so that the GeoJSON on stdout stays valid for a pipe.
+            let note = unplaced > 0 ? "\(unplaced) place(s) had no position and are not in the GeoJSON: add one with --at LATITUDE,LONGITUDE." : nil
             if geojson == "-" {
                 print(String(decoding: data, as: UTF8.self))
+                if let note { Terminal.error(note) }
             } else {
                 try data.write(to: URL(fileURLWithPath: geojson))
-                print("Wrote \(places.filter { $0.latitude != nil }.count) place(s) to \(geojson).")
+                print("Wrote \(places.count - unplaced) place(s) to \(geojson).")
+                if let note { Terminal.error(note) }
             }
             return
         }

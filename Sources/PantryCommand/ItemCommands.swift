@@ -5,8 +5,8 @@ import Pantry
 struct Add: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Put something without a barcode in the pantry.")
     @OptionGroup var global: GlobalOptions
-    @Option var name: String
-    @Option var description: String?
+    @Option(help: "What it is, e.g. Milk.") var name: String
+    @Option(help: "A longer description.") var description: String?
     @OptionGroup var item: ItemOptions
 
     func run() async throws {
@@ -29,6 +29,10 @@ struct List: AsyncParsableCommand {
     @Option(name: .customLong("where"), help: "Only things bought at a place containing this text.") var place: String?
     @OptionGroup var output: OutputOptions
 
+    func validate() throws {
+        try usageCheck { _ = try expiring.map { try ExpiryParser().days($0) } }
+    }
+
     func run() async throws {
         let pantry = try global.app().open()
         let query = ItemQuery(sort: sort, expiringWithinDays: try expiring.map { try ExpiryParser().days($0) },
@@ -47,7 +51,7 @@ struct List: AsyncParsableCommand {
 struct Search: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Full-text search over name, description, category and place.")
     @OptionGroup var global: GlobalOptions
-    @Argument var text: [String]
+    @Argument(help: "Words to find; the last may be the start of a word.") var text: [String]
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
@@ -77,8 +81,13 @@ struct Show: AsyncParsableCommand {
 struct Consume: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Use some or all of an item; at zero it leaves the pantry.")
     @OptionGroup var global: GlobalOptions
-    @Argument var id: String
-    @Option(help: "How much (default: all of it).") var quantity: Double?
+    @Argument(help: "The item's id (its last characters are enough).") var id: String
+    // NB: `.unconditional` so that `--quantity -1` is refused as a quantity, not read as an option.
+    @Option(parsing: .unconditional, help: "How much (default: all of it): above 0, at most 1000000.") var quantity: Double?
+
+    func validate() throws {
+        try usageCheck { if let quantity { try ItemDetails.checkQuantity(quantity) } }
+    }
 
     func run() async throws {
         let pantry = try global.app().open()
@@ -91,7 +100,7 @@ struct Consume: AsyncParsableCommand {
 struct Remove: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Throw an item away.")
     @OptionGroup var global: GlobalOptions
-    @Argument var id: String
+    @Argument(help: "The item's id (its last characters are enough).") var id: String
 
     func run() async throws {
         let pantry = try global.app().open()
@@ -104,11 +113,15 @@ struct Remove: AsyncParsableCommand {
 struct Edit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Change an item's details.")
     @OptionGroup var global: GlobalOptions
-    @Argument var id: String
-    @Option var name: String?
-    @Option var description: String?
+    @Argument(help: "The item's id (its last characters are enough).") var id: String
+    @Option(help: "A new name.") var name: String?
+    @Option(help: "A new description.") var description: String?
     @Flag(name: .customLong("no-expiry"), help: "Forget the expiry.") var noExpiry = false
     @OptionGroup var item: ItemOptions
+
+    func validate() throws {
+        if noExpiry, item.expires != nil { throw ValidationError("Use --expires or --no-expiry, not both") }
+    }
 
     func run() async throws {
         let pantry = try global.app().open()

@@ -4,12 +4,21 @@ import Pantry
 
 /// The details of an item, shared by scan, add and edit.
 struct ItemOptions: ParsableArguments {
-    @Option(help: "How many (default 1).") var quantity: Double?
+    // NB: `.unconditional` so that `--quantity -1` is refused as a quantity, not read as an option.
+    @Option(parsing: .unconditional, help: "How many (default 1): above 0, at most 1000000.") var quantity: Double?
     @Option(help: "The unit: pcs, g, kg, l, …") var unit: String?
-    @Option(help: "Expiry: a date like 2026-12-24, or +5d, +2w.") var expires: String?
+    @Option(help: "Expiry: a date like 2026-12-24, or +5d, +2w, +1m.") var expires: String?
     @Option(help: "A category, e.g. dairy.") var category: String?
     @Option(name: .customLong("where"), help: "Where it was bought, e.g. \"Coop, Via Roma 1\".") var place: String?
     @Option(help: "Where it was bought as LATITUDE,LONGITUDE, e.g. 44.4949,11.3426.") var at: String?
+
+    func validate() throws {
+        try usageCheck {
+            if let quantity { try ItemDetails.checkQuantity(quantity) }
+            _ = try expires.map { try ExpiryParser().expiry($0) }
+            _ = try at.map { try Coordinates(parsing: $0) }
+        }
+    }
 
     func details(name: String? = nil, description: String? = nil) throws -> ItemDetails {
         ItemDetails(

@@ -15,8 +15,24 @@ enum ItemPrinting {
     }
 
     static func quantity(_ item: PantryItem) -> String {
-        let number = item.quantity.rounded() == item.quantity ? String(Int(item.quantity)) : String(item.quantity)
+        let number = Self.number(item.quantity)
         return item.unit.map { "\(number) \($0)" } ?? number
+    }
+
+    /// `3` rather than `3.0`, and never a trap: a quantity synced from elsewhere may be any double.
+    static func number(_ value: Double) -> String {
+        // NB: `Int(value)` traps beyond Int's range (1e308) and on nan; Int64 is exact below 2^53.
+        guard value.isFinite, value.rounded() == value, abs(value) < 9_007_199_254_740_992 else { return String(value) }
+        return String(Int64(value))
+    }
+
+    /// An item's status as people say it.
+    static func status(_ status: PantryItem.Status) -> String {
+        switch status {
+        case .inPantry: "in the pantry"
+        case .consumed: "consumed"
+        case .thrownAway: "thrown away"
+        }
     }
 
     static func expiry(_ day: Day?, today: Day) -> Table.Cell {
@@ -37,7 +53,7 @@ enum ItemPrinting {
         lines.append(("bought", "\(isoDay(item.boughtAt)) (\(RelativeDay.ago(item.boughtAt, now: Int64(now.timeIntervalSince1970 * 1000))))"))
         lines.append(("place", item.place ?? "-"))
         if let latitude = item.latitude, let longitude = item.longitude { lines.append(("at", "\(latitude),\(longitude)")) }
-        lines.append(("status", item.status.rawValue))
+        lines.append(("status", status(item.status)))
         let width = lines.map(\.0.count).max() ?? 0
         return lines.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
     }
@@ -78,6 +94,8 @@ enum ItemPrinting {
     static func json(_ value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        // NB: JSON has no infinity; a damaged quantity still lists, as a string, rather than failing the listing.
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 }

@@ -7,8 +7,12 @@ struct PantryCommand: AsyncParsableCommand {
         abstract: "Tracking My Pantry: your groceries, their expiry, and a shared barcode knowledge base. Works offline.",
         subcommands: [
             Register.self, Login.self, Logout.self, Whoami.self,
-            Scan.self, Add.self, List.self, Search.self, Show.self, Consume.self, Remove.self, Edit.self,
+            Scan.self, Vote.self, Add.self, List.self, Search.self, Show.self, Consume.self, Remove.self, Edit.self,
             RemindersCommand.self, Places.self, Status.self, Sync.self,
         ]
     )
+
+    // NB: declared here too so that `pantry --server URL login` works as well as
+    // `pantry login --server URL`; the subcommand's own group gets this parsed value.
+    @OptionGroup var global: GlobalOptions
 }

@@ -10,10 +10,12 @@ struct Scan: AsyncParsableCommand {
         abstract: "Buy something with a barcode: look it up, pick or create the product, put it in the pantry.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The barcode (EAN-13, EAN-8, UPC-A or GTIN-14).") var barcode: String?
-    @Option(help: "Read the barcode from a photo (PNG or PGM).") var image: String?
+    @Option(help: "Read the barcode from a photo (JPEG, PNG or PGM).") var image: String?
     @Option(help: "Pick the N-th candidate (from 1).") var pick: Int?
     @Flag(name: .customLong("downvote-others"), help: "Rate every other candidate -1.") var downvoteOthers = false
-    @Flag(name: .customLong("new"), help: "Create a new product (with --name).") var createNew = false
+    @Flag(name: .customLong("new"), help: "Create a new product (with --name); if one with that name exists, vote for it instead.")
+    var createNew = false
+    @Flag(help: "With --new: post the product even if a candidate has the same name.") var force = false
     @Option(help: "The new product's name.") var name: String?
     @Option(help: "The new product's description.") var description: String?
     @OptionGroup var item: ItemOptions
@@ -22,7 +24,12 @@ struct Scan: AsyncParsableCommand {
         if (barcode == nil) == (image == nil) { throw ValidationError("Give a barcode or --image PHOTO (one of them)") }
         if createNew, name == nil { throw ValidationError("--new needs --name NAME") }
         if createNew, pick != nil { throw ValidationError("Use --pick or --new, not both") }
+        if force, !createNew { throw ValidationError("--force goes with --new") }
+        if let pick, !(1...Self.maxPick).contains(pick) { throw ValidationError("--pick \(pick) is not a candidate: they are numbered from 1") }
     }
+
+    /// More candidates than any barcode has; a larger --pick is a typing mistake.
+    static let maxPick = 10_000
 
     func run() async throws {
         let app = try global.app()
@@ -56,25 +63,35 @@ struct Scan: AsyncParsableCommand {
             if (report?.calls ?? 0) >= contributions {
                 print(purchase.postsNewProduct ? "Posted the new product to the knowledge base." : "Voted on the knowledge base.")
             } else {
-                print(Terminal.paint("Offline: your contribution to the knowledge base waits and is sent when the server can be reached.", .yellow))
+                print(Terminal.paint(DeliveryNote.waiting("your contribution to the knowledge base", after: report), .yellow))
             }
         }
     }
 
     private func choose(_ candidates: [ProductCandidate], barcode: String) throws -> ProductChoice {
-        if createNew, let name { return .new(name: name, description: description) }
+        if createNew, let name {
+            // NB: the same product under the same name twice splits its votes: vote for it instead.
+            if !force, let index = candidates.firstIndex(where: { ProductCandidate.sameName($0.name, name) }) {
+                let existing = candidates[index]
+                print(existing.isPending
+                      ? "\(existing.name) is already your product of \(barcode) (not sent yet): using it (--force posts another one)."
+                      : "\(existing.name) is already a product of \(barcode): voting for it instead (--force posts a new one).")
+                return .pick(index + 1, downvoteOthers: downvoteOthers)
+            }
+            return .new(name: name, description: description)
+        }
         if let pick { return .pick(pick, downvoteOthers: downvoteOthers) }
         guard !candidates.isEmpty else { throw PantryError.noCandidates(barcode: barcode) }
-        var table = Table("#", "PRODUCT", "SCORE", "DESCRIPTION")
-        for (index, candidate) in candidates.enumerated() {
-            table.add(.init("\(index + 1)"), .init(candidate.name + (candidate.isPending ? " (yours, not sent yet)" : "")),
-                      .init("\(candidate.score)"), .init(candidate.description ?? ""))
-        }
-        print(table.render())
+        print(CandidateTable.render(candidates))
         guard Terminal.stdinIsTTY else {
             throw CLIError("\(candidates.count) candidate(s): choose one with --pick N, or create one with --new --name NAME")
         }
-        let answer = Terminal.ask("Pick 1-\(candidates.count): ")?.trimmingCharacters(in: .whitespaces) ?? ""
+        let answer = try Terminal.ask("Pick 1-\(candidates.count), or n for a new product: ")?.trimmingCharacters(in: .whitespaces) ?? ""
+        if answer.lowercased() == "n" {
+            let name = try Terminal.ask("Name of the new product: ")?.trimmingCharacters(in: .whitespaces) ?? ""
+            guard !name.isEmpty else { throw CLIError("No name given: nothing was added") }
+            return .new(name: name, description: description)
+        }
         guard let number = Int(answer) else { throw CLIError("Nothing picked: nothing was added") }
         return .pick(number, downvoteOthers: downvoteOthers)
     }

@@ -29,11 +29,11 @@ struct Status: AsyncParsableCommand {
         let last = status.lastSyncAt.map { RelativeDay.ago($0, now: UnixMillis.now()) } ?? "never"
         print("pending \(status.pending), failed \(status.failed), last sync \(last)")
         guard !status.entries.isEmpty else { return }
-        var table = Table("STATE", "WHAT", "TRIES", "REASON")
+        var table = Table("STATE", "ID", "WHAT", "TRIES", "REASON")
         for entry in status.entries {
             let colour: Terminal.Colour? = entry.state == .failed ? .red : nil
-            table.add(.init(entry.state == .failed ? "failed" : "pending", colour), .init(entry.summary),
-                      .init("\(entry.attempts)"), .init(entry.lastError ?? "-"))
+            table.add(.init(entry.state == .failed ? "failed" : "pending", colour), .init(entry.itemId.map { String($0.suffix(8)) } ?? "-"),
+                      .init(entry.summary), .init("\(entry.attempts)"), .init(entry.lastError ?? "-"))
         }
         print(table.render())
     }
@@ -49,9 +49,11 @@ struct Sync: AsyncParsableCommand {
         let report = try await pantry.sync { remaining, total in bar.show(done: total - remaining, total: total) }
         bar.finish()
         if let failure = report.failure {
-            throw CLIError("Sync stopped: \(failure.description)" + (report.sent + report.calls > 0 ? " (\(report.sent + report.calls) sent before)" : ""))
+            let delivered = report.sent - report.duplicates + report.calls
+            throw CLIError("Sync stopped: \(failure.description)" + (delivered > 0 ? " (\(delivered) sent before)" : ""))
         }
-        var line = "Synced: sent \(report.sent) change(s) and \(report.calls) knowledge-base contribution(s), fetched \(report.pulled)."
+        // NB: a change the server had already (a replay after a lost answer) was not sent now.
+        var line = "Synced: sent \(report.sent - report.duplicates) change(s) and \(report.calls) knowledge-base contribution(s), fetched \(report.pulled)."
         if report.rejected > 0 { line += " \(report.rejected) refused by the server: see pantry status." }
         print(line)
     }

@@ -1,25 +1,17 @@
 import ArgumentParser
 import Foundation
 
-// NB: parse errors get ArgumentParser's usage message; errors from running a command get one
-// line on stderr and exit status 1, never a stack trace.
-let command: any ParsableCommand
+// NB: help (`pantry help scan`, `pantry scan --help`) is ArgumentParser's to print, with exit
+// status 0; every error, a usage mistake or a failed command, is one line on stderr and a non-zero
+// exit status, never a stack trace.
 do {
-    command = try PantryCommand.parseAsRoot()
-} catch {
-    PantryCommand.exit(withError: error)
-}
-do {
+    let command = try PantryCommand.parseAsRoot(try CommandLineText.checked(Array(CommandLine.arguments.dropFirst())))
     if let asyncCommand = command as? any AsyncParsableCommand {
         try await runAsync(asyncCommand)
     } else {
         var syncCommand = command
         try syncCommand.run()
     }
-} catch let exit as ExitCode {
-    Foundation.exit(exit.rawValue)
-} catch let clean as CleanExit {
-    PantryCommand.exit(withError: clean)
 } catch {
     Terminal.fail(error)
 }

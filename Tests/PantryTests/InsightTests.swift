@@ -63,4 +63,20 @@ struct InsightTests {
         let geometry = features.first?["geometry"] as? [String: Any]
         #expect(geometry?["coordinates"] as? [Double] == [11.3426, 44.4949])
     }
+
+    @Test func wildTimesFromAnotherDeviceDoNotTrap() {
+        // Given items whose times, synced from elsewhere, are far out of range
+        var ancient = item("Ancient")
+        ancient.boughtAt = .min
+        var ranOut = item("Salt", status: .consumed, barcode: "05000112548167")
+        ranOut.finishedAt = .min
+        var again = item("Salt", status: .consumed, barcode: "05000112548167")
+        again.finishedAt = .max
+        // When the reminders are worked out and the times said
+        let reminders = Reminders.compute(items: [ancient, ranOut, again], windowDays: 3, now: now)
+        // Then nothing traps: the ancient item is forgotten, and the ages read as words
+        #expect(reminders.forgotten.map(\.name) == ["Ancient"])
+        #expect(RelativeDay.ago(.min, now: UnixMillis.milliseconds(now)).hasSuffix("days ago"))
+        #expect(RelativeDay.ago(.max, now: UnixMillis.milliseconds(now)) == "just now")
+    }
 }

@@ -140,4 +140,46 @@ struct ScanTests {
             #expect(status.entries.first?.lastError?.isEmpty == false)
         }
     }
+
+    @Test func voteIsQueuedAndANewerRatingReplacesAnUnsentOne() async throws {
+        try await withLiveServer { server, scratch in
+            // Given a product of the knowledge base, and a user signed in once
+            let other = try await TestUser.register(on: server, name: "other")
+            let productID = try await seedProduct(Barcodes.milk, name: "Whole milk", server: server, as: other)
+            let user = try await TestUser.register(on: server)
+            let folder = scratch.folder("phone")
+            _ = try await device(folder, server: server).login(email: user.email, password: user.password)
+            // When the user rates it twice in the basement
+            let basement = try device(folder, server: unreachableServer).open()
+            try await basement.vote(barcode: Barcodes.milk, productId: productID, rating: -3)
+            try await basement.vote(barcode: Barcodes.milk, productId: productID, rating: 4)
+            // Then one vote waits, the newer one, and it is what the server hears
+            #expect(try await basement.status().entries.map(\.summary) == ["vote +4 on a product of \(Barcodes.milk)"])
+            #expect(try await device(folder, server: server).open().sync().calls == 1)
+            #expect(try await serverProducts(Barcodes.milk, server: server, as: user).first?.score == 4)
+            // And a rating beyond -5...5 is refused before it is queued
+            await #expect(throws: PantryError.invalidRating(6)) {
+                try await basement.vote(barcode: Barcodes.milk, productId: productID, rating: 6)
+            }
+            // And the device knows the product's barcode from nothing but its id only once it was bought or created
+            #expect(try basement.knowledgeBase.barcode(ofProduct: productID) == nil)
+            let online = try device(folder, server: server).open()
+            try await online.buy(barcode: Barcodes.milk, candidates: try await online.knowledgeBase.lookup(Barcodes.milk).candidates,
+                                 choice: .pick(1))
+            #expect(try basement.knowledgeBase.barcode(ofProduct: productID)?.shortForm == Barcodes.milk)
+        }
+    }
+
+    @Test func absurdPickIsRefusedNotTrapped() async throws {
+        try await withLiveServer { server, scratch in
+            let user = try await TestUser.register(on: server)
+            let pantry = try await device(scratch.folder("phone"), server: server).login(email: user.email, password: user.password).pantry
+            let candidate = ProductCandidate(id: "p", localId: nil, name: "Penne", description: nil, score: 0, isMine: false)
+            for pick in [Int.min, 0, 2] {
+                await #expect(throws: PantryError.pickOutOfRange(pick, count: 1)) {
+                    try await pantry.buy(barcode: Barcodes.pasta, candidates: [candidate], choice: .pick(pick))
+                }
+            }
+        }
+    }
 }

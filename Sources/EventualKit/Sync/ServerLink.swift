@@ -121,14 +121,14 @@ struct TransportFailureMiddleware: ClientMiddleware {
             throw CancellationError()
         } catch {
             let reason = Self.isRefused(error) ? "connection refused" : String(describing: error)
-            throw RemoteFailure.unreachable("no connection to \(serverURL.absoluteString) (\(reason))")
+            throw RemoteFailure.unreachable("No connection to \(serverURL.absoluteString) (\(reason))")
         }
         // NB: an Eventual server answers every error in JSON. Anything else (a web server's 404
         // page, a captive portal, a proxy's 502) is not an answer about this request: retry later,
         // and never mark an outbox entry failed because of it.
         let (response, _) = answer
         if response.status.code >= 400, !(response.headerFields[.contentType] ?? "").lowercased().contains("json") {
-            throw RemoteFailure.unreachable("\(serverURL.absoluteString) is not an Eventual server (it answered HTTP \(response.status.code))")
+            throw RemoteFailure.unreachable("Not an Eventual server at \(serverURL.absoluteString) (it answered HTTP \(response.status.code))")
         }
         return answer
     }
@@ -138,13 +138,13 @@ struct TransportFailureMiddleware: ClientMiddleware {
         case .readTimeout:
             return "The server at \(server) accepted the connection but did not answer in \(seconds(timeouts.firstByte))"
         case .connectTimeout:
-            return "no connection to \(server) within \(seconds(timeouts.connect))"
+            return "No connection to \(server) within \(seconds(timeouts.connect))"
         case .deadlineExceeded:
-            return "the server at \(server) did not finish answering in time"
+            return "The server at \(server) did not finish answering in time"
         case .remoteConnectionClosed:
-            return "the server at \(server) closed the connection"
+            return "The server at \(server) closed the connection"
         default:
-            return "no connection to \(server) (\(error))"
+            return "No connection to \(server) (\(error))"
         }
     }
 
@@ -179,7 +179,8 @@ struct BearerMiddleware: ClientMiddleware {
 
 /// Why a request to the server did not succeed, sorted by what the engine does about it.
 public enum RemoteFailure: Error, Equatable, CustomStringConvertible {
-    /// The server could not be reached, or the answer was lost: retry with backoff.
+    /// The server could not be reached, or the answer was lost: retry with backoff. The text is a
+    /// whole sentence for people ("The server at … accepted the connection but did not answer in 5 s").
     case unreachable(String)
     /// 408, 409, 429 or 5xx: retry with backoff.
     case transient(status: Int, message: String)
@@ -205,15 +206,15 @@ public enum RemoteFailure: Error, Equatable, CustomStringConvertible {
             if let status = clientError.response?.status.code, status >= 400 {
                 return .status(status, message: "\(clientError.underlyingError)")
             }
-            return .unreachable(describe(clientError.underlyingError))
+            return .unreachable("The server could not be reached (\(describe(clientError.underlyingError)))")
         }
-        return .unreachable(describe(error))
+        return .unreachable("The server could not be reached (\(describe(error)))")
     }
 
 
     public var description: String {
         switch self {
-        case .unreachable(let reason): return "The server could not be reached (\(reason))"
+        case .unreachable(let reason): return reason
         case .transient(let status, let message): return "The server is busy or failing (\(status)): \(message)"
         case .rejected(_, let message): return message
         case .unauthorized(let message): return "Sign in again: \(message)"

@@ -116,10 +116,7 @@ public final class PantryApp: Sendable {
     }
 
     static func reason(_ error: any Error) -> String {
-        switch RemoteFailure.from(error) {
-        case .unreachable(let reason): return reason
-        case let failure: return failure.description
-        }
+        RemoteFailure.from(error).description
     }
 }
 

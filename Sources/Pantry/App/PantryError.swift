@@ -13,6 +13,8 @@ public enum PantryError: Error, Equatable, CustomStringConvertible {
     case invalidWindow(String)
     case invalidCoordinates(String)
     case invalidQuantity(String)
+    case invalidRating(Int)
+    case unknownProduct(String)
     case invalidField(String)
     case itemNotInPantry(String)
     case server(String)
@@ -33,10 +35,13 @@ public enum PantryError: Error, Equatable, CustomStringConvertible {
         case .invalidWindow(let text): return "'\(text)' is not a number of days: use 3d, 2w or 3"
         case .invalidCoordinates(let text): return "'\(text)' is not a position: use LATITUDE,LONGITUDE like 44.4949,11.3426"
         case .invalidQuantity(let text): return "'\(text)' is not a quantity: use a number above zero, at most 1000000"
+        case .invalidRating(let rating): return "\(rating) is not a rating: use -5 to 5 (0 takes your rating back)"
+        case .unknownProduct(let id):
+            return "\(id) is neither a barcode nor a product this device knows: vote by barcode, e.g. pantry vote 4006381333931 --pick 1"
         case .invalidField(let message): return message
         case .itemNotInPantry(let name): return "\(name) is no longer in the pantry"
         case .server(let message): return message
-        case .unreachable(let reason): return "The server could not be reached: \(reason)"
+        case .unreachable(let reason): return reason
         }
     }
 }

@@ -20,6 +20,8 @@ public struct PantryStatus: Sendable, Equatable {
 public struct OutboxLine: Sendable, Equatable, Codable {
     public let id: String
     public let state: OutboxEntry.State
+    /// The item a change is about (nil for a knowledge-base contribution).
+    public let itemId: String?
     /// "item Milk", "new product Pasta (8001234567890)", "vote +1 on …".
     public let summary: String
     public let attempts: Int
@@ -29,6 +31,7 @@ public struct OutboxLine: Sendable, Equatable, Codable {
     init(entry: OutboxEntry, store: LocalStore) throws {
         id = entry.id
         state = entry.state
+        itemId = entry.kind == .change ? entry.recordID : nil
         attempts = entry.attempts
         lastError = entry.lastError
         switch entry.kind {

@@ -44,7 +44,7 @@ public final class UserPantry: Sendable {
         let product: ProductCandidate?
         switch choice {
         case .pick(let number, _):
-            guard candidates.indices.contains(number - 1) else { throw PantryError.pickOutOfRange(number, count: candidates.count) }
+            guard number >= 1, number <= candidates.count else { throw PantryError.pickOutOfRange(number, count: candidates.count) }
             product = candidates[number - 1]
         case .new(let name, let description):
             guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { throw PantryError.invalidField("A new product needs a name") }
@@ -82,6 +82,14 @@ public final class UserPantry: Sendable {
         return Purchase(item: item, product: product, votes: votes, postsNewProduct: product == nil)
     }
 
+    /// Rates a product of the knowledge base from -5 to 5 (0 takes the rating back), queued in
+    /// the outbox like a purchase's vote; a newer rating of the product replaces an unsent one.
+    public func vote(barcode: String, productId: String, rating: Int) async throws {
+        let gtin = try GTIN(scanned: barcode)
+        guard KnowledgeBase.ratings.contains(rating) else { throw PantryError.invalidRating(rating) }
+        try await store.write { tx in try KnowledgeBase.queueVote(barcode: gtin, productId: productId, rating: rating, tx) }
+    }
+
     // MARK: - Insights
 
     /// Expired, expiring within `days`, ran out (shopping list) and forgotten items.
@@ -110,7 +118,8 @@ public final class UserPantry: Sendable {
     }
 
     /// Sends what waits and fetches what other devices sent, now. `progress` hears how many
-    /// entries are left, about ten times a second, while it runs.
+    /// entries are left, about ten times a second, while it runs. The report's `pulled` counts
+    /// only records another device changed: this device's own changes coming back are not news.
     public func sync(progress: (@Sendable (_ remaining: Int, _ total: Int) -> Void)? = nil) async throws -> SyncReport {
         let total = try outbox.counts().pending
         let watcher: Task<Void, Never>? = progress.map { progress in

@@ -15,7 +15,9 @@ public enum RelativeDay {
 
     /// "3 minutes ago", "2 hours ago", "5 days ago" for a past instant in Unix milliseconds.
     public static func ago(_ millis: Int64, now: Int64) -> String {
-        let seconds = max(0, now - millis) / 1000
+        // NB: a time synced from another device may be anything: no overflow trap on a wild one.
+        let (difference, overflow) = now.subtractingReportingOverflow(millis)
+        let seconds = overflow ? (millis < 0 ? Int64.max / 1000 : 0) : max(0, difference) / 1000
         switch seconds {
         case ..<60: return "just now"
         case ..<3600: return plural(seconds / 60, "minute") + " ago"

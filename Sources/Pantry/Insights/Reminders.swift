@@ -34,7 +34,7 @@ public struct Reminders: Sendable, Equatable, Codable {
         let expired = inPantry.filter { $0.expiresOn.map { $0 < today } ?? false }.sorted(by: byExpiry)
         let soon = inPantry.filter { $0.expiresOn.map { $0 >= today && $0 <= horizon } ?? false }.sorted(by: byExpiry)
         let sixtyDays: Int64 = 60 * 86_400_000
-        let forgotten = inPantry.filter { nowMillis - ($0.touchedAt ?? $0.boughtAt) > sixtyDays }.sorted { $0.boughtAt < $1.boughtAt }
+        let forgotten = inPantry.filter { ($0.touchedAt ?? $0.boughtAt) < nowMillis - sixtyDays }.sorted { $0.boughtAt < $1.boughtAt }
 
         // NB: a product is the same product by barcode when it has one, else by its name.
         let productKey: (PantryItem) -> String = { $0.barcode ?? "name:" + $0.name.lowercased() }
@@ -43,7 +43,7 @@ public struct Reminders: Sendable, Equatable, Codable {
         for (_, group) in Dictionary(grouping: items, by: productKey) {
             guard group.count >= 2, !group.contains(where: { $0.status == .inPantry }) else { continue }
             let lastOut = group.compactMap { $0.status == .consumed ? $0.finishedAt : nil }.max()
-            guard let lastOut, nowMillis - lastOut <= thirtyDays else { continue }
+            guard let lastOut, lastOut >= nowMillis - thirtyDays else { continue }
             let latest = group.max { $0.boughtAt < $1.boughtAt }!
             shopping.append(RanOut(name: latest.name, barcode: latest.barcode, timesBought: group.count, ranOutAt: lastOut))
         }

@@ -145,7 +145,7 @@ public struct ItemDetails: Sendable, Equatable {
     }
 
     /// A quantity a person can mean: above zero, at most `maxQuantity`.
-    static func checkQuantity(_ quantity: Double) throws(PantryError) {
+    public static func checkQuantity(_ quantity: Double) throws(PantryError) {
         guard quantity > 0, quantity <= maxQuantity else { throw .invalidQuantity("\(quantity)") }
     }
 }

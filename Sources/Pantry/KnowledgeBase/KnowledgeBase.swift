@@ -22,6 +22,9 @@ public struct KnowledgeBase: Sendable {
 
     static func cacheKey(_ barcode: GTIN) -> String { "kb:products:\(barcode.normalized)" }
 
+    /// The ratings the knowledge base takes.
+    public static let ratings = -5...5
+
     /// The candidates for `barcode`: from the server when it answers, else from the saved copy;
     /// the user's own products are always included.
     public func lookup(_ barcode: String) async throws -> ProductLookup {
@@ -65,6 +68,18 @@ public struct KnowledgeBase: Sendable {
             SavedProducts.Product(id: $0.id, name: $0.name, description: $0.description, score: $0.score ?? 0)
         })
         return try JSONEncoder().encode(saved)
+    }
+
+    /// The barcode of a product on the server, when this device knows it: from an item bought
+    /// as that product, or a product this user created.
+    public func barcode(ofProduct productId: String) throws -> GTIN? {
+        let normalized = try store.reader.read { db in
+            try String.fetchOne(db, sql: """
+                SELECT barcode FROM pantry_items WHERE productId = ?1 AND barcode IS NOT NULL
+                UNION ALL SELECT barcode FROM kb_my_products WHERE serverId = ?1 LIMIT 1
+                """, arguments: [productId])
+        }
+        return normalized.flatMap { try? GTIN($0) }
     }
 
     /// Products this user created for `barcode`, sent or not.

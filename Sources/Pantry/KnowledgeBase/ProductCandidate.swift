@@ -1,3 +1,4 @@
+import Foundation
 import EventualAPI
 import EventualKit
 
@@ -16,6 +17,11 @@ public struct ProductCandidate: Sendable, Equatable, Codable {
 
     /// Not yet on the server.
     public var isPending: Bool { id == nil }
+
+    /// Whether two product names are the same to a person: case and surrounding spaces aside.
+    public static func sameName(_ first: String, _ second: String) -> Bool {
+        first.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() == second.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+    }
 }
 
 /// What a look-up found, and where it came from.

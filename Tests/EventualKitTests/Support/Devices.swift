@@ -43,12 +43,15 @@ final class Device: Sendable {
     let engine: SyncEngine
     let link: ServerLink
 
-    init(folder: URL, serverURL: URL, timeout: Duration = .seconds(2), configuration: SyncConfiguration = .fast,
-         calls: [String: CallHandler] = [:]) throws {
+    /// NB: the deadlines are generous unless a test is about them: on a machine busy with the
+    /// fault soak beside it a request can take seconds, and the suite's time limit bounds the test.
+    init(folder: URL, serverURL: URL, timeout: Duration = .seconds(30),
+         timeouts: ServerLink.Timeouts = ServerLink.Timeouts(connect: .seconds(10), firstByte: .seconds(20)),
+         configuration: SyncConfiguration = .fast, calls: [String: CallHandler] = [:]) throws {
         store = try LocalStore(path: folder.appendingPathComponent("store.sqlite").path, migrations: [itemsMigration])
         let vault = SessionVault(secrets: FileSecretStore(directory: folder.appendingPathComponent("secrets")), rounds: 100_000)
         self.vault = vault
-        link = ServerLink(serverURL: serverURL, timeout: timeout) { vault.accessToken }
+        link = ServerLink(serverURL: serverURL, timeout: timeout, timeouts: timeouts) { vault.accessToken }
         engine = SyncEngine(store: store, link: link, collections: [TableMirror(SyncCollections.pantryItems, table: "items")],
                             calls: calls, configuration: configuration,
                             logger: Logger(label: "test-device"))

@@ -12,8 +12,11 @@ import Testing
 func device(_ folder: URL, server: URL) -> PantryApp {
     var configuration = PantryConfiguration(dataDirectory: folder, serverURL: server)
     configuration.passwordRounds = 100_000
-    configuration.requestTimeout = .seconds(3)
-    configuration.lookupPolicy = .networkFirst(timeout: .seconds(3))
+    // NB: generous deadlines: on a machine busy with the fault soak a request can take seconds;
+    // the suites' time limits bound each test.
+    configuration.requestTimeout = .seconds(30)
+    configuration.timeouts = ServerLink.Timeouts(connect: .seconds(10), firstByte: .seconds(20))
+    configuration.lookupPolicy = .networkFirst(timeout: .seconds(20))
     configuration.localCommandSyncBudget = .seconds(10)
     return PantryApp(configuration: configuration)
 }

@@ -22,8 +22,13 @@ struct PantryProcess: Sendable {
         return "pantry"
     }()
 
-    /// Runs `pantry ARGUMENTS` with `input` on stdin; never on a cooperative thread.
-    func run(_ arguments: [String], input: String? = nil, server: URL? = nil) async throws -> Outcome {
+    /// `script`, which runs a command on a pseudo-terminal: how a test answers a prompt.
+    static let script = "/usr/bin/script"
+
+    /// Runs `pantry ARGUMENTS` with `input` on stdin; never on a cooperative thread. With
+    /// `onTerminal`, stdin is a terminal (through `script`), as when a person types the answers;
+    /// what the terminal shows, input echoed included, is then all in `stdout`.
+    func run(_ arguments: [String], input: String? = nil, server: URL? = nil, onTerminal: Bool = false) async throws -> Outcome {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pantry-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -31,8 +36,14 @@ struct PantryProcess: Sendable {
         FileManager.default.createFile(atPath: out.path, contents: nil)
         FileManager.default.createFile(atPath: err.path, contents: nil)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.executable)
-        process.arguments = arguments
+        if onTerminal {
+            let command = ([Self.executable] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+            process.executableURL = URL(fileURLWithPath: Self.script)
+            process.arguments = ["-qec", command.joined(separator: " "), "/dev/null"]
+        } else {
+            process.executableURL = URL(fileURLWithPath: Self.executable)
+            process.arguments = arguments
+        }
         var environment = ProcessInfo.processInfo.environment
         environment["PANTRY_DATA_DIR"] = dataDirectory.path
         environment["PANTRY_SERVER"] = (server ?? self.server).absoluteString
