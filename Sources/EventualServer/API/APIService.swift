@@ -14,6 +14,9 @@ struct APIService: APIProtocol {
     let hotPath: HotPathReads
     let passwords: PasswordHasher
     let sessionTokens: SessionTokenSigner
+    let throttle: Throttle
+    let quotas: Quotas
+    let metrics: ServerMetrics
 
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
         .ok(.init(body: .json(.init(status: "ok"))))

@@ -1,9 +1,10 @@
 import Logging
 
 /// What a handler generated from the contract cannot see in its typed input: the request's
-/// credentials and logger. Set by `EdgeResponder` for the duration of one request.
+/// credentials, the client's address and the logger. Set by `EdgeResponder` for one request.
 struct RequestScope: Sendable {
     let authorization: String?
+    let clientAddress: String
     let logger: Logger
 
     @TaskLocal static var current: RequestScope?
