@@ -131,4 +131,18 @@ struct ThrottleTests {
             #expect(elsewhere.status == .created)
         }
     }
+
+    @Test func clientsThatCannotBeToldApartAreNotLimitedPerAddress() async throws {
+        // Given a server reached over loopback (a reverse proxy on this host that does not forward addresses)
+        try await withServer(.sqlite, mode: .live, configure: { $0.throttle.registrationsPerAddress.limit = 2 }) { api in
+            // Then registrations are not limited per address: every client would share one limit
+            for index in 0..<4 {
+                let answer = try await api.register(username: "local\(index)", email: "local\(index)@example.com")
+                #expect(answer.status == .created, "\(answer.text)")
+            }
+        }
+        #expect(!Throttle.tellsClientsApart("127.0.0.1"))
+        #expect(!Throttle.tellsClientsApart("::1"))
+        #expect(Throttle.tellsClientsApart("203.0.113.7"))
+    }
 }

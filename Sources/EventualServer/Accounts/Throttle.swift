@@ -53,7 +53,8 @@ struct Throttle: Sendable {
             (try await count(accountBucket, within: pair.window, now: now, on: sql),
              try await count(addressBucket, within: wide.window, now: now, on: sql))
         }
-        for (count, rule) in [(counts.0, pair), (counts.1, wide)] where count.events >= rule.limit {
+        let rules = Self.tellsClientsApart(address) ? [(counts.0, pair), (counts.1, wide)] : [(counts.0, pair)]
+        for (count, rule) in rules where count.events >= rule.limit {
             let retryAfter = Int((count.oldest + SyncRules.milliseconds(rule.window) - now + 999) / 1000)
             throw APIError.tooManyRequests(
                 "Too many failed sign-ins; try again in \(Self.describe(seconds: retryAfter))", retryAfter: retryAfter)
@@ -80,6 +81,7 @@ struct Throttle: Sendable {
 
     /// Refuses (429) a registration from `address` past the limit.
     func checkRegistration(address: String, now: Int64) async throws {
+        guard Self.tellsClientsApart(address) else { return }
         let rule = limits.registrationsPerAddress
         let registrations = bucket("register", address)
         let recent: (events: Int, oldest: Int64) = try await database.withConnection { sql in
@@ -106,6 +108,14 @@ struct Throttle: Sendable {
         try await database.withConnection { sql in
             try await sql.delete(from: "throttle_events").where("at", .lessThanOrEqual, now - longest).run()
         }
+    }
+
+    /// Whether requests from `address` come from one client. NB: from loopback (a reverse proxy on
+    /// this host, without `--trust-forwarded-for`) or from nowhere known, every client shares the
+    /// address, and a limit per address would lock the whole service out at once; only the limit
+    /// per account and address applies then.
+    static func tellsClientsApart(_ address: String) -> Bool {
+        !(address == "unknown" || address == "::1" || address.hasPrefix("127.") || address.hasPrefix("::ffff:127."))
     }
 
     private func count(_ bucket: String, within window: Duration, now: Int64, on sql: any SQLDatabase) async throws

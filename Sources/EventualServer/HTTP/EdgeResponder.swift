@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
@@ -41,8 +42,8 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
             }
             let scope = RequestScope(
                 authorization: request.headers[.authorization],
-                clientAddress: ClientAddress.resolve(remote: context.remoteAddress, headers: request.headers,
-                                                     trustForwardedFor: trustForwardedFor),
+                remoteAddress: context.remoteAddress,
+                forwardedFor: trustForwardedFor ? request.headers[HeaderNames.forwardedFor] : nil,
                 logger: context.logger
             )
             response = try await RequestScope.$current.withValue(scope) {
@@ -75,7 +76,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
             response = errorResponse(ErrorMapping.Outcome(status: outcome.status, message: message, isServerFault: outcome.isServerFault,
                                                           retryAfter: outcome.retryAfter))
         }
-        response.headers[.init("X-Request-Id")!] = context.id
+        response.headers[HeaderNames.requestID] = context.id
         let elapsed = ContinuousClock.now - start
         metrics.requestFinished(route: context.endpointPath ?? "unmatched", method: request.method.rawValue,
                                 status: Int(response.status.code), duration: elapsed)
@@ -101,4 +102,10 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
         let body = (try? encoder.encode(ErrorBody(status: outcome.status, message: outcome.message))) ?? Data()
         return Response(status: outcome.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
+}
+
+/// Header names made once (a generic type cannot hold static stored properties).
+private enum HeaderNames {
+    static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
+    static let requestID = HTTPField.Name("X-Request-Id")!
 }

@@ -16,6 +16,15 @@ public final class ServerMetrics: Sendable {
     private let syncChanges: [String: CoreMetrics.Counter]
     private let loginFailures: CoreMetrics.Counter
     private let throttled: [String: CoreMetrics.Counter]
+    /// The counter and timer of each route, method and status seen so far.
+    /// NB: made once per key; making them per request cost a registry look-up and several allocations.
+    private let perRoute = Mutex<[RouteKey: (CoreMetrics.Counter, CoreMetrics.Timer)]>([:])
+
+    private struct RouteKey: Hashable {
+        let route: String
+        let method: String
+        let status: Int
+    }
 
     public init() {
         registry = PrometheusCollectorRegistry()
@@ -54,9 +63,18 @@ public final class ServerMetrics: Sendable {
         let now = inFlight.wrappingSubtract(1, ordering: .relaxed).newValue
         served.wrappingAdd(1, ordering: .relaxed)
         inFlightGauge.record(now)
-        let dimensions = [("route", route), ("method", method), ("status", String(status))]
-        CoreMetrics.Counter(label: "http_requests_total", dimensions: dimensions, factory: factory).increment()
-        CoreMetrics.Timer(label: "http_request_duration_seconds", dimensions: dimensions, factory: factory).recordNanoseconds(duration.nanoseconds)
+        let key = RouteKey(route: route, method: method, status: status)
+        let factory = self.factory
+        let (counter, timer) = perRoute.withLock { known in
+            if let pair = known[key] { return pair }
+            let dimensions = [("route", route), ("method", method), ("status", String(status))]
+            let pair = (CoreMetrics.Counter(label: "http_requests_total", dimensions: dimensions, factory: factory),
+                        CoreMetrics.Timer(label: "http_request_duration_seconds", dimensions: dimensions, factory: factory))
+            known[key] = pair
+            return pair
+        }
+        counter.increment()
+        timer.recordNanoseconds(duration.nanoseconds)
     }
 
     /// Time spent waiting for a database connection (the SQLite writer or a PostgreSQL pool slot).
