@@ -6,10 +6,18 @@ extension APIService {
     static let maxDescriptionLength = 2000
 
     func getProducts(_ input: Operations.GetProducts.Input) async throws -> Operations.GetProducts.Output {
-        let userID = try await authenticatedUserID()
-        let gtin = try GTIN(validating: input.query.barcode)
-        let products = try await hotPath.products(gtin: gtin.normalized)
-        let token = sessionTokens.issue(userID: userID, gtin: gtin, now: UnixMillis.now())
+        guard let bearer = RequestScope.current?.bearerToken else { throw Self.missingToken }
+        guard let gtin = try? GTIN(validating: input.query.barcode) else {
+            // NB: a bad token is a 401 before a bad barcode is a 400, as on every other route.
+            _ = try await authenticatedUserID()
+            _ = try GTIN(validating: input.query.barcode)
+            throw APIError.badRequest("barcode is invalid")
+        }
+        // NB: the token check and the products in one read (one round trip on PostgreSQL).
+        let (record, products) = try await hotPath.lookup(tokenHash: AccessToken.hash(bearer), gtin: gtin.normalized)
+        let now = UnixMillis.now()
+        guard let record, record.isValid(at: now) else { throw Self.invalidToken }
+        let token = sessionTokens.issue(userID: record.userID, gtin: gtin, now: now)
         return .ok(.init(body: .json(.init(products: products.map { Components.Schemas.Product($0, withScore: true) }, token: token))))
     }
 

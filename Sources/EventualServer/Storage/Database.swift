@@ -27,6 +27,9 @@ public final class Database: Service, Sendable {
         public var maxSQLiteBytes: Int? = nil
         /// Where waits for a connection are counted.
         public var metrics: ServerMetrics? = nil
+        /// Most PostgreSQL connections at once (nil: two per core, at least 4). NB: with PostgreSQL on
+        /// the same few cores, more connections than that only add contention.
+        public var postgresPoolSize: Int? = nil
 
         public init() {}
     }
@@ -124,14 +127,21 @@ public final class Database: Service, Sendable {
         } else {
             tls = .disable
         }
-        let configuration = PostgresClient.Configuration(
+        var configuration = PostgresClient.Configuration(
             host: host, port: core.port ?? 5432, username: core.username,
             password: core.password, database: core.database, tls: tls
         )
+        configuration.options.maximumConnections = max(1, options.postgresPoolSize ?? max(4, 2 * ProcessInfo.processInfo.activeProcessorCount))
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         let runner = Task { await client.run() }
         return Database(dialect: .postgres, backend: .postgres(client: client, runner: runner), fastReader: nil, logger: logger,
                         metrics: options.metrics)
+    }
+
+    /// The PostgreSQL pool, for the hot path's prepared statements (nil on SQLite).
+    var postgresClient: PostgresClient? {
+        if case .postgres(let client, _) = backend { return client }
+        return nil
     }
 
     /// Runs `body` with one connection, outside any explicit transaction.
