@@ -15,7 +15,7 @@ struct ConnectionTests {
             let hex = String(chunk.utf8.count, radix: 16)
             // NB: the answer is read on its own thread while the body is sent: the server may answer and
             // close before it has read everything, and a read after the reset would lose the answer.
-            let reading = Task { await Self.readOnAThread(connection) }
+            let reading = Task { await onAThread { connection.readAll() } }
             do {
                 for _ in 0..<24 { try connection.send("\(hex)\r\n\(chunk)\r\n") }
                 try connection.send("0\r\n\r\n")
@@ -76,9 +76,4 @@ struct ConnectionTests {
         #expect(log.lines(at: .debug).contains { $0.text.contains("client went away") }, "\(log.text.suffix(2000))")
     }
 
-    private static func readOnAThread(_ connection: RawConnection) async -> String {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: connection.readAll()) }.start()
-        }
-    }
 }

@@ -47,12 +47,12 @@ struct ImportProductsTests {
         }
     }
 
-    @Test func theCommandImportsTheSampleTwiceWithTheSameCountAndSaysSoOnOneLine() throws {
+    @Test func theCommandImportsTheSampleTwiceWithTheSameCountAndSaysSoOnOneLine() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("eventual-import-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let database = folder.appendingPathComponent("kb.sqlite").path
-        let first = try Self.run(["import-products", Self.sample.path, "--database", database])
-        let second = try Self.run(["import-products", Self.sample.path, "--database", database])
+        let first = try await Self.run(["import-products", Self.sample.path, "--database", database])
+        let second = try await Self.run(["import-products", Self.sample.path, "--database", database])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(second.status == 0, "\(second.stderr)")
         let firstLine = first.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -66,10 +66,10 @@ struct ImportProductsTests {
         #expect(firstLine.split(separator: ",").last == secondLine.split(separator: ",").last)
     }
 
-    @Test func aBadPathIsAOneLineErrorAndANonZeroExit() throws {
+    @Test func aBadPathIsAOneLineErrorAndANonZeroExit() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("eventual-import-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let result = try Self.run(["import-products", "/no/such/file.csv", "--database", folder.appendingPathComponent("kb.sqlite").path])
+        let result = try await Self.run(["import-products", "/no/such/file.csv", "--database", folder.appendingPathComponent("kb.sqlite").path])
         #expect(result.status != 0)
         let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: true)
         #expect(lines.count == 1, "\(result.stderr)")
@@ -77,8 +77,8 @@ struct ImportProductsTests {
         #expect(!FileManager.default.fileExists(atPath: folder.path), "no database is created for a mistyped path")
     }
 
-    @Test func helpDescribesTheCommand() throws {
-        let result = try Self.run(["import-products", "--help"])
+    @Test func helpDescribesTheCommand() async throws {
+        let result = try await Self.run(["import-products", "--help"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("Open Food Facts"))
         #expect(result.stdout.contains("--database"))
@@ -90,20 +90,10 @@ struct ImportProductsTests {
         return url
     }
 
-    /// The `eventual-server` executable, built beside the test bundle.
-    private static var executable: String {
-        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while folder.path != "/" {
-            let candidate = folder.appendingPathComponent("eventual-server")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.path }
-            folder = folder.deletingLastPathComponent()
-        }
-        return "eventual-server"
-    }
 
-    private static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    private static func run(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
+        process.executableURL = URL(fileURLWithPath: ServerExecutable.path)
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "DATABASE_URL")
@@ -112,9 +102,9 @@ struct ImportProductsTests {
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let (outReader, errReader) = (out.fileHandleForReading, err.fileHandleForReading)
+        let (stdout, stderr) = await onAThread { (outReader.readDataToEndOfFile(), errReader.readDataToEndOfFile()) }
+        await onAThread { process.waitUntilExit() }
         return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
     }
 }

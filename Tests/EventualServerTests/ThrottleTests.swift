@@ -52,9 +52,10 @@ struct ThrottleTests {
             let logins = try await flood.value
             let floodTook = ContinuousClock.now - floodStarted
             #expect(logins.allSatisfy { $0 == 201 })
-            // NB: measured against the flood rather than the wall clock, so that a busy CI machine does not
-            // fail it: on the pool SQLite shared with bcrypt, the probe waited for nearly the whole flood.
-            #expect(elapsed < floodTook / 2, "probe took \(elapsed) while the flood took \(floodTook)")
+            // NB: measured against the flood rather than the wall clock, so that a busy machine does not
+            // fail it: on the pool SQLite shared with bcrypt, the probe waited for nearly the whole flood
+            // (alone here it takes a few per cent of it; with the whole suite running beside it, about half).
+            #expect(elapsed < floodTook * 3 / 4, "probe took \(elapsed) while the flood took \(floodTook)")
         }
     }
 
