@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Benchmarks the release build of eventual-server on SQLite with wrk:
-# barcode look-ups (GET /products?barcode=, authenticated) against a database seeded with
-# 100,000 products and 150,000 votes, then GET /health as a baseline.
+# Benchmarks the release build of eventual-server with wrk: barcode look-ups
+# (GET /products?barcode=, authenticated) against a database seeded with 100,000 products and
+# 150,000 votes, then GET /health as a baseline.
+#
+# Usage: scripts/bench-server.sh [--database postgres://user@host:port/db]
+#   Default: a fresh SQLite file. With a PostgreSQL URL, a scratch database is created on that
+#   server (needs psql and the right to CREATE DATABASE), used, and dropped afterwards.
 #
 # The last line printed is:
 #   lookup R1 req/s p99 L1 ms | health R2 req/s | ratio R1/R2 | rss M MB
@@ -14,6 +18,20 @@
 #   BUILD_ARGS=""                           extra arguments for `swift build`
 #   KEEP_BENCH_DIR=1                        keep the temp dir (database, logs) after a success
 set -euo pipefail
+
+POSTGRES_URL=""
+while (($#)); do
+    case "$1" in
+        --database) POSTGRES_URL="$2"; shift 2 ;;
+        --database=*) POSTGRES_URL="${1#--database=}"; shift ;;
+        -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+        *) echo "bench-server: unknown argument $1" >&2; exit 2 ;;
+    esac
+done
+if [[ -n "$POSTGRES_URL" && ! "$POSTGRES_URL" =~ ^postgres(ql)?:// ]]; then
+    echo "bench-server: --database takes a postgres:// URL (SQLite is the default)" >&2
+    exit 2
+fi
 
 DURATION="${DURATION:-15s}"
 CONNECTIONS="${CONNECTIONS:-64}"
@@ -63,9 +81,13 @@ stop_server() {
     return 0
 }
 
+SCRATCH_PG=""
 cleanup() {
     local status=$?
     stop_server || true
+    if [[ -n "$SCRATCH_PG" ]]; then
+        psql "$POSTGRES_URL" -X -q -c "DROP DATABASE IF EXISTS $SCRATCH_PG WITH (FORCE)" >/dev/null 2>&1 || true
+    fi
     if [[ -n "$DIR" && -d "$DIR" ]]; then
         if [[ "$SUCCESS" == 1 && "${KEEP_BENCH_DIR:-0}" != 1 ]]; then
             rm -rf "$DIR"
@@ -136,6 +158,18 @@ json_field() { python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv
 # ---- 3. migrate, register, log in ---------------------------------------------------------
 DIR="$(mktemp -d "${TMPDIR:-/tmp}/eventual-bench.XXXXXX")"
 DB="$DIR/bench.sqlite"
+if [[ -n "$POSTGRES_URL" ]]; then
+    command -v psql >/dev/null 2>&1 || die "psql is required for --database postgres://…"
+    SCRATCH_PG="eventual_bench_$(python3 -c 'import uuid; print(uuid.uuid4().hex[:12])')"
+    psql "$POSTGRES_URL" -X -q -v ON_ERROR_STOP=1 -c "CREATE DATABASE $SCRATCH_PG" >/dev/null || die "cannot create database $SCRATCH_PG"
+    DB="$(python3 - "$POSTGRES_URL" "$SCRATCH_PG" <<'PY'
+import sys, urllib.parse
+parts = urllib.parse.urlsplit(sys.argv[1])
+print(urllib.parse.urlunsplit(parts._replace(path="/" + sys.argv[2])))
+PY
+)"
+    log "PostgreSQL scratch database $SCRATCH_PG"
+fi
 log "working in $DIR"
 
 start_server info "$DIR/server-setup.log"

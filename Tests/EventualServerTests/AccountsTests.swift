@@ -70,8 +70,9 @@ struct AccountsTests {
             #expect(first.status == .created)
             #expect(replay.status == .created)
             #expect(try replay.decode(UserJSON.self) == first.decode(UserJSON.self))
-            // And a different request under that key is refused
-            let reused = try await api.register(username: "other", email: "other@example.com", key: "reg-1")
+            // And a different request for the same account under that key is refused
+            // (a stranger's registration under the same key is another scope: see GrowthAndFingerprintTests)
+            let reused = try await api.register(username: "other", email: "linus@example.com", key: "reg-1")
             #expect(reused.status == .unprocessableContent)
             #expect(try reused.error().message.contains("Idempotency-Key"))
         }

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Seed an Eventual SQLite database (already migrated by the server) with products and votes.
+"""Seed an Eventual database (already migrated by the server) with products and votes.
 
-Usage: seed_products.py DB_PATH OWNER_USER_ID BARCODES_OUT [--products N] [--votes N]
+Usage: seed_products.py DB OWNER_USER_ID BARCODES_OUT [--products N] [--votes N]
                         [--extra-users N] [--names CSV] [--seed S]
+
+DB is an SQLite file path, or a postgres:// URL (loaded with psql's \\copy; psql must be installed).
 
 Writes every seeded barcode (as posted: 13-digit EAN-13) to BARCODES_OUT, one per line.
 The server must not be running while this writes.
@@ -12,7 +14,9 @@ import csv
 import os
 import random
 import sqlite3
+import subprocess
 import sys
+import tempfile
 import time
 import uuid
 
@@ -46,6 +50,41 @@ def load_names(path):
     return names
 
 
+def psql(url, *commands):
+    """Runs psql commands against url, stopping at the first error; returns the output."""
+    arguments = ["psql", url, "-v", "ON_ERROR_STOP=1", "-X", "-q", "-t", "-A"]
+    for command in commands:
+        arguments += ["-c", command]
+    return subprocess.run(arguments, check=True, capture_output=True, text=True).stdout
+
+
+def store_postgres(url, users, products, votes):
+    """Loads the rows with \\copy (one file per table), then analyses and checks the scores."""
+    def cell(value):
+        return "" if value is None else str(value)
+
+    with tempfile.TemporaryDirectory() as folder:
+        tables = [
+            ("users", "id, username, username_key, email, email_key, password_hash, created_at, updated_at", users),
+            ("products", "id, gtin, barcode, name, description, img, user_id, score, created_at, updated_at", products),
+            ("votes", "id, product_id, user_id, rating, created_at, updated_at", votes),
+        ]
+        commands = []
+        for name, columns, rows in tables:
+            path = os.path.join(folder, f"{name}.csv")
+            with open(path, "w", newline="", encoding="utf-8") as handle:
+                writer = csv.writer(handle)
+                for row in rows:
+                    writer.writerow([cell(value) for value in row])
+            commands.append(f"\\copy {name} ({columns}) FROM '{path}' WITH (FORMAT csv)")
+        psql(url, "BEGIN", *commands, "COMMIT", "ANALYZE")
+    counts = {t: int(psql(url, f"SELECT COUNT(*) FROM {t}").strip()) for t in ("users", "products", "votes")}
+    mismatched = int(psql(url, "SELECT COUNT(*) FROM products p WHERE p.score != "
+                               "(SELECT COALESCE(SUM(rating), 0) FROM votes v WHERE v.product_id = p.id)").strip())
+    size = psql(url, "SELECT pg_size_pretty(pg_database_size(current_database()))").strip()
+    return counts, mismatched, f"db {size}"
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("db")
@@ -67,11 +106,13 @@ def main():
     if names:
         print("Product names: © Open Food Facts contributors, ODbL")
 
-    con = sqlite3.connect(args.db)
-    con.execute("PRAGMA foreign_keys = ON")
-    owner = con.execute("SELECT id FROM users WHERE id = ?", (args.owner_id,)).fetchone()
-    if owner is None:
-        sys.exit(f"seed: no user with id {args.owner_id} in {args.db}")
+    postgres = args.db.startswith(("postgres://", "postgresql://"))
+    if not postgres:
+        con = sqlite3.connect(args.db)
+        con.execute("PRAGMA foreign_keys = ON")
+        owner = con.execute("SELECT id FROM users WHERE id = ?", (args.owner_id,)).fetchone()
+        if owner is None:
+            sys.exit(f"seed: no user with id {args.owner_id} in {args.db}")
 
     # Extra voters, with a dummy password hash nobody can sign in with.
     run_tag = uuid.uuid4().hex[:6]
@@ -121,23 +162,27 @@ def main():
         created = rng.randint(product[8], now_ms)
         votes.append((str(uuid.uuid4()), product[0], voter_ids[u], rating, created, created))
 
-    with con:  # one transaction
-        con.executemany(
-            "INSERT INTO users (id, username, username_key, email, email_key, password_hash, created_at, updated_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", users)
-        con.executemany(
-            "INSERT INTO products (id, gtin, barcode, name, description, img, user_id, score, created_at, updated_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", products)
-        con.executemany(
-            "INSERT INTO votes (id, product_id, user_id, rating, created_at, updated_at)"
-            " VALUES (?, ?, ?, ?, ?, ?)", votes)
-    con.execute("ANALYZE")
-    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    counts = {t: con.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("users", "products", "votes")}
-    mismatched = con.execute(
-        "SELECT COUNT(*) FROM products p WHERE p.score != "
-        "(SELECT COALESCE(SUM(rating), 0) FROM votes v WHERE v.product_id = p.id)").fetchone()[0]
-    con.close()
+    if postgres:
+        counts, mismatched, size = store_postgres(args.db, users, products, votes)
+    else:
+        with con:  # one transaction
+            con.executemany(
+                "INSERT INTO users (id, username, username_key, email, email_key, password_hash, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", users)
+            con.executemany(
+                "INSERT INTO products (id, gtin, barcode, name, description, img, user_id, score, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", products)
+            con.executemany(
+                "INSERT INTO votes (id, product_id, user_id, rating, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?)", votes)
+        con.execute("ANALYZE")
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        counts = {t: con.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("users", "products", "votes")}
+        mismatched = con.execute(
+            "SELECT COUNT(*) FROM products p WHERE p.score != "
+            "(SELECT COALESCE(SUM(rating), 0) FROM votes v WHERE v.product_id = p.id)").fetchone()[0]
+        con.close()
+        size = f"db {os.path.getsize(args.db) / 1e6:.1f} MB"
     if mismatched:
         sys.exit(f"seed: {mismatched} products have a score that is not the sum of their votes")
 
@@ -148,8 +193,7 @@ def main():
     multi = len(products) - len(barcodes)
     print(f"seeded {counts['products']} products on {len(barcodes)} barcodes "
           f"({multi} extra products share a barcode), {counts['votes']} votes, "
-          f"{counts['users']} users in {time.time() - started:.1f}s; "
-          f"db {os.path.getsize(args.db) / 1e6:.1f} MB")
+          f"{counts['users']} users in {time.time() - started:.1f}s; {size}")
 
 
 if __name__ == "__main__":

@@ -14,18 +14,22 @@ struct APIService: APIProtocol {
     let hotPath: HotPathReads
     let passwords: PasswordHasher
     let sessionTokens: SessionTokenSigner
+    let throttle: Throttle
+    let quotas: Quotas
+    let metrics: ServerMetrics
 
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
         .ok(.init(body: .json(.init(status: "ok"))))
     }
 
+    static let missingToken = APIError.unauthorized("Missing access token: send 'Authorization: Bearer <token>' from POST /auth/login")
+    static let invalidToken = APIError.unauthorized("Access token is invalid, expired or revoked: log in again")
+
     /// The signed-in user's id, from the request's bearer token, or a 401.
     func authenticatedUserID() async throws -> String {
-        guard let token = RequestScope.current?.bearerToken else {
-            throw APIError.unauthorized("Missing access token: send 'Authorization: Bearer <token>' from POST /auth/login")
-        }
+        guard let token = RequestScope.current?.bearerToken else { throw Self.missingToken }
         guard let record = try await hotPath.token(hash: AccessToken.hash(token)), record.isValid(at: UnixMillis.now()) else {
-            throw APIError.unauthorized("Access token is invalid, expired or revoked: log in again")
+            throw Self.invalidToken
         }
         return record.userID
     }

@@ -42,6 +42,7 @@ enum AccountRules {
     }
 
     static func password(_ raw: String) throws -> String {
+        try TextRules.check(raw, field: "password")
         guard raw.count >= passwordMinimum else {
             throw APIError.badRequest("password must be at least \(passwordMinimum) characters long")
         }

@@ -1,36 +1,61 @@
 import EventualAPI
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import OpenAPIHummingbird
 import OpenAPIRuntime
 
 /// Builds the server: opens and migrates the database, loads its keys, and wires the contract's
-/// handlers behind the edge responder (errors, body limit, request log).
+/// handlers behind the edge responder (errors, body limit, metrics, request log).
 public func buildApplication(_ configuration: ServerConfiguration) async throws -> some ApplicationProtocol {
-    var logger = Logger(label: "eventual-server")
+    var logger = configuration.logger ?? Logger(label: "eventual-server")
     logger.logLevel = configuration.logLevel
     logger.notice("opening database", metadata: ["database": "\(configuration.database)"])
 
-    let database = try await Database.open(configuration.database, logger: logger)
-    let responder: EdgeResponder<RouterResponder<BasicRequestContext>>
+    let metrics = ServerMetrics()
+    var options = Database.Options()
+    options.busyTimeout = configuration.busyTimeout
+    options.maxSQLiteBytes = configuration.maxSQLiteBytes
+    options.metrics = metrics
+    let database = try await Database.open(configuration.database, logger: logger, options: options)
+    let parts: ServerParts
     do {
-        responder = try await buildResponder(configuration, database: database)
+        parts = try await buildParts(configuration, database: database, metrics: metrics)
     } catch {
         await database.close()
         throw error
     }
+    let cap = configuration.connectionCap
+    logger.notice("listening", metadata: [
+        "address": "\(configuration.hostname):\(configuration.port)", "max_connections": "\(cap)",
+        "idle_timeout_s": "\(configuration.idleTimeout.components.seconds)", "bcrypt_threads": "\(max(1, configuration.bcryptThreads))",
+        "metrics": "\(configuration.metricsToken == nil ? "off" : "on, token required")",
+    ])
     return Application(
-        responder: responder,
-        configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "eventual"),
-        services: [database, Housekeeping(database: database, logger: logger)],
+        responder: parts.responder,
+        server: .http1(configuration: .init(idleTimeout: .nanoseconds(configuration.idleTimeout.nanoseconds))),
+        configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "eventual",
+                             availableConnectionsDelegate: MaximumAvailableConnections(cap)),
+        services: [
+            database, parts.passwords,
+            Housekeeping(database: database, idempotency: parts.idempotency, throttle: parts.throttle,
+                         appliedChangeRetention: configuration.appliedChangeRetention, logger: logger),
+            ShutdownReport(metrics: metrics, logger: logger),
+        ],
         logger: logger
     )
 }
 
-private func buildResponder(
-    _ configuration: ServerConfiguration, database: Database
-) async throws -> EdgeResponder<RouterResponder<BasicRequestContext>> {
+/// What `buildApplication` assembles before it makes the application.
+private struct ServerParts {
+    let responder: EdgeResponder<RouterResponder<ServerRequestContext>>
+    let passwords: PasswordHasher
+    let idempotency: Idempotency
+    let throttle: Throttle
+}
+
+private func buildParts(_ configuration: ServerConfiguration, database: Database, metrics: ServerMetrics) async throws -> ServerParts {
     let sessionKey: Data
     if let configured = configuration.sessionKey {
         guard let data = Base64URL.decode(configured), data.count == 32 else {
@@ -40,27 +65,45 @@ private func buildResponder(
     } else {
         sessionKey = try await ServerSecrets.key(named: "session-token-key", in: database)
     }
+    let fingerprintKey = try await ServerSecrets.key(named: "fingerprint-key", in: database)
+    let idempotency = Idempotency(database: database, fingerprintKey: fingerprintKey)
+    let throttle = Throttle(database: database, limits: configuration.throttle, keyBytes: fingerprintKey)
+    let hotPath = try await HotPathReads.prepare(database)
+    let passwords = try await PasswordHasher.make(cost: configuration.bcryptCost, threads: configuration.bcryptThreads)
     let service = APIService(
         accounts: AccountStore(database: database),
         products: ProductStore(database: database),
-        idempotency: Idempotency(database: database),
+        idempotency: idempotency,
         sync: SyncStore(database: database),
         syncRules: SyncRules(maxClockDrift: configuration.maxClockDrift),
-        hotPath: try await HotPathReads.prepare(database),
-        passwords: try await PasswordHasher.make(cost: configuration.bcryptCost),
-        sessionTokens: SessionTokenSigner(keyBytes: sessionKey)
+        hotPath: hotPath,
+        passwords: passwords,
+        sessionTokens: SessionTokenSigner(keyBytes: sessionKey),
+        throttle: throttle,
+        quotas: configuration.quotas,
+        metrics: metrics
     )
 
-    let router = Router(context: BasicRequestContext.self)
+    let router = Router(context: ServerRequestContext.self)
     let contract = try Contract.document()
     router.get("openapi.yaml") { _, _ in
         Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: ByteBuffer(bytes: contract)))
     }
-    try service.registerHandlers(
-        on: router,
-        configuration: .init(dateTranscoder: MillisecondDateTranscoder(), jsonEncodingOptions: [])
-    )
-    return EdgeResponder(inner: router.buildResponder(), maxBodySize: configuration.maxBodySize)
+    if let token = configuration.metricsToken {
+        MetricsRoute(metrics: metrics, token: token).register(on: router)
+    }
+    do {
+        try service.registerHandlers(
+            on: router,
+            configuration: .init(dateTranscoder: MillisecondDateTranscoder(), jsonEncodingOptions: [])
+        )
+    } catch {
+        await passwords.shutdown()
+        throw error
+    }
+    let responder = EdgeResponder(inner: router.buildResponder(), maxBodySize: configuration.maxBodySize, metrics: metrics,
+                                  trustForwardedFor: configuration.trustForwardedFor)
+    return ServerParts(responder: responder, passwords: passwords, idempotency: idempotency, throttle: throttle)
 }
 
 /// A setting the server cannot start with.

@@ -3,10 +3,14 @@ import Logging
 import SQLKit
 import ServiceLifecycle
 
-/// Forgets what has expired: idempotency answers past their 24 hours and access tokens past
-/// their 7 days. Runs at start-up and then hourly.
+/// Forgets what has expired: idempotency answers past their 24 hours, access tokens past their
+/// 7 days, throttle counts past their windows, and applied sync change ids past the retention.
+/// Runs at start-up and then hourly.
 struct Housekeeping: Service {
     let database: Database
+    let idempotency: Idempotency
+    let throttle: Throttle
+    let appliedChangeRetention: Duration
     let logger: Logger
     var interval: Duration = .seconds(3600)
 
@@ -15,7 +19,7 @@ struct Housekeeping: Service {
             do {
                 try await sweep(now: UnixMillis.now())
             } catch {
-                logger.warning("housekeeping failed; will retry", metadata: ["error": "\(error)"])
+                logger.warning("housekeeping failed; will retry", metadata: ["error": "\(LogSafe.describe(error))"])
             }
             // NB: a plain sleep would hold a graceful shutdown up for as long as the interval.
             do {
@@ -27,7 +31,9 @@ struct Housekeeping: Service {
     }
 
     func sweep(now: Int64) async throws {
-        try await Idempotency(database: database).purge(now: now)
+        try await idempotency.purge(now: now)
+        try await throttle.purge(now: now)
+        try await SyncStore(database: database).purgeAppliedChanges(before: now - appliedChangeRetention.milliseconds)
         try await database.withConnection { sql in
             try await sql.delete(from: "access_tokens").where("expires_at", .lessThanOrEqual, now).run()
         }

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 
 /// Everything `buildApplication` needs to know; the executable fills it from its options.
@@ -6,8 +7,12 @@ public struct ServerConfiguration: Sendable {
     public var port: Int
     public var database: DatabaseLocation
     public var logLevel: Logger.Level
+    /// The logger the server writes to; nil for one labelled `eventual-server` from the logging system.
+    public var logger: Logger?
     /// bcrypt's cost factor: 12 in production; tests lower it to keep the suite fast.
     public var bcryptCost: UInt8
+    /// Threads of the pool that hashes passwords, apart from everything else (default: one per core).
+    public var bcryptThreads: Int
     /// Largest request body accepted (an `img` may carry a base64 image up to this).
     public var maxBodySize: Int
     /// A base64url 32-byte key for session tokens; generated and kept in the database when nil.
@@ -15,24 +20,74 @@ public struct ServerConfiguration: Sendable {
     /// How far ahead of the server's clock a pushed change's HLC stamp may be; a stamp further
     /// ahead is refused, so that one device with a wrong clock cannot win every merge for ever.
     public var maxClockDrift: Duration
+    /// Limits on failed logins and on registrations.
+    public var throttle: ThrottleLimits
+    /// Count the last `X-Forwarded-For` address as the client's: only behind a reverse proxy that sets it.
+    public var trustForwardedFor: Bool
+    /// How long an SQLite write waits for a lock held by another process before answering 503.
+    public var busyTimeout: Duration
+    /// The largest the SQLite file may grow (nil: until the disk is full); past it writes answer 503.
+    public var maxSQLiteBytes: Int?
+    /// How long applied sync change ids are remembered: the longest a device may stay offline
+    /// and still push what it queued (it must sign in again well before: tokens last 7 days).
+    public var appliedChangeRetention: Duration
+    /// Per-user storage quotas.
+    public var quotas: Quotas
+    /// A connection that sends nothing (or half a request) for this long is closed.
+    public var idleTimeout: Duration
+    /// Most connections open at once; further ones wait in the listen backlog (nil: from the file-descriptor limit).
+    public var maxConnections: Int?
+    /// Bearer token that opens `GET /metrics`; nil leaves the route off.
+    public var metricsToken: String?
 
     public init(
         hostname: String = "127.0.0.1",
         port: Int = 8080,
         database: DatabaseLocation = .defaultSQLite,
         logLevel: Logger.Level = .info,
+        logger: Logger? = nil,
         bcryptCost: UInt8 = 12,
+        bcryptThreads: Int = ProcessInfo.processInfo.activeProcessorCount,
         maxBodySize: Int = 1024 * 1024,
         sessionKey: String? = nil,
-        maxClockDrift: Duration = .seconds(5 * 60)
+        maxClockDrift: Duration = .seconds(5 * 60),
+        throttle: ThrottleLimits = ThrottleLimits(),
+        trustForwardedFor: Bool = false,
+        busyTimeout: Duration = .seconds(2),
+        maxSQLiteBytes: Int? = nil,
+        appliedChangeRetention: Duration = .seconds(30 * 24 * 3600),
+        quotas: Quotas = Quotas(),
+        idleTimeout: Duration = .seconds(30),
+        maxConnections: Int? = nil,
+        metricsToken: String? = nil
     ) {
         self.hostname = hostname
         self.port = port
         self.database = database
         self.logLevel = logLevel
+        self.logger = logger
         self.bcryptCost = bcryptCost
+        self.bcryptThreads = bcryptThreads
         self.maxBodySize = maxBodySize
         self.sessionKey = sessionKey
         self.maxClockDrift = maxClockDrift
+        self.throttle = throttle
+        self.trustForwardedFor = trustForwardedFor
+        self.busyTimeout = busyTimeout
+        self.maxSQLiteBytes = maxSQLiteBytes
+        self.appliedChangeRetention = appliedChangeRetention
+        self.quotas = quotas
+        self.idleTimeout = idleTimeout
+        self.maxConnections = maxConnections
+        self.metricsToken = metricsToken
+    }
+
+    /// `maxConnections`, or what the process's file-descriptor limit leaves room for.
+    var connectionCap: Int {
+        if let maxConnections { return max(1, maxConnections) }
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < 1 << 20 else { return 4096 }
+        // NB: keep descriptors for the database files, PostgreSQL connections and the listener.
+        return max(64, min(16_384, Int(limit.rlim_cur) - 128))
     }
 }

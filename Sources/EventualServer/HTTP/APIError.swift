@@ -5,10 +5,13 @@ import HTTPTypes
 public struct APIError: Error, Equatable, CustomStringConvertible {
     public let status: HTTPResponse.Status
     public let message: String
+    /// Seconds for a `Retry-After` header, for a refusal that passes with time (429, 503).
+    public let retryAfter: Int?
 
-    public init(_ status: HTTPResponse.Status, _ message: String) {
+    public init(_ status: HTTPResponse.Status, _ message: String, retryAfter: Int? = nil) {
         self.status = status
         self.message = message
+        self.retryAfter = retryAfter
     }
 
     public var description: String { "\(status.code) \(message)" }
@@ -20,6 +23,10 @@ public struct APIError: Error, Equatable, CustomStringConvertible {
     static func forbidden(_ message: String) -> APIError { APIError(.forbidden, message) }
     static func notFound(_ message: String) -> APIError { APIError(.notFound, message) }
     static func conflict(_ message: String) -> APIError { APIError(.conflict, message) }
+    static func tooManyRequests(_ message: String, retryAfter: Int) -> APIError {
+        APIError(.tooManyRequests, message, retryAfter: max(1, retryAfter))
+    }
+    static func contentTooLarge(_ message: String) -> APIError { APIError(.contentTooLarge, message) }
 }
 
 /// The JSON shape of every error answer, as the course web service used it.

@@ -1,30 +1,52 @@
+import EventualAPI
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
+import NIOCore
 
 /// The outermost responder: every request, routed or not, passes here once. It caps the body
-/// size, sets the request scope, turns every error into the JSON error shape, and logs one line
-/// per request (id, method, path, status, duration; never a body, a password or a token).
-struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context == BasicRequestContext {
-    typealias Context = BasicRequestContext
+/// size, sets the request scope, turns every error into the JSON error shape, counts the request
+/// in the metrics, and logs one line per request (id, method, path, status, duration; never a
+/// header value, a body, a password or a token).
+struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context == ServerRequestContext {
+    typealias Context = ServerRequestContext
 
     let inner: Inner
     let maxBodySize: Int
+    let metrics: ServerMetrics
+    let trustForwardedFor: Bool
+
+    /// The body could not be read to its end: the client hung up or sent a broken stream.
+    private struct BodyUnreadable: Error {
+        let underlying: any Error
+    }
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let start = ContinuousClock.now
+        metrics.requestStarted()
         var response: Response
         do {
             var request = request
             if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBodySize {
-                throw HTTPError(.contentTooLarge, message: "The request body is larger than \(maxBodySize / 1024) KiB")
+                throw tooLarge
             }
             do {
                 _ = try await request.collectBody(upTo: maxBodySize)
             } catch let error as HTTPError where error.status == .contentTooLarge {
-                throw HTTPError(.contentTooLarge, message: "The request body is larger than \(maxBodySize / 1024) KiB")
+                throw tooLarge
+            } catch is NIOTooManyBytesError {
+                // NB: a chunked body has no Content-Length to refuse up front; collecting stops here.
+                throw tooLarge
+            } catch {
+                throw BodyUnreadable(underlying: error)
             }
-            let scope = RequestScope(authorization: request.headers[.authorization], logger: context.logger)
+            let scope = RequestScope(
+                authorization: request.headers[.authorization],
+                remoteAddress: context.remoteAddress,
+                forwardedFor: trustForwardedFor ? request.headers[HeaderNames.forwardedFor] : nil,
+                logger: context.logger
+            )
             response = try await RequestScope.$current.withValue(scope) {
                 try await inner.respond(to: request, context: context)
             }
@@ -32,37 +54,59 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                 // NB: the router answers an unknown route with a bare 404; give it our error shape.
                 throw HTTPError(response.status)
             }
+        } catch let error as BodyUnreadable {
+            // NB: a client that hangs up mid-body is not a server failure; at error level it would let
+            // anyone flood the error log. Nobody reads this answer.
+            context.logger.debug("client went away while sending the body", metadata: [
+                "path": "\(request.uri.path)", "error": "\(LogSafe.describe(error.underlying))",
+            ])
+            response = errorResponse(ErrorMapping.Outcome(status: .badRequest, message: "The request body could not be read to its end",
+                                                          isServerFault: false))
         } catch {
-            response = errorResponse(for: error, request: request, context: context)
+            let outcome = ErrorMapping.outcome(for: error)
+            if let level = outcome.logLevel {
+                context.logger.log(level: level, "request failed", metadata: [
+                    "method": "\(request.method.rawValue)", "path": "\(request.uri.path)", "status": "\(outcome.status.code)",
+                    "error": "\(LogSafe.describe(error))",
+                ])
+            }
+            var message = outcome.message
+            if outcome.status == .notFound, error is HTTPError {
+                message = "No route for \(request.method.rawValue) \(request.uri.path)"
+            }
+            response = errorResponse(ErrorMapping.Outcome(status: outcome.status, message: message, isServerFault: outcome.isServerFault,
+                                                          retryAfter: outcome.retryAfter))
         }
-        response.headers[.init("X-Request-Id")!] = context.id
+        response.headers[HeaderNames.requestID] = context.id
         let elapsed = ContinuousClock.now - start
-        let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
+        metrics.requestFinished(route: context.endpointPath ?? "unmatched", method: request.method.rawValue,
+                                status: Int(response.status.code), duration: elapsed)
         context.logger.info("request", metadata: [
             "method": "\(request.method.rawValue)",
             "path": "\(request.uri.path)",
             "status": "\(response.status.code)",
-            "duration_ms": "\(String(format: "%.2f", milliseconds))",
+            "duration_ms": "\(String(format: "%.2f", elapsed.fractionalMilliseconds))",
         ])
         return response
     }
 
-    private func errorResponse(for error: any Error, request: Request, context: Context) -> Response {
-        let outcome = ErrorMapping.outcome(for: error)
-        if outcome.isServerFault {
-            context.logger.error("request failed", metadata: [
-                "path": "\(request.uri.path)", "error": "\(String(reflecting: error))",
-            ])
-        }
-        var message = outcome.message
-        if outcome.status == .notFound, error is HTTPError {
-            message = "No route for \(request.method.rawValue) \(request.uri.path)"
-        }
+    private var tooLarge: HTTPError {
+        HTTPError(.contentTooLarge, message: "The request body is larger than \(maxBodySize / 1024) KiB")
+    }
+
+    private func errorResponse(_ outcome: ErrorMapping.Outcome) -> Response {
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if outcome.status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
+        if let retryAfter = outcome.retryAfter { headers[.retryAfter] = String(retryAfter) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .withoutEscapingSlashes
-        let body = (try? encoder.encode(ErrorBody(status: outcome.status, message: message))) ?? Data()
+        let body = (try? encoder.encode(ErrorBody(status: outcome.status, message: outcome.message))) ?? Data()
         return Response(status: outcome.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
+}
+
+/// Header names made once (a generic type cannot hold static stored properties).
+private enum HeaderNames {
+    static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
+    static let requestID = HTTPField.Name("X-Request-Id")!
 }

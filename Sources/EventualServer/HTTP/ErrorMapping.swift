@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import Logging
+import NIOCore
 import OpenAPIRuntime
 
 /// Turns anything a handler, the generated OpenAPI layer or the router throws into the status
@@ -9,14 +11,22 @@ enum ErrorMapping {
     struct Outcome {
         let status: HTTPResponse.Status
         let message: String
-        /// True when the server itself failed and the error must be logged in full.
+        /// True when the server itself failed and the error must be logged.
         let isServerFault: Bool
+        /// Seconds for a `Retry-After` header (a 429 or a 503).
+        var retryAfter: Int? = nil
+        /// The level the failure is logged at; nil for a client's mistake, which is only counted.
+        var logLevel: Logger.Level? { isServerFault ? (retryAfter == nil ? .error : .warning) : nil }
     }
 
     static func outcome(for error: any Error) -> Outcome {
+        if let availability = StorageAvailability(error) {
+            return Outcome(status: .serviceUnavailable, message: availability.message, isServerFault: true,
+                           retryAfter: availability.retryAfterSeconds)
+        }
         switch error {
         case let error as APIError:
-            return Outcome(status: error.status, message: error.message, isServerFault: false)
+            return Outcome(status: error.status, message: error.message, isServerFault: false, retryAfter: error.retryAfter)
         case let error as ServerError:
             if let decoding = decodingError(in: error.underlyingError), context(of: decoding).codingPath.isEmpty,
                [.get, .head, .delete].contains(error.request.method) {
@@ -31,14 +41,18 @@ enum ErrorMapping {
             return Outcome(status: .badRequest, message: describe(error), isServerFault: false)
         case let error as HTTPError:
             return Outcome(status: error.status, message: error.body ?? defaultMessage(for: error.status), isServerFault: error.status.code >= 500)
+        case is NIOTooManyBytesError:
+            // NB: a chunked body has no Content-Length to refuse up front; collecting it stops here.
+            return Outcome(status: .contentTooLarge, message: defaultMessage(for: .contentTooLarge), isServerFault: false)
         default:
             return Outcome(status: .internalServerError, message: "Internal server error", isServerFault: true)
         }
     }
 
     private static func outcome(forOpenAPI underlying: any Error, operation: String) -> Outcome {
+        if StorageAvailability(underlying) != nil { return outcome(for: underlying) }
         switch underlying {
-        case is APIError, is DecodingError, is ServerError, is HTTPError:
+        case is APIError, is DecodingError, is ServerError, is HTTPError, is NIOTooManyBytesError:
             return outcome(for: underlying)
         case let convertible as any HTTPResponseConvertible where convertible.httpStatus.code < 500:
             // NB: the runtime's own errors (a missing query parameter, a wrong content type) say

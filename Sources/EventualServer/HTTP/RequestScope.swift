@@ -1,12 +1,19 @@
+import HTTPTypes
 import Logging
+import NIOCore
 
 /// What a handler generated from the contract cannot see in its typed input: the request's
-/// credentials and logger. Set by `EdgeResponder` for the duration of one request.
+/// credentials, the client's address and the logger. Set by `EdgeResponder` for one request.
 struct RequestScope: Sendable {
     let authorization: String?
+    let remoteAddress: SocketAddress?
+    let forwardedFor: String?
     let logger: Logger
 
     @TaskLocal static var current: RequestScope?
+
+    /// The client's address, as throttling counts it (worked out only by the calls that need it).
+    var clientAddress: String { ClientAddress.resolve(remote: remoteAddress, forwardedFor: forwardedFor) }
 
     /// The token of an `Authorization: Bearer …` header, if there is one.
     var bearerToken: String? {

@@ -6,15 +6,27 @@ extension APIService {
     static let maxDescriptionLength = 2000
 
     func getProducts(_ input: Operations.GetProducts.Input) async throws -> Operations.GetProducts.Output {
-        let userID = try await authenticatedUserID()
-        let gtin = try GTIN(validating: input.query.barcode)
-        let products = try await hotPath.products(gtin: gtin.normalized)
-        let token = sessionTokens.issue(userID: userID, gtin: gtin, now: UnixMillis.now())
+        guard let bearer = RequestScope.current?.bearerToken else { throw Self.missingToken }
+        guard let gtin = try? GTIN(validating: input.query.barcode) else {
+            // NB: a bad token is a 401 before a bad barcode is a 400, as on every other route.
+            _ = try await authenticatedUserID()
+            _ = try GTIN(validating: input.query.barcode)
+            throw APIError.badRequest("barcode is invalid")
+        }
+        // NB: the token check and the products in one read (one round trip on PostgreSQL).
+        let (record, products) = try await hotPath.lookup(tokenHash: AccessToken.hash(bearer), gtin: gtin.normalized)
+        let now = UnixMillis.now()
+        guard let record, record.isValid(at: now) else { throw Self.invalidToken }
+        let token = sessionTokens.issue(userID: record.userID, gtin: gtin, now: now)
         return .ok(.init(body: .json(.init(products: products.map { Components.Schemas.Product($0, withScore: true) }, token: token))))
     }
 
     func postProduct(_ input: Operations.PostProduct.Input) async throws -> Operations.PostProduct.Output {
         guard case .json(let body) = input.body else { throw APIError.badRequest("expected a JSON body") }
+        try TextRules.check(body.name, field: "name")
+        if let description = body.description { try TextRules.check(description, field: "description", .multiLine) }
+        if let img = body.img { try TextRules.check(img, field: "img") }
+        try TextRules.check(body.token, field: "token")
         let userID = try await authenticatedUserID()
         let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard Self.nameLengths.contains(name.count) else {
@@ -32,7 +44,7 @@ extension APIService {
         }
         // NB: the fingerprint leaves the session token out: a client retrying after a lost answer
         // looks the barcode up again and holds a new token for the same request.
-        let replay = try Idempotency.request(key: input.headers.idempotencyKey, scope: "user:\(userID)",
+        let replay = try idempotency.request(key: input.headers.idempotencyKey, scope: "user:\(userID)",
                                              body: ProductFingerprint(gtin: gtin.normalized, name: name, description: description,
                                                                       test: isTest, img: body.img))
 
@@ -40,10 +52,13 @@ extension APIService {
         let record = ProductRecord(id: UUID().uuidString.lowercased(), gtin: gtin.normalized, barcode: body.barcode,
                                    name: name, description: description, img: body.img, userID: userID,
                                    score: 0, createdAt: now, updatedAt: now)
-        let products = self.products
+        let products = self.products, quota = quotas.productsPerUser
         let product = try await idempotency.perform(replay) { sql in
             // NB: a test product "disappears instantly": answered like a real one, never stored.
-            if !isTest { try await products.insert(record, on: sql) }
+            if !isTest {
+                try await products.requireRoom(for: userID, quota: quota, on: sql)
+                try await products.insert(record, on: sql)
+            }
             var answer = Components.Schemas.Product(record, withScore: false)
             answer.test = isTest
             return answer
@@ -52,6 +67,7 @@ extension APIService {
     }
 
     func deleteProduct(_ input: Operations.DeleteProduct.Input) async throws -> Operations.DeleteProduct.Output {
+        try TextRules.check(input.path.id, field: "id")
         let userID = try await authenticatedUserID()
         let product = try await products.delete(id: input.path.id, by: userID)
         return .ok(.init(body: .json(Components.Schemas.Product(product, withScore: true))))
@@ -59,6 +75,8 @@ extension APIService {
 
     func postVote(_ input: Operations.PostVote.Input) async throws -> Operations.PostVote.Output {
         guard case .json(let body) = input.body else { throw APIError.badRequest("expected a JSON body") }
+        try TextRules.check(body.productId, field: "productId")
+        try TextRules.check(body.token, field: "token")
         let userID = try await authenticatedUserID()
         guard (-5...5).contains(body.rating) else { throw APIError.badRequest("rating must be an integer from -5 to 5") }
         let now = UnixMillis.now()

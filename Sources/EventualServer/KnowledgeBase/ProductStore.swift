@@ -85,6 +85,16 @@ struct ProductStore: Sendable {
             .run()
     }
 
+    /// Refuses (413) a new product from a user who already stores `quota` of them.
+    func requireRoom(for userID: String, quota: Int, on sql: any SQLDatabase) async throws {
+        let stored = try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "stored")
+            .from("products").where("user_id", .equal, userID)
+            .first()?.decode(column: "stored", as: Int.self) ?? 0
+        guard stored < quota else {
+            throw APIError.contentTooLarge("Quota reached: you have created \(stored) products, the most one user may store; delete some first")
+        }
+    }
+
     func product(id: String, on sql: any SQLDatabase) async throws -> ProductRecord? {
         try await sql.select().columns(ProductRecord.columns.map { SQLColumn($0) }).from("products")
             .where("id", .equal, id).first().map(ProductRecord.init(row:))

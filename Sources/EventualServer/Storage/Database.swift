@@ -1,5 +1,7 @@
+import EventualAPI
 import Foundation
 import Logging
+import NIOPosix
 import PostgresKit
 import SQLKit
 import SQLiteKit
@@ -14,8 +16,23 @@ public final class Database: Service, Sendable {
     enum Dialect: Sendable { case sqlite, postgres }
 
     private enum Backend: Sendable {
-        case sqlite(writer: SQLiteConnection, lock: AsyncLock)
+        case sqlite(writer: SQLiteConnection, lock: AsyncLock, thread: NIOThreadPool)
         case postgres(client: PostgresClient, runner: Task<Void, Never>)
+    }
+
+    /// How the database is opened and watched.
+    public struct Options: Sendable {
+        /// How long an SQLite write waits for a lock another process holds before it fails (answered 503).
+        public var busyTimeout: Duration = .seconds(2)
+        /// The largest the SQLite file may grow; past it writes fail as on a full disk (nil: no cap).
+        public var maxSQLiteBytes: Int? = nil
+        /// Where waits for a connection are counted.
+        public var metrics: ServerMetrics? = nil
+        /// Most PostgreSQL connections at once (nil: two per core, at least 4). NB: with PostgreSQL on
+        /// the same few cores, more connections than that only add contention.
+        public var postgresPoolSize: Int? = nil
+
+        public init() {}
     }
 
     let dialect: Dialect
@@ -23,22 +40,29 @@ public final class Database: Service, Sendable {
     let fastReader: SQLiteFastReader?
     private let backend: Backend
     private let logger: Logger
+    private let metrics: ServerMetrics?
 
-    private init(dialect: Dialect, backend: Backend, fastReader: SQLiteFastReader?, logger: Logger) {
+    private init(dialect: Dialect, backend: Backend, fastReader: SQLiteFastReader?, logger: Logger, metrics: ServerMetrics?) {
         self.dialect = dialect
         self.backend = backend
         self.fastReader = fastReader
         self.logger = logger
+        self.metrics = metrics
     }
 
     /// Opens (creating an SQLite file and its folder if needed) and migrates the database.
-    public static func open(_ location: DatabaseLocation, logger: Logger) async throws -> Database {
+    public static func open(_ location: DatabaseLocation, logger: Logger, options: Options = Options()) async throws -> Database {
+        // NB: the drivers log every statement with its bound values (token hashes, the session key on
+        // first start) and PostgreSQL's wire messages at debug and trace. Those levels are never
+        // passed on to them, whatever the server's own level.
+        var driverLogger = logger
+        driverLogger.logLevel = max(logger.logLevel, .notice)
         let database: Database
         switch location {
         case .sqlite(let path):
-            database = try await openSQLite(path: path, logger: logger)
+            database = try await openSQLite(path: path, logger: driverLogger, options: options)
         case .postgres(let url):
-            database = try openPostgres(url: url, logger: logger)
+            database = try openPostgres(url: url, logger: driverLogger, options: options)
         }
         do {
             try await Migrator(database: database).migrate()
@@ -49,23 +73,44 @@ public final class Database: Service, Sendable {
         return database
     }
 
-    private static func openSQLite(path: String, logger: Logger) async throws -> Database {
+    private static func openSQLite(path: String, logger: Logger, options: Options) async throws -> Database {
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
             throw StorageError.cannotOpen("cannot create the folder \(directory.path): \(error.localizedDescription)")
         }
-        let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
-        let sql = writer.sql(queryLogLevel: .trace)
-        for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON"] {
+        // NB: the writer runs its statements on a thread of its own. On NIO's shared pool it queued
+        // behind whatever else used that pool (bcrypt did, once), and every write waited.
+        let thread = NIOThreadPool(numberOfThreads: 1)
+        thread.start()
+        let writer: SQLiteConnection
+        do {
+            writer = try await SQLiteConnection.open(storage: .file(path: path), threadPool: thread, logger: logger,
+                                                   on: MultiThreadedEventLoopGroup.singleton.any())
+        } catch {
+            try? await thread.shutdownGracefully()
+            throw error
+        }
+        let sql = writer.sql(queryLogLevel: nil)
+        // NB: SQLiteNIO installs a busy handler that retries for ever: while another process held a
+        // write lock the server spun at full CPU and every write hung. A busy timeout replaces it;
+        // past it the write fails with SQLITE_BUSY and is answered 503 with Retry-After.
+        var pragmas = ["PRAGMA busy_timeout = \(max(0, options.busyTimeout.milliseconds))",
+                       "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON"]
+        if let maxBytes = options.maxSQLiteBytes {
+            let pageSize = try await sql.raw("PRAGMA page_size").first()?.decode(column: "page_size", as: Int.self) ?? 4096
+            pragmas.append("PRAGMA max_page_count = \(max(1, maxBytes / pageSize))")
+        }
+        for pragma in pragmas {
             try await sql.raw(SQLQueryString(pragma)).run()
         }
         let reader = SQLiteFastReader(path: path)
-        return Database(dialect: .sqlite, backend: .sqlite(writer: writer, lock: AsyncLock()), fastReader: reader, logger: logger)
+        return Database(dialect: .sqlite, backend: .sqlite(writer: writer, lock: AsyncLock(), thread: thread), fastReader: reader, logger: logger,
+                        metrics: options.metrics)
     }
 
-    private static func openPostgres(url: String, logger: Logger) throws -> Database {
+    private static func openPostgres(url: String, logger: Logger, options: Options) throws -> Database {
         let core: PostgresConnection.Configuration
         do {
             core = try SQLPostgresConfiguration(url: url).coreConfiguration
@@ -83,23 +128,36 @@ public final class Database: Service, Sendable {
         } else {
             tls = .disable
         }
-        let configuration = PostgresClient.Configuration(
+        var configuration = PostgresClient.Configuration(
             host: host, port: core.port ?? 5432, username: core.username,
             password: core.password, database: core.database, tls: tls
         )
+        configuration.options.maximumConnections = max(1, options.postgresPoolSize ?? max(4, 2 * ProcessInfo.processInfo.activeProcessorCount))
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         let runner = Task { await client.run() }
-        return Database(dialect: .postgres, backend: .postgres(client: client, runner: runner), fastReader: nil, logger: logger)
+        return Database(dialect: .postgres, backend: .postgres(client: client, runner: runner), fastReader: nil, logger: logger,
+                        metrics: options.metrics)
+    }
+
+    /// The PostgreSQL pool, for the hot path's prepared statements (nil on SQLite).
+    var postgresClient: PostgresClient? {
+        if case .postgres(let client, _) = backend { return client }
+        return nil
     }
 
     /// Runs `body` with one connection, outside any explicit transaction.
     func withConnection<R: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+        let asked = ContinuousClock.now
         switch backend {
-        case .sqlite(let writer, let lock):
-            return try await lock.withLock { try await body(writer.sql(queryLogLevel: .trace)) }
+        case .sqlite(let writer, let lock, _):
+            return try await lock.withLock {
+                metrics?.databaseWaited(ContinuousClock.now - asked)
+                return try await body(writer.sql(queryLogLevel: nil))
+            }
         case .postgres(let client, _):
             return try await client.withConnection { connection in
-                try await body(connection.sql(queryLogLevel: .trace))
+                metrics?.databaseWaited(ContinuousClock.now - asked)
+                return try await body(connection.sql(queryLogLevel: nil))
             }
         }
     }
@@ -110,6 +168,7 @@ public final class Database: Service, Sendable {
         // and then writes cannot fail half-way with SQLITE_BUSY.
         let begin = dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN"
         return try await withConnection { sql in
+            // NB: a BEGIN that fails (SQLITE_BUSY past the busy timeout) opened nothing to roll back.
             try await sql.raw(SQLQueryString(begin)).run()
             do {
                 let result = try await body(sql)
@@ -119,7 +178,8 @@ public final class Database: Service, Sendable {
                 do {
                     try await sql.raw("ROLLBACK").run()
                 } catch let rollbackError {
-                    self.logger.error("rollback failed", metadata: ["error": "\(String(reflecting: rollbackError))"])
+                    // NB: SQLite rolls a transaction back by itself after SQLITE_FULL and some I/O errors.
+                    self.logger.warning("rollback failed", metadata: ["error": "\(LogSafe.describe(rollbackError))"])
                 }
                 throw error
             }
@@ -132,18 +192,19 @@ public final class Database: Service, Sendable {
     }
 
     /// Closes every connection. Further queries fail.
-    func close() async {
+    public func close() async {
         fastReader?.close()
         switch backend {
-        case .sqlite(let writer, let lock):
+        case .sqlite(let writer, let lock, let thread):
             // NB: closing must happen even when the caller's task is cancelled (a service group
             // tearing down), so it runs in a task of its own that does not inherit cancellation.
             let closing = Task {
                 do {
                     try await lock.withLock { try await writer.close() }
                 } catch {
-                    self.logger.error("closing the SQLite database failed", metadata: ["error": "\(error)"])
+                    self.logger.error("closing the SQLite database failed", metadata: ["error": "\(LogSafe.describe(error))"])
                 }
+                try? await thread.shutdownGracefully()
             }
             await closing.value
         case .postgres(_, let runner):

@@ -1,8 +1,9 @@
+import PostgresNIO
 import SQLKit
 
-/// The two reads every barcode look-up makes: the access-token check and the products of a
-/// GTIN. On SQLite they run as prepared statements on the request's own thread (see
-/// `SQLiteFastReader`); on PostgreSQL through the pool. Both run the same SQLKit queries.
+/// The reads every barcode look-up makes: the access-token check and the products of a GTIN.
+/// On SQLite they run as prepared statements on the request's own thread (see
+/// `SQLiteFastReader`); on PostgreSQL as one prepared statement, one round trip, per look-up.
 struct HotPathReads: Sendable {
     private let database: Database
     /// The queries rendered once in SQLite's dialect, for the fast reader.
@@ -18,18 +19,42 @@ struct HotPathReads: Sendable {
     }
 
     func token(hash: String) async throws -> AccessTokenRecord? {
+        if let client = database.postgresClient {
+            for try await (userID, expiresAt, revokedAt) in try await client.execute(TokenStatement(tokenHash: hash)) {
+                return AccessTokenRecord(userID: userID, expiresAt: expiresAt, revokedAt: revokedAt)
+            }
+            return nil
+        }
         guard let reader = database.fastReader else {
             return try await database.withConnection { sql in
                 try await AccessTokenRecord.query(tokenHash: hash, on: sql).first().map(AccessTokenRecord.init(row:))
             }
         }
-        return try reader.read { connection in
-            var record: AccessTokenRecord?
-            try connection.query(tokenSQL, [hash]) { row in
-                guard let userID = row.text(0) else { throw StorageError.corrupt("an access token without a user") }
-                record = AccessTokenRecord(userID: userID, expiresAt: row.int64(1), revokedAt: row.text(2).map { _ in row.int64(2) })
+        return try reader.read { connection in try token(hash: hash, on: connection) }
+    }
+
+    /// The token's record and the GTIN's products, best first, read together.
+    func lookup(tokenHash: String, gtin: String) async throws -> (token: AccessTokenRecord?, products: [ProductRecord]) {
+        if let client = database.postgresClient {
+            // NB: one statement, one round trip: the token's row joined to the GTIN's products
+            // (none: a single row with NULL product columns; no token: no row at all).
+            var token: AccessTokenRecord?
+            var products: [ProductRecord] = []
+            for try await row in try await client.execute(LookupStatement(tokenHash: tokenHash, gtin: gtin)) {
+                token = AccessTokenRecord(userID: row.userID, expiresAt: row.expiresAt, revokedAt: row.revokedAt)
+                if let product = row.product { products.append(product) }
             }
-            return record
+            return (token, products)
+        }
+        guard let reader = database.fastReader else {
+            return (try await token(hash: tokenHash), try await products(gtin: gtin))
+        }
+        return try reader.read { connection in
+            let token = try token(hash: tokenHash, on: connection)
+            guard token != nil else { return (nil, []) }
+            var products: [ProductRecord] = []
+            try connection.query(lookupSQL, [gtin]) { row in products.append(try ProductRecord(cursor: row)) }
+            return (token, products)
         }
     }
 
@@ -44,5 +69,69 @@ struct HotPathReads: Sendable {
             try connection.query(lookupSQL, [gtin]) { row in products.append(try ProductRecord(cursor: row)) }
             return products
         }
+    }
+
+    private func token(hash: String, on connection: SQLiteReadConnection) throws -> AccessTokenRecord? {
+        var record: AccessTokenRecord?
+        try connection.query(tokenSQL, [hash]) { row in
+            guard let userID = row.text(0) else { throw StorageError.corrupt("an access token without a user") }
+            record = AccessTokenRecord(userID: userID, expiresAt: row.int64(1), revokedAt: row.text(2).map { _ in row.int64(2) })
+        }
+        return record
+    }
+}
+
+/// The access-token check of every authenticated request, prepared once per PostgreSQL connection.
+private struct TokenStatement: PostgresPreparedStatement {
+    static let sql = "SELECT user_id, expires_at, revoked_at FROM access_tokens WHERE token_hash = $1"
+    typealias Row = (String, Int64, Int64?)
+
+    let tokenHash: String
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings()
+        bindings.append(tokenHash)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+}
+
+/// A look-up on PostgreSQL: the token's row and the GTIN's products in one statement.
+private struct LookupStatement: PostgresPreparedStatement {
+    static let sql = """
+        SELECT t.user_id, t.expires_at, t.revoked_at,
+               p.id, p.gtin, p.barcode, p.name, p.description, p.img, p.user_id, p.score, p.created_at, p.updated_at
+        FROM access_tokens t LEFT JOIN products p ON p.gtin = $2
+        WHERE t.token_hash = $1
+        ORDER BY p.score DESC, p.created_at ASC
+        """
+
+    struct Row {
+        let userID: String
+        let expiresAt: Int64
+        let revokedAt: Int64?
+        let product: ProductRecord?
+    }
+
+    let tokenHash: String
+    let gtin: String
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings()
+        bindings.append(tokenHash)
+        bindings.append(gtin)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        let (userID, expiresAt, revokedAt, id, gtin, barcode, name, description, img, owner, score, createdAt, updatedAt) =
+            try row.decode((String, Int64, Int64?, String?, String?, String?, String?, String?, String?, String?, Int64?, Int64?, Int64?).self)
+        var product: ProductRecord?
+        if let id, let gtin, let barcode, let name, let owner, let score, let createdAt, let updatedAt {
+            product = ProductRecord(id: id, gtin: gtin, barcode: barcode, name: name, description: description, img: img,
+                                    userID: owner, score: score, createdAt: createdAt, updatedAt: updatedAt)
+        }
+        return Row(userID: userID, expiresAt: expiresAt, revokedAt: revokedAt, product: product)
     }
 }

@@ -11,6 +11,10 @@ struct Idempotency: Sendable {
     static let maxKeyLength = 255
 
     let database: Database
+    /// The server's key for fingerprints. NB: a plain SHA-256 of a registration's body (with its
+    /// password) let anyone holding a copy of the database test passwords at SHA-256 speed; an
+    /// HMAC under a key kept apart from the rows does not.
+    let fingerprintKey: Data
 
     /// A request made under a key, by a caller (`scope`), with the fingerprint of its body.
     struct Request: Sendable {
@@ -20,15 +24,24 @@ struct Idempotency: Sendable {
     }
 
     /// Validates the header and fingerprints the request; nil when no key was sent.
-    static func request<Body: Encodable>(key: String?, scope: String, body: Body) throws -> Request? {
+    func request<Body: Encodable>(key: String?, scope: String, body: Body) throws -> Request? {
         guard let key else { return nil }
-        guard (1...maxKeyLength).contains(key.count) else {
-            throw APIError.badRequest("Idempotency-Key must be 1 to \(maxKeyLength) characters long")
+        guard (1...Self.maxKeyLength).contains(key.count) else {
+            throw APIError.badRequest("Idempotency-Key must be 1 to \(Self.maxKeyLength) characters long")
         }
+        try TextRules.check(key, field: "Idempotency-Key")
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        let fingerprint = Hex.encode(SHA256.hash(data: try encoder.encode(body)))
-        return Request(scope: scope, key: key, fingerprint: fingerprint)
+        return Request(scope: scope, key: key, fingerprint: mac(try encoder.encode(body)))
+    }
+
+    /// A scope that names its owner without storing it in clear (the email of a registration).
+    func scope(_ kind: String, owner: String) -> String {
+        "\(kind):" + mac(Data(owner.utf8))
+    }
+
+    private func mac(_ data: Data) -> String {
+        Hex.encode(HMAC<SHA256>.authenticationCode(for: data, using: SymmetricKey(data: fingerprintKey)))
     }
 
     /// Runs `write` in a transaction unless `request`'s key has an answer already, which is

@@ -126,7 +126,20 @@ extension Migration {
             )
             """,
         ]),
-        Migration(version: 3, name: "sync counters", statements: [
+        Migration(version: 3, name: "throttles and purges", statements: [
+            // Failed logins and registrations, counted per bucket (an HMAC of account and address).
+            """
+            CREATE TABLE throttle_events (
+                bucket TEXT NOT NULL,
+                at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX throttle_events_by_bucket ON throttle_events (bucket, at)",
+            "CREATE INDEX throttle_events_by_age ON throttle_events (at)",
+            // Housekeeping forgets applied change ids older than the longest offline period.
+            "CREATE INDEX sync_applied_changes_by_age ON sync_applied_changes (applied_at)",
+        ]),
+        Migration(version: 4, name: "sync counters", statements: [
             // The deltas added to each counter field since its last explicit set, as a JSON object
             // of field name to [[stamp, amount], ...]: a set that arrives late, stamped before some
             // of them, keeps them (see SyncRecordState).

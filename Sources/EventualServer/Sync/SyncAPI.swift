@@ -14,6 +14,7 @@ extension APIService {
         guard body.changes.count <= Self.maxChangesPerPush else {
             throw APIError.badRequest("a push carries at most \(Self.maxChangesPerPush) changes, not \(body.changes.count): send them in several batches")
         }
+        try SyncInputRules.check(body.changes)
         for (index, change) in body.changes.enumerated() where !Self.changeIDLengths.contains(change.id.count) {
             throw APIError.badRequest("changes[\(index)].id must be 1 to \(Self.changeIDLengths.upperBound) characters long")
         }
@@ -26,7 +27,16 @@ extension APIService {
                                    deltas: change.deltas?.additionalProperties ?? [:], deleted: change.deleted, now: now)
             })
         }
-        let outcomes = try await sync.push(submissions, userID: userID, now: now)
+        let outcomes = try await sync.push(submissions, userID: userID, now: now, quota: quotas.syncRecordsPerUser)
+        var counts = (applied: 0, duplicate: 0, rejected: 0)
+        for outcome in outcomes {
+            switch outcome {
+            case .applied: counts.applied += 1
+            case .duplicate: counts.duplicate += 1
+            case .rejected: counts.rejected += 1
+            }
+        }
+        metrics.syncPushed(applied: counts.applied, duplicate: counts.duplicate, rejected: counts.rejected)
         let results = zip(body.changes, outcomes).map { change, outcome in
             switch outcome {
             case .applied: return Components.Schemas.SyncResult(id: change.id, status: .applied)

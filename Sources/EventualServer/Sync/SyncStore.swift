@@ -59,8 +59,9 @@ struct SyncStore: Sendable {
         let recordID: String
     }
 
-    /// Applies a batch in one transaction and answers each change, in order.
-    func push(_ submissions: [SyncSubmission], userID: String, now: Int64) async throws -> [SyncOutcome] {
+    /// Applies a batch in one transaction and answers each change, in order. A batch that would
+    /// take the user past `quota` records is refused whole (413).
+    func push(_ submissions: [SyncSubmission], userID: String, now: Int64, quota: Int = .max) async throws -> [SyncOutcome] {
         try await database.transaction { sql in
             let lastSeq = try await lockCounter(of: userID, on: sql)
             var appliedIDs = try await appliedChangeIDs(among: submissions.map(\.id), of: userID, on: sql)
@@ -69,6 +70,7 @@ struct SyncStore: Sendable {
                 return RecordKey(collection: change.collection, recordID: change.recordID)
             }
             var records = try await states(of: keys, userID: userID, on: sql)
+            let existing = Set(records.keys)
 
             var outcomes: [SyncOutcome] = []
             var newlyApplied: [String] = []
@@ -97,6 +99,15 @@ struct SyncStore: Sendable {
                 }
             }
 
+            let created = changedKeys.lazy.filter { !existing.contains($0) }.count
+            if created > 0, quota < .max {
+                let stored = try await recordCount(of: userID, on: sql)
+                guard stored + created <= quota else {
+                    throw APIError.contentTooLarge("Quota reached: you store \(stored) synced records and this push adds \(created);"
+                        + " at most \(quota) are allowed. Delete records you no longer need (deleting an existing record frees nothing"
+                        + " until it is purged), or push fewer new ones")
+                }
+            }
             try await recordApplied(newlyApplied, userID: userID, now: now, on: sql)
             let rows = changedKeys.enumerated().map { offset, key in
                 (key: key, state: records[key]!, seq: lastSeq + Int64(offset) + 1)
@@ -127,6 +138,20 @@ struct SyncStore: Sendable {
                          seq: try row.decode(column: "seq", as: Int64.self))
         }
         return SyncPage(records: records, cursor: records.last?.seq ?? cursor, hasMore: rows.count > limit)
+    }
+
+    private func recordCount(of userID: String, on sql: any SQLDatabase) async throws -> Int {
+        try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "stored")
+            .from("sync_records").where("user_id", .equal, userID)
+            .first()?.decode(column: "stored", as: Int.self) ?? 0
+    }
+
+    /// Forgets applied change ids older than `cutoff` (Unix ms): a device offline longer than that
+    /// is signed out anyway, so none of its changes can come back.
+    func purgeAppliedChanges(before cutoff: Int64) async throws {
+        try await database.withConnection { sql in
+            try await sql.delete(from: "sync_applied_changes").where("applied_at", .lessThan, cutoff).run()
+        }
     }
 
     /// Creates the user's counter if needed, then locks it for the rest of the transaction.

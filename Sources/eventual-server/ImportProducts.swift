@@ -1,0 +1,53 @@
+import ArgumentParser
+import EventualServer
+import Foundation
+import Logging
+
+/// `eventual-server import-products FILE`: loads an Open Food Facts CSV into the knowledge base.
+struct ImportProducts: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import-products",
+        abstract: "Load an Open Food Facts CSV export into the knowledge base.",
+        discussion: """
+            Reads the columns code, product_name, brands and quantity. Rows whose barcode is not a valid \
+            EAN-8, UPC-A, EAN-13 or GTIN-14, or that have no name, are skipped and counted. Products belong \
+            to the system user "Open Food Facts", which cannot sign in. Importing the same file again changes \
+            nothing; a newer export updates names in place. Prints one line: \
+            imported N, updated N, unchanged N, skipped N.
+            """
+    )
+
+    @Argument(help: "The CSV file (for example /work/shared/data/off-products-1000-slim.csv).")
+    var file: String
+
+    @OptionGroup var database: DatabaseOption
+
+    func run() async throws {
+        // NB: checked before the database is opened, so that a mistyped path creates no database.
+        guard FileManager.default.isReadableFile(atPath: file) else {
+            throw ImportFailure(message: "cannot read \(file): no such file, or not readable")
+        }
+        var logger = Logger(label: "eventual-server")
+        logger.logLevel = .warning
+        let opened: Database
+        do {
+            opened = try await Database.open(database.location, logger: logger)
+        } catch {
+            throw ImportFailure(message: "cannot open the database \(database.location): \(error)")
+        }
+        do {
+            let summary = try await ProductImporter(database: opened).importCSV(at: URL(fileURLWithPath: file))
+            await opened.close()
+            print(summary)
+        } catch {
+            await opened.close()
+            throw ImportFailure(message: "\(error)")
+        }
+    }
+}
+
+/// A failure printed as one line, with a non-zero exit status.
+struct ImportFailure: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}

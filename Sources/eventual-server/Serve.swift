@@ -1,0 +1,106 @@
+import ArgumentParser
+import EventualServer
+import Foundation
+import Hummingbird
+import Logging
+
+/// `eventual-server [serve]`: runs the server until SIGINT or SIGTERM.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the server until SIGINT or SIGTERM (the default command)."
+    )
+
+    @Option(help: "Address to listen on.")
+    var hostname = "127.0.0.1"
+
+    @Option(help: "Port to listen on.")
+    var port = 8080
+
+    @OptionGroup var database: DatabaseOption
+
+    @Option(help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String = "info"
+
+    @Option(help: "bcrypt cost factor of new password hashes (4 to 31; each step doubles a login's CPU time).")
+    var bcryptCost: UInt8 = 12
+
+    @Option(help: "Threads that hash passwords, apart from request handling (default: one per core).")
+    var bcryptThreads: Int?
+
+    @Option(help: "Failed logins for one account from one address within 15 minutes before further attempts get 429.")
+    var maxFailedLogins = 10
+
+    @Option(help: "Failed logins from one address, across all accounts, within 15 minutes before it gets 429.")
+    var maxFailedLoginsPerAddress = 100
+
+    @Option(help: "Accounts that one address may create per hour.")
+    var maxRegistrationsPerHour = 30
+
+    @Flag(help: "Count the last X-Forwarded-For address as the client's (only behind a reverse proxy that sets it).")
+    var trustForwardedFor = false
+
+    @Option(help: "Milliseconds an SQLite write waits for a lock another process holds before answering 503.")
+    var busyTimeoutMs = 2000
+
+    @Option(help: "Largest size of the SQLite file in MiB; past it writes answer 503 as on a full disk (default: no cap).")
+    var maxDatabaseMib: Int?
+
+    @Option(help: "Days applied sync change ids are remembered (the longest a device may stay offline).")
+    var appliedChangeRetentionDays = 30
+
+    @Option(help: "Synced records one user may store.")
+    var maxSyncRecordsPerUser = 100_000
+
+    @Option(help: "Products one user may create in the knowledge base.")
+    var maxProductsPerUser = 5_000
+
+    @Option(help: "Seconds before an idle or half-sent connection is closed.")
+    var idleTimeout = 30
+
+    @Option(help: "Most connections open at once (default: from the file-descriptor limit).")
+    var maxConnections: Int?
+
+    @Option(help: "Token that opens GET /metrics (env EVENTUAL_METRICS_TOKEN); without one the route is off.")
+    var metricsToken: String?
+
+    func run() async throws {
+        guard let level = Logger.Level(rawValue: logLevel.lowercased()) else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardOutput(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let environment = ProcessInfo.processInfo.environment
+        var throttle = ThrottleLimits()
+        throttle.failedLoginsPerAccountAndAddress.limit = maxFailedLogins
+        throttle.failedLoginsPerAddress.limit = maxFailedLoginsPerAddress
+        throttle.registrationsPerAddress.limit = maxRegistrationsPerHour
+        var quotas = Quotas()
+        quotas.syncRecordsPerUser = maxSyncRecordsPerUser
+        quotas.productsPerUser = maxProductsPerUser
+        var configuration = ServerConfiguration(
+            hostname: hostname, port: port, database: database.location, logLevel: level,
+            sessionKey: environment["EVENTUAL_SESSION_KEY"]
+        )
+        guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be from 4 to 31") }
+        configuration.bcryptCost = bcryptCost
+        if let bcryptThreads { configuration.bcryptThreads = bcryptThreads }
+        configuration.throttle = throttle
+        configuration.trustForwardedFor = trustForwardedFor
+        configuration.busyTimeout = .milliseconds(busyTimeoutMs)
+        configuration.maxSQLiteBytes = maxDatabaseMib.map { $0 * 1024 * 1024 }
+        configuration.appliedChangeRetention = .seconds(appliedChangeRetentionDays * 24 * 3600)
+        configuration.quotas = quotas
+        configuration.idleTimeout = .seconds(idleTimeout)
+        configuration.maxConnections = maxConnections
+        configuration.metricsToken = metricsToken ?? environment["EVENTUAL_METRICS_TOKEN"]
+        let app = try await buildApplication(configuration)
+        try await app.runService()
+        var logger = Logger(label: "eventual-server")
+        logger.logLevel = level
+        logger.notice("stopped: database closed, password pool stopped")
+    }
+}

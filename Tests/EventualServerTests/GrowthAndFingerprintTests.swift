@@ -1,0 +1,107 @@
+import EventualAPI
+import Crypto
+import Foundation
+import Logging
+import SQLKit
+import Testing
+@testable import EventualServer
+
+@Suite("Idempotency fingerprints, quotas and purges")
+struct GrowthAndFingerprintTests {
+    @Test(arguments: Backend.available)
+    func aRegistrationFingerprintIsNotAPlainHashOfThePassword(_ backend: Backend) async throws {
+        try await withServer(backend) { api, location in
+            let body = #"{"email":"fp@example.com","password":"fingerprinted","username":"fp_user"}"#
+            let answer = try await api.send(.post, "/users", headers: [.init("Idempotency-Key")!: "fp-1"], json: body)
+            #expect(answer.status == .created)
+            let database = try await Database.open(location, logger: Logger(label: "test"))
+            let rows = try await database.withConnection { sql in
+                try await sql.select().columns("scope", "request_hash").from("idempotency_keys").all()
+            }
+            await database.close()
+            let row = try #require(rows.first)
+            let stored = try row.decode(column: "request_hash", as: String.self)
+            let scope = try row.decode(column: "scope", as: String.self)
+            // The old fingerprint, SHA-256 of the sorted-keys JSON, is not what is stored
+            let plain = Hex.encode(SHA256.hash(data: Data(body.utf8)))
+            #expect(stored != plain)
+            #expect(stored.count == 64)
+            // And the scope names no email in clear
+            #expect(!scope.contains("fp@example.com"))
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func twoStrangersWithTheSameKeyDoNotCollide(_ backend: Backend) async throws {
+        try await withServer(backend) { api in
+            let first = try await api.register(username: "stranger1", email: "stranger1@example.com", key: "my-first-key")
+            let second = try await api.register(username: "stranger2", email: "stranger2@example.com", key: "my-first-key")
+            #expect(first.status == .created)
+            #expect(second.status == .created, "\(second.text)")
+            #expect(try first.decode(UserJSON.self).id != second.decode(UserJSON.self).id)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func syncRecordsPastTheQuotaAreA413WithAClearMessage(_ backend: Backend) async throws {
+        try await withServer(backend, configure: { $0.quotas.syncRecordsPerUser = 3 }) { api in
+            let account = try await api.signUp()
+            let three = (0..<3).map { SyncChangeJSON(recordId: "item-\($0)", hlc: Stamps.at(-1000), fields: pantryItem()) }
+            #expect(try await api.pushed(three, as: account).map(\.status) == ["applied", "applied", "applied"])
+            // Editing an existing record still works at the quota
+            _ = try await api.pushed([SyncChangeJSON(recordId: "item-0", hlc: Stamps.at(-500), fields: ["name": "Edited"])], as: account)
+            // A new record is refused
+            let fourth = try await api.push([SyncChangeJSON(recordId: "item-3", hlc: Stamps.at(-1000), fields: pantryItem())], as: account)
+            #expect(fourth.status == .contentTooLarge, "\(fourth.text)")
+            #expect(try fourth.error().message.contains("Quota"))
+            // And another user is unaffected
+            let other = try await api.signUp()
+            #expect(try await api.pushed([SyncChangeJSON(recordId: "x", hlc: Stamps.at(-1000), fields: pantryItem())], as: other)
+                .map(\.status) == ["applied"])
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func productsPastTheQuotaAreA413(_ backend: Backend) async throws {
+        try await withServer(backend, configure: { $0.quotas.productsPerUser = 2 }) { api in
+            let account = try await api.signUp()
+            _ = try await api.createProduct(Barcodes.unique(), name: "One", as: account)
+            _ = try await api.createProduct(Barcodes.unique(), name: "Two", as: account)
+            let barcode = Barcodes.unique()
+            let token = try await api.sessionToken(barcode, as: account)
+            let third = try await api.postProduct(barcode, name: "Three", token: token, as: account)
+            #expect(third.status == .contentTooLarge)
+            #expect(try third.error().message.contains("Quota"))
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func appliedChangeIDsOlderThanTheRetentionArePurged(_ backend: Backend) async throws {
+        let scratch = try await ScratchDatabase.make(backend)
+        let database = try await Database.open(scratch.location, logger: Logger(label: "test"))
+        let now = UnixMillis.now()
+        let day: Int64 = 24 * 3600 * 1000
+        try await database.withConnection { sql in
+            try await sql.insert(into: "users")
+                .columns("id", "username", "username_key", "email", "email_key", "password_hash", "created_at", "updated_at")
+                .values(SQLBind("u1"), SQLBind("u1"), SQLBind("u1"), SQLBind("u1@example.com"), SQLBind("u1@example.com"),
+                        SQLBind("x"), SQLBind(now), SQLBind(now))
+                .run()
+            try await sql.insert(into: "sync_applied_changes").columns("user_id", "change_id", "applied_at")
+                .values(SQLBind("u1"), SQLBind("old"), SQLBind(now - 31 * day))
+                .values(SQLBind("u1"), SQLBind("recent"), SQLBind(now - 29 * day))
+                .run()
+        }
+        let key = Data(repeating: 7, count: 32)
+        let housekeeping = Housekeeping(database: database, idempotency: Idempotency(database: database, fingerprintKey: key),
+                                        throttle: Throttle(database: database, limits: ThrottleLimits(), keyBytes: key),
+                                        appliedChangeRetention: .seconds(30 * 24 * 3600), logger: Logger(label: "test"))
+        try await housekeeping.sweep(now: now)
+        let left = try await database.withConnection { sql in
+            try await sql.select().column("change_id").from("sync_applied_changes").all().map { try $0.decode(column: "change_id", as: String.self) }
+        }
+        #expect(left == ["recent"])
+        await database.close()
+        await scratch.remove()
+    }
+}

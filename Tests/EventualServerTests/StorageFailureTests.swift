@@ -1,0 +1,83 @@
+import Foundation
+import Logging
+import SQLKit
+import Testing
+@testable import EventualServer
+
+@Suite("A locked or full database answers 503 and recovers", .timeLimit(.minutes(1)))
+struct StorageFailureTests {
+    @Test func aWriteLockHeldByAnotherProcessIsA503WithRetryAfterNotAHang() async throws {
+        try await withServer(.sqlite, mode: .live, configure: { $0.busyTimeout = .milliseconds(300) }) { api, location in
+            let account = try await api.signUp()
+            // Given another connection that holds SQLite's write lock
+            let holder = try await Database.open(location, logger: Logger(label: "holder"))
+            let release = AsyncStream<Void>.makeStream()
+            let locked = AsyncStream<Void>.makeStream()
+            let holding = Task {
+                try await holder.withConnection { sql in
+                    try await sql.raw("BEGIN IMMEDIATE").run()
+                    locked.continuation.yield()
+                    for await _ in release.stream { break }
+                    try await sql.raw("ROLLBACK").run()
+                }
+            }
+            for await _ in locked.stream { break }
+            // When a registration (a write) comes in
+            let started = ContinuousClock.now
+            let refused = try await api.register(username: "blocked", email: "blocked@example.com")
+            // Then it is answered 503 with Retry-After soon after the busy timeout, not after many seconds
+            #expect(refused.status == .serviceUnavailable, "\(refused.text)")
+            #expect(refused.headers[.retryAfter] != nil)
+            #expect(try refused.error().message.contains("busy"))
+            #expect(ContinuousClock.now - started < .seconds(5))
+            // And reads keep working
+            #expect(try await api.send(.get, "/users/me", headers: account.bearer).status == .ok)
+            #expect(try await api.lookup(Barcodes.unique(), as: account).status == .ok)
+            // And once the lock is released, the same write succeeds
+            release.continuation.yield()
+            try await holding.value
+            await holder.close()
+            #expect(try await api.register(username: "blocked", email: "blocked@example.com").status == .created)
+        }
+    }
+
+    @Test func aFullDiskIsA503ReadsKeepWorkingAndWritesRecoverWithoutRestart() async throws {
+        try await withServer(.sqlite, mode: .live, configure: { $0.maxSQLiteBytes = 3 * 1024 * 1024 }) { api in
+            // Given a database that fills up with images
+            let account = try await api.signUp()
+            let image = String(repeating: "A", count: 900 * 1024)
+            var created: [String] = []
+            var refused: Answer?
+            for _ in 0..<8 {
+                let barcode = Barcodes.unique()
+                let token = try await api.sessionToken(barcode, as: account)
+                let answer = try await api.send(.post, "/products", headers: account.bearer,
+                                                json: #"{"token":"\#(token)","name":"n","barcode":"\#(barcode)","test":false,"img":"\#(image)"}"#)
+                if answer.status == .created {
+                    created.append(try answer.decode(ProductJSON.self).id)
+                } else {
+                    refused = answer
+                    break
+                }
+            }
+            // Then the write that does not fit is a 503 saying so, not a 500
+            let full = try #require(refused)
+            #expect(full.status == .serviceUnavailable, "\(full.text)")
+            #expect(full.headers[.retryAfter] != nil)
+            #expect(try full.error().message.contains("full"))
+            #expect(!created.isEmpty)
+            // And reads keep working
+            #expect(try await api.send(.get, "/users/me", headers: account.bearer).status == .ok)
+            #expect(try await api.lookup(Barcodes.unique(), as: account).status == .ok)
+            // And once space is freed, writes work again without a restart
+            for id in created {
+                #expect(try await api.send(.delete, "/products/\(id)", headers: account.bearer).status == .ok)
+            }
+            let barcode = Barcodes.unique()
+            let token = try await api.sessionToken(barcode, as: account)
+            let again = try await api.send(.post, "/products", headers: account.bearer,
+                                           json: #"{"token":"\#(token)","name":"n","barcode":"\#(barcode)","test":false,"img":"\#(image)"}"#)
+            #expect(again.status == .created, "\(again.text)")
+        }
+    }
+}

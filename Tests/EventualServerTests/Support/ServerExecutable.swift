@@ -1,0 +1,22 @@
+import Foundation
+
+/// The `eventual-server` executable, built beside the test bundle.
+enum ServerExecutable {
+    static var path: String {
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while folder.path != "/" {
+            let candidate = folder.appendingPathComponent("eventual-server")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.path }
+            folder = folder.deletingLastPathComponent()
+        }
+        return "eventual-server"
+    }
+}
+
+/// Runs blocking work on a thread of its own, never on the cooperative pool (a blocking read
+/// there can starve every other task of a test run on a 2-core machine).
+func onAThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: work()) }.start()
+    }
+}

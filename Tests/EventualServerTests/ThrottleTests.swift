@@ -1,0 +1,149 @@
+import Foundation
+import Hummingbird
+import Testing
+@testable import EventualServer
+
+@Suite("Login floods and password guessing", .timeLimit(.minutes(1)))
+struct ThrottleTests {
+    private static func from(_ address: String) -> HTTPFields { [.init("X-Forwarded-For")!: address] }
+
+    @Test(arguments: Backend.available)
+    func twoHundredConcurrentCorrectLoginsAllSucceed(_ backend: Backend) async throws {
+        try await withServer(backend, mode: .live) { api in
+            let account = try await api.signUp("crowd")
+            let client = ParallelClient(port: try #require(api.client.port))
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<200 {
+                    group.addTask { try await client.login(email: account.email, password: account.password) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.count == 200)
+            #expect(statuses.allSatisfy { $0 == 201 }, "\(Dictionary(grouping: statuses, by: { $0 }).mapValues(\.count))")
+        }
+    }
+
+    @Test func otherEndpointsKeepAnsweringDuringALoginFlood() async throws {
+        // NB: a real cost, so that the flood keeps the hashing pool busy for seconds.
+        try await withServer(.sqlite, mode: .live, configure: { $0.bcryptCost = 10; $0.bcryptThreads = 1 }) { api in
+            let account = try await api.signUp("flood")
+            let client = ParallelClient(port: try #require(api.client.port))
+            let floodStarted = ContinuousClock.now
+            let flood = Task {
+                try await withThrowingTaskGroup(of: Int.self) { group in
+                    for _ in 0..<60 {
+                        group.addTask { try await client.login(email: account.email, password: account.password) }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            // While the logins queue for bcrypt, a profile read and a write (registration) go through at once
+            let started = ContinuousClock.now
+            let probe = ParallelClient(port: client.port, connections: 2)
+            let me = try await probe.send("GET", "/users/me", headers: ["Authorization": "Bearer \(account.accessToken)"])
+            #expect(me.status == 200)
+            let write = try await probe.send("POST", "/v1/sync/push", headers: ["Authorization": "Bearer \(account.accessToken)"],
+                                              json: String(decoding: try JSONEncoder().encode(["changes": [
+                                                  SyncChangeJSON(recordId: "during-flood", hlc: Stamps.at(-1000), fields: pantryItem())]]),
+                                                  as: UTF8.self))
+            #expect(write.status == 200, "\(write.body)")
+            let elapsed = ContinuousClock.now - started
+            let logins = try await flood.value
+            let floodTook = ContinuousClock.now - floodStarted
+            #expect(logins.allSatisfy { $0 == 201 })
+            // NB: measured against the flood rather than the wall clock, so that a busy machine does not
+            // fail it: on the pool SQLite shared with bcrypt, the probe waited for nearly the whole flood
+            // (alone here it takes a few per cent of it; with the whole suite running beside it, about half).
+            #expect(elapsed < floodTook * 3 / 4, "probe took \(elapsed) while the flood took \(floodTook)")
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func theEleventhBadAttemptIs429AndOthersAreUnaffected(_ backend: Backend) async throws {
+        try await withServer(backend, configure: { $0.trustForwardedFor = true }) { api in
+            let victim = try await api.signUp("victim")
+            let bystander = try await api.signUp("bystander")
+            let attacker = Self.from("203.0.113.7")
+            func login(_ account: Account, _ password: String, _ headers: HTTPFields) async throws -> Answer {
+                try await api.send(.post, "/auth/login", headers: headers,
+                                   json: #"{"email":"\#(account.email)","password":"\#(password)"}"#)
+            }
+            // Given ten wrong passwords for one account from one address
+            for attempt in 1...10 {
+                #expect(try await login(victim, "wrong-\(attempt)", attacker).status == .unauthorized)
+            }
+            // When an eleventh attempt comes, even with the right password
+            let wrong = try await login(victim, "wrong-11", attacker)
+            let right = try await login(victim, victim.password, attacker)
+            // Then both are 429 with Retry-After
+            for answer in [wrong, right] {
+                #expect(answer.status == .tooManyRequests, "\(answer.text)")
+                let retryAfter = try #require(answer.headers[.retryAfter].flatMap(Int.init))
+                #expect(retryAfter > 0 && retryAfter <= 15 * 60)
+                #expect(try answer.error().message.contains("Too many"))
+            }
+            // And the same account from another address, and another account from the same address, sign in
+            #expect(try await login(victim, victim.password, Self.from("198.51.100.2")).status == .created)
+            #expect(try await login(bystander, bystander.password, attacker).status == .created)
+            // And an unknown email is throttled exactly like a known one (nothing tells them apart)
+            let ghost = Account(id: "", username: "", email: "ghost@example.com", password: "", accessToken: "")
+            for attempt in 1...10 { _ = try await login(ghost, "wrong-\(attempt)", attacker) }
+            #expect(try await login(ghost, "wrong", attacker).status == .tooManyRequests)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func anAddressSprayingPasswordsIsStoppedAcrossAccounts(_ backend: Backend) async throws {
+        try await withServer(backend, configure: {
+            $0.trustForwardedFor = true
+            $0.throttle.failedLoginsPerAddress.limit = 5
+        }) { api in
+            let sprayer = Self.from("203.0.113.9")
+            for index in 0..<5 {
+                let answer = try await api.send(.post, "/auth/login", headers: sprayer,
+                                                json: #"{"email":"user\#(index)@example.com","password":"Winter2026!"}"#)
+                #expect(answer.status == .unauthorized)
+            }
+            let next = try await api.send(.post, "/auth/login", headers: sprayer, json: #"{"email":"fresh@example.com","password":"Winter2026!"}"#)
+            #expect(next.status == .tooManyRequests)
+            #expect(next.headers[.retryAfter] != nil)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func accountsCreatedPerAddressAreLimited(_ backend: Backend) async throws {
+        try await withServer(backend, configure: {
+            $0.trustForwardedFor = true
+            $0.throttle.registrationsPerAddress.limit = 3
+        }) { api in
+            let school = Self.from("192.0.2.50")
+            for index in 0..<3 {
+                let answer = try await api.send(.post, "/users", headers: school,
+                                                json: #"{"username":"pupil\#(index)","email":"pupil\#(index)@example.com","password":"long enough"}"#)
+                #expect(answer.status == .created)
+            }
+            let fourth = try await api.send(.post, "/users", headers: school,
+                                            json: #"{"username":"pupil3","email":"pupil3@example.com","password":"long enough"}"#)
+            #expect(fourth.status == .tooManyRequests)
+            #expect(fourth.headers[.retryAfter] != nil)
+            let elsewhere = try await api.send(.post, "/users", headers: Self.from("192.0.2.51"),
+                                               json: #"{"username":"pupil4","email":"pupil4@example.com","password":"long enough"}"#)
+            #expect(elsewhere.status == .created)
+        }
+    }
+
+    @Test func clientsThatCannotBeToldApartAreNotLimitedPerAddress() async throws {
+        // Given a server reached over loopback (a reverse proxy on this host that does not forward addresses)
+        try await withServer(.sqlite, mode: .live, configure: { $0.throttle.registrationsPerAddress.limit = 2 }) { api in
+            // Then registrations are not limited per address: every client would share one limit
+            for index in 0..<4 {
+                let answer = try await api.register(username: "local\(index)", email: "local\(index)@example.com")
+                #expect(answer.status == .created, "\(answer.text)")
+            }
+        }
+        #expect(!Throttle.tellsClientsApart("127.0.0.1"))
+        #expect(!Throttle.tellsClientsApart("::1"))
+        #expect(Throttle.tellsClientsApart("203.0.113.7"))
+    }
+}
