@@ -101,8 +101,11 @@ private func buildParts(_ configuration: ServerConfiguration, database: Database
         await passwords.shutdown()
         throw error
     }
+    var extraRoutes: [String: [HTTPRequest.Method]] = ["/openapi.yaml": [.get]]
+    if configuration.metricsToken != nil { extraRoutes["/metrics"] = [.get] }
+    let routes = ContractRoutes(document: String(decoding: contract, as: UTF8.self), extra: extraRoutes)
     let responder = EdgeResponder(inner: router.buildResponder(), maxBodySize: configuration.maxBodySize, metrics: metrics,
-                                  trustForwardedFor: configuration.trustForwardedFor)
+                                  trustForwardedFor: configuration.trustForwardedFor, routes: routes)
     return ServerParts(responder: responder, passwords: passwords, idempotency: idempotency, throttle: throttle)
 }
 

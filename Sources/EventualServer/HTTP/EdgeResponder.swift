@@ -16,6 +16,8 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     let maxBodySize: Int
     let metrics: ServerMetrics
     let trustForwardedFor: Bool
+    /// The methods each path takes, to tell "no such path" (404) from "not this method" (405).
+    let routes: ContractRoutes
 
     /// The body could not be read to its end: the client hung up or sent a broken stream.
     private struct BodyUnreadable: Error {
@@ -71,11 +73,21 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                 ])
             }
             var message = outcome.message
+            var status = outcome.status
+            var allowed: [HTTPRequest.Method] = []
             if outcome.status == .notFound, error is HTTPError {
-                message = "No route for \(request.method.rawValue) \(request.uri.path)"
+                allowed = routes.methods(for: request.uri.path)
+                if allowed.isEmpty {
+                    message = "No route for \(request.method.rawValue) \(request.uri.path)"
+                } else {
+                    status = .methodNotAllowed
+                    message = "\(request.method.rawValue) is not allowed on \(request.uri.path): use "
+                        + allowed.map(\.rawValue).joined(separator: ", ")
+                }
             }
-            response = errorResponse(ErrorMapping.Outcome(status: outcome.status, message: message, isServerFault: outcome.isServerFault,
+            response = errorResponse(ErrorMapping.Outcome(status: status, message: message, isServerFault: outcome.isServerFault,
                                                           retryAfter: outcome.retryAfter))
+            if !allowed.isEmpty { response.headers[.allow] = allowed.map(\.rawValue).joined(separator: ", ") }
         }
         response.headers[HeaderNames.requestID] = context.id
         let elapsed = ContinuousClock.now - start
