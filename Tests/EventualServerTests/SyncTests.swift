@@ -374,7 +374,7 @@ struct SyncTests {
                             }
                             // And every push also edits one record they all share, so seqs move under the puller.
                             let shared = SyncChangeJSON(recordId: "shared", hlc: Stamps.at(0, counter: push, node: "n\(pusher)"),
-                                                        fields: ["quantity": .int(pusher * 100 + push)])
+                                                        fields: ["quantity": .integer(Int64(pusher * 100 + push))])
                             let results = try await api.pushed(changes + [shared], as: account)
                             #expect(results.allSatisfy { $0.status == "applied" })
                             ids += changes.map(\.recordId)

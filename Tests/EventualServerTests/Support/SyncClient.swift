@@ -2,55 +2,15 @@ import EventualAPI
 import Foundation
 import Testing
 
-/// A JSON value of a synced record's field, as the tests send and read it.
-enum JSONValue: Codable, Equatable, Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
-    ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral, ExpressibleByNilLiteral {
-    case string(String)
-    case int(Int)
-    case double(Double)
-    case bool(Bool)
-    case null
-
-    init(stringLiteral value: String) { self = .string(value) }
-    init(integerLiteral value: Int) { self = .int(value) }
-    init(floatLiteral value: Double) { self = .double(value) }
-    init(booleanLiteral value: Bool) { self = .bool(value) }
-    init(nilLiteral: ()) { self = .null }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let flag = try? container.decode(Bool.self) {
-            self = .bool(flag)
-        } else if let number = try? container.decode(Int.self) {
-            self = .int(number)
-        } else if let number = try? container.decode(Double.self) {
-            self = .double(number)
-        } else {
-            self = .string(try container.decode(String.self))
-        }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .string(let text): try container.encode(text)
-        case .int(let number): try container.encode(number)
-        case .double(let number): try container.encode(number)
-        case .bool(let flag): try container.encode(flag)
-        case .null: try container.encodeNil()
-        }
-    }
-}
-
 /// One change as a device pushes it; a pantry item unless told otherwise.
 struct SyncChangeJSON: Encodable, Sendable {
     var id = UUID().uuidString.lowercased()
     var collection = "pantry_items"
     var recordId: String
     var hlc: String
-    var fields: [String: JSONValue] = [:]
+    var fields: [String: SyncValue] = [:]
+    /// Amounts added to counter fields (absent when nil).
+    var deltas: [String: Double]?
     var deleted = false
 }
 
@@ -63,7 +23,7 @@ struct SyncResultJSON: Decodable, Equatable {
 struct SyncRecordJSON: Decodable, Equatable {
     let collection: String
     let recordId: String
-    let fields: [String: JSONValue]
+    let fields: [String: SyncValue]
     let deleted: Bool
     let hlc: String
 }
@@ -78,13 +38,12 @@ struct SyncPullJSON: Decodable {
 enum Stamps {
     /// A stamp `offset` milliseconds from now (negative: in the past), from `node`.
     static func at(_ offset: Int64, counter: Int = 0, node: String = "deviceA") -> String {
-        let now = Int64((Date().timeIntervalSince1970 * 1000).rounded())
-        return HLCStamp(millis: now + offset, counter: counter, node: node).description
+        HLCStamp(millis: UnixMillis.now() + offset, counter: counter, node: node).description
     }
 }
 
 /// The fields a new pantry item needs, with `overrides` on top.
-func pantryItem(_ overrides: [String: JSONValue] = [:]) -> [String: JSONValue] {
+func pantryItem(_ overrides: [String: SyncValue] = [:]) -> [String: SyncValue] {
     ["name": "Oat milk", "quantity": 1, "boughtAt": 1_700_000_000_000, "status": "inPantry"]
         .merging(overrides) { $1 }
 }
