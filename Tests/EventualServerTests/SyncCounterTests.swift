@@ -10,11 +10,11 @@ struct SyncCounterTests {
         try await withServer(backend) { api in
             let account = try await api.signUp()
             // Given six bananas
-            _ = try await api.pushed([SyncChangeJSON(recordId: "bananas", hlc: Stamps.at(-5000), fields: pantryItem(["quantity": 6]))],
-                                     as: account)
+            let (made, fromAStamp, fromBStamp) = (Stamps.at(-5000), Stamps.at(-3000, node: "deviceA"), Stamps.at(-2000, node: "deviceB"))
+            _ = try await api.pushed([SyncChangeJSON(recordId: "bananas", hlc: made, fields: pantryItem(["quantity": 6]))], as: account)
             // When device A took 2 and device B took 1, and A's push is replayed after a lost answer
-            let fromA = SyncChangeJSON(recordId: "bananas", hlc: Stamps.at(-3000, node: "deviceA"), deltas: ["quantity": -2])
-            let fromB = SyncChangeJSON(recordId: "bananas", hlc: Stamps.at(-2000, node: "deviceB"), deltas: ["quantity": -1])
+            let fromA = SyncChangeJSON(recordId: "bananas", hlc: fromAStamp, deltas: ["quantity": -2])
+            let fromB = SyncChangeJSON(recordId: "bananas", hlc: fromBStamp, deltas: ["quantity": -1])
             #expect(try await api.pushed([fromB], as: account).map(\.status) == ["applied"])
             #expect(try await api.pushed([fromA], as: account).map(\.status) == ["applied"])
             #expect(try await api.pushed([fromA], as: account).map(\.status) == ["duplicate"])
@@ -27,15 +27,14 @@ struct SyncCounterTests {
     func aSetKeepsOnlyTheDeltasStampedAfterIt(_ backend: Backend) async throws {
         try await withServer(backend) { api in
             let account = try await api.signUp()
-            _ = try await api.pushed([SyncChangeJSON(recordId: "flour", hlc: Stamps.at(-9000), fields: pantryItem(["quantity": 10]))],
-                                     as: account)
+            // NB: every stamp taken now, so that a slow machine cannot reorder them between pushes.
+            let (made, earlierDelta, set, laterDelta) = (Stamps.at(-9000), Stamps.at(-3000, node: "b"), Stamps.at(-2000, node: "a"),
+                                                         Stamps.at(-1000, node: "a"))
+            _ = try await api.pushed([SyncChangeJSON(recordId: "flour", hlc: made, fields: pantryItem(["quantity": 10]))], as: account)
             // A later delta arrives first, then the set stamped before it, then an earlier delta
-            _ = try await api.pushed([SyncChangeJSON(recordId: "flour", hlc: Stamps.at(-1000, node: "a"), deltas: ["quantity": -1])],
-                                     as: account)
-            _ = try await api.pushed([SyncChangeJSON(recordId: "flour", hlc: Stamps.at(-2000, node: "a"), fields: ["quantity": 2])],
-                                     as: account)
-            _ = try await api.pushed([SyncChangeJSON(recordId: "flour", hlc: Stamps.at(-3000, node: "b"), deltas: ["quantity": -3])],
-                                     as: account)
+            _ = try await api.pushed([SyncChangeJSON(recordId: "flour", hlc: laterDelta, deltas: ["quantity": -1])], as: account)
+            _ = try await api.pushed([SyncChangeJSON(recordId: "flour", hlc: set, fields: ["quantity": 2])], as: account)
+            _ = try await api.pushed([SyncChangeJSON(recordId: "flour", hlc: earlierDelta, deltas: ["quantity": -3])], as: account)
             #expect(try await api.pulledRecords(as: account)["flour"]?.fields["quantity"] == .integer(1))
         }
     }
