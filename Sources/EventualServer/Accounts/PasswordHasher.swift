@@ -1,3 +1,5 @@
+import Crypto
+import Foundation
 import HummingbirdBcrypt
 import NIOPosix
 import ServiceLifecycle
@@ -40,13 +42,26 @@ final class PasswordHasher: Service, Sendable {
 
     func hash(_ password: String) async throws -> String {
         let cost = self.cost
-        return try await onPool { Bcrypt.hash(password, cost: cost) }
+        return try await onPool { Bcrypt.hash(Self.bcryptInput(password), cost: cost) }
     }
 
     func verify(_ password: String, against hash: String?) async throws -> Bool {
         let decoy = decoyHash
-        let matches = try await onPool { Bcrypt.verify(password, hash: hash ?? decoy) }
+        let matches = try await onPool { Bcrypt.verify(Self.bcryptInput(password), hash: hash ?? decoy) }
         return matches && hash != nil
+    }
+
+    /// bcrypt reads only this many bytes of its input.
+    static let bcryptMaximumBytes = 72
+
+    /// What bcrypt is given for `password`: the password itself when bcrypt reads all of it, else
+    /// the base64 of its SHA-256 (44 bytes), so that no character of a long password is ignored.
+    ///
+    /// NB: passwords of at most 72 bytes, all that registration accepted before, hash exactly as
+    /// they always did, so existing accounts keep signing in.
+    static func bcryptInput(_ password: String) -> String {
+        guard password.utf8.count > bcryptMaximumBytes else { return password }
+        return Data(SHA256.hash(data: Data(password.utf8))).base64EncodedString()
     }
 
     private func onPool<R: Sendable>(_ work: @escaping @Sendable () -> R) async throws -> R {

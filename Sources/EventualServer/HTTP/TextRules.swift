@@ -22,6 +22,26 @@ enum TextRules {
         }
     }
 
+    /// The spaces a single-line field may hold but may not consist of, and that are trimmed from
+    /// its ends: U+0020, no-break and the other Unicode space separators, line and paragraph
+    /// separators. NB: the same set is spelled out in the `name` pattern of `openapi.yaml`;
+    /// Foundation's `whitespaces` is not used because it differs between platforms.
+    static func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x20, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000: return true
+        default: return false
+        }
+    }
+
+    /// `value` without the spaces (`isSpace`) at its ends.
+    static func trimmingSpaces(_ value: String) -> String {
+        let scalars = value.unicodeScalars
+        guard let start = scalars.firstIndex(where: { !isSpace($0) }),
+              let end = scalars.lastIndex(where: { !isSpace($0) })
+        else { return "" }
+        return String(scalars[start...end])
+    }
+
     /// Why `value` is refused ("a NUL character", "control characters"), or nil if it is acceptable.
     static func problem(in value: String, _ allowance: Allowance) -> String? {
         for scalar in value.unicodeScalars {

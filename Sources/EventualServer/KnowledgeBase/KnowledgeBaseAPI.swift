@@ -28,14 +28,17 @@ extension APIService {
         if let img = body.img { try TextRules.check(img, field: "img") }
         try TextRules.check(body.token, field: "token")
         let userID = try await authenticatedUserID()
-        let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard Self.nameLengths.contains(name.count) else {
-            throw APIError.badRequest("name must be 1 to 200 characters long (after trimming spaces)")
+        // NB: lengths are counted as sent, in code points, as the contract's maxLength counts them;
+        // the spaces around a name or a description are trimmed only for storing it.
+        guard Self.nameLengths.contains(body.name.unicodeScalars.count) else {
+            throw APIError.badRequest("name must be \(Self.nameLengths.lowerBound) to \(Self.nameLengths.upperBound) characters long")
         }
-        let description = body.description?.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (description?.count ?? 0) <= Self.maxDescriptionLength else {
+        let name = TextRules.trimmingSpaces(body.name)
+        guard !name.isEmpty else { throw APIError.badRequest("name must not be only spaces") }
+        guard (body.description?.unicodeScalars.count ?? 0) <= Self.maxDescriptionLength else {
             throw APIError.badRequest("description must be at most \(Self.maxDescriptionLength) characters long")
         }
+        let description = body.description?.trimmingCharacters(in: .whitespacesAndNewlines)
         let isTest = try Self.flag(body.test)
         let gtin = try GTIN(validating: body.barcode)
         let claims = try sessionTokens.verify(body.token, userID: userID, now: UnixMillis.now())

@@ -26,8 +26,11 @@ struct Idempotency: Sendable {
     /// Validates the header and fingerprints the request; nil when no key was sent.
     func request<Body: Encodable>(key: String?, scope: String, body: Body) throws -> Request? {
         guard let key else { return nil }
-        guard (1...Self.maxKeyLength).contains(key.count) else {
-            throw APIError.badRequest("Idempotency-Key must be 1 to \(Self.maxKeyLength) characters long")
+        // NB: the generated server percent-decodes header values (its clients encode them); a lone
+        // '%' decodes to nothing, hence the mention of '%' when the key arrives empty.
+        guard (1...Self.maxKeyLength).contains(key.unicodeScalars.count) else {
+            throw APIError.badRequest("Idempotency-Key must be 1 to \(Self.maxKeyLength) characters long"
+                + (key.isEmpty ? ", without '%' (header values are read percent-decoded)" : ""))
         }
         try TextRules.check(key, field: "Idempotency-Key")
         let encoder = JSONEncoder()

@@ -15,7 +15,7 @@ extension APIService {
             throw APIError.badRequest("a push carries at most \(Self.maxChangesPerPush) changes, not \(body.changes.count): send them in several batches")
         }
         try SyncInputRules.check(body.changes)
-        for (index, change) in body.changes.enumerated() where !Self.changeIDLengths.contains(change.id.count) {
+        for (index, change) in body.changes.enumerated() where !Self.changeIDLengths.contains(change.id.unicodeScalars.count) {
             throw APIError.badRequest("changes[\(index)].id must be 1 to \(Self.changeIDLengths.upperBound) characters long")
         }
         let now = UnixMillis.now()
@@ -65,13 +65,18 @@ extension APIService {
         return .ok(.init(body: .json(.init(changes: changes, cursor: String(page.cursor), hasMore: page.hasMore))))
     }
 
-    /// The `since` of a pull: absent for the first one, else a cursor a previous pull returned.
+    /// Most digits of a cursor: any 18 digits fit in an Int64, and no database counts that far.
+    static let maxCursorDigits = 18
+
+    /// The `since` of a pull: absent for the first one, else a cursor a previous pull returned,
+    /// 1 to 18 digits as the contract's pattern says.
     static func cursor(_ since: String?) throws(APIError) -> Int64 {
         guard let since else { return 0 }
-        guard !since.isEmpty, since.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+        guard (1...Self.maxCursorDigits).contains(since.utf8.count),
+              since.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
               let cursor = Int64(since)
         else {
-            throw .badRequest("since must be a cursor returned by an earlier pull (a non-negative integer), not '\(since.prefix(40))'")
+            throw .badRequest("since must be a cursor returned by an earlier pull (1 to \(Self.maxCursorDigits) digits), not '\(since.prefix(40))'")
         }
         return cursor
     }
