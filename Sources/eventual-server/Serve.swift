@@ -25,7 +25,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "bcrypt cost factor of new password hashes (4 to 31; each step doubles a login's CPU time).")
     var bcryptCost: UInt8 = 12
 
-    @Option(help: "Threads that hash passwords, apart from request handling (default: one per core).")
+    @Option(help: "Threads that hash passwords, apart from request handling (default: half the cores, at least one).")
     var bcryptThreads: Int?
 
     @Option(help: "Failed logins for one account from one address within 15 minutes before further attempts get 429.")

@@ -33,11 +33,50 @@ struct StorageFailureTests {
             // And reads keep working
             #expect(try await api.send(.get, "/users/me", headers: account.bearer).status == .ok)
             #expect(try await api.lookup(Barcodes.unique(), as: account).status == .ok)
-            // And once the lock is released, the same write succeeds
+            // And once the lock is released, the same write, retried after Retry-After, succeeds
             release.continuation.yield()
             try await holding.value
             await holder.close()
+            let retryAfter = try #require(refused.headers[.retryAfter].flatMap(Int.init))
+            try await Task.sleep(for: .seconds(retryAfter))
             #expect(try await api.register(username: "blocked", email: "blocked@example.com").status == .created)
+        }
+    }
+
+    @Test func writersQueuedBehindAForeignLockAreAnsweredTogetherNotOneTimeoutEach() async throws {
+        try await withServer(.sqlite, mode: .live, configure: { $0.busyTimeout = .seconds(1) }) { api, location in
+            // Given another connection that holds SQLite's write lock
+            let holder = try await Database.open(location, logger: Logger(label: "holder"))
+            let release = AsyncStream<Void>.makeStream()
+            let locked = AsyncStream<Void>.makeStream()
+            let holding = Task {
+                try await holder.withConnection { sql in
+                    try await sql.raw("BEGIN IMMEDIATE").run()
+                    locked.continuation.yield()
+                    for await _ in release.stream { break }
+                    try await sql.raw("ROLLBACK").run()
+                }
+            }
+            for await _ in locked.stream { break }
+            // When six registrations arrive at once
+            let client = ParallelClient(port: try #require(api.client.port))
+            let started = ContinuousClock.now
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<6 {
+                    group.addTask {
+                        try await client.send("POST", "/users",
+                                              json: #"{"username":"queued\#(index)","email":"queued\#(index)@example.com","password":"long enough"}"#).status
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let elapsed = ContinuousClock.now - started
+            release.continuation.yield()
+            try await holding.value
+            await holder.close()
+            // Then all are 503, and the last did not wait six busy timeouts (one each, in turn)
+            #expect(statuses == Array(repeating: 503, count: 6))
+            #expect(elapsed < .seconds(4), "took \(elapsed)")
         }
     }
 

@@ -3,7 +3,7 @@
 --   users.txt     one "email password accessToken" a line
 --   barcodes.txt  one imported barcode a line
 --   posts.txt     one "userIndex barcode sessionToken" a line (a session token per user and barcode)
--- Shares (per request): LOGIN_SHARE (default 0.002), POST_SHARE (0.05), PUSH_SHARE (0.10); the rest are look-ups.
+-- Shares (per request): LOGIN_SHARE (default 0.0005), POST_SHARE (0.05), PUSH_SHARE (0.10); the rest are look-ups.
 
 local dir = os.getenv("LOAD_DIR")
 if not dir or dir == "" then error("mix.lua: LOAD_DIR is not set") end
@@ -25,7 +25,7 @@ local function split(line)
   return parts
 end
 
-local loginShare = tonumber(os.getenv("LOGIN_SHARE") or "0.002")
+local loginShare = tonumber(os.getenv("LOGIN_SHARE") or "0.0005")
 local postShare = tonumber(os.getenv("POST_SHARE") or "0.05")
 local pushShare = tonumber(os.getenv("PUSH_SHARE") or "0.10")
 

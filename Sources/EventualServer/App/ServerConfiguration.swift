@@ -11,7 +11,8 @@ public struct ServerConfiguration: Sendable {
     public var logger: Logger?
     /// bcrypt's cost factor: 12 in production; tests lower it to keep the suite fast.
     public var bcryptCost: UInt8
-    /// Threads of the pool that hashes passwords, apart from everything else (default: one per core).
+    /// Threads of the pool that hashes passwords, apart from everything else (default: half the
+    /// cores, at least one, so that a login flood leaves the other half to every other request).
     public var bcryptThreads: Int
     /// Largest request body accepted (an `img` may carry a base64 image up to this).
     public var maxBodySize: Int
@@ -47,7 +48,7 @@ public struct ServerConfiguration: Sendable {
         logLevel: Logger.Level = .info,
         logger: Logger? = nil,
         bcryptCost: UInt8 = 12,
-        bcryptThreads: Int = ProcessInfo.processInfo.activeProcessorCount,
+        bcryptThreads: Int = max(1, ProcessInfo.processInfo.activeProcessorCount / 2),
         maxBodySize: Int = 1024 * 1024,
         sessionKey: String? = nil,
         maxClockDrift: Duration = .seconds(5 * 60),

@@ -29,6 +29,9 @@ enum StorageAvailability {
     /// The availability problem `error` reports, if it is one.
     init?(_ error: any Error) {
         switch error {
+        case let error as StorageError:
+            guard case .busy = error else { return nil }
+            self = .busy
         case let error as SQLiteError:
             switch error.reason {
             case .busy, .locked, .busyTimeout, .busyInRecovery, .busyInSnapshot, .lockedBySharedCache: self = .busy

@@ -5,6 +5,7 @@ import NIOPosix
 import PostgresKit
 import SQLKit
 import SQLiteKit
+import Synchronization
 import ServiceLifecycle
 
 /// The server's database: one SQLite file (one writer connection plus fast read-only
@@ -41,6 +42,11 @@ public final class Database: Service, Sendable {
     private let backend: Backend
     private let logger: Logger
     private let metrics: ServerMetrics?
+    /// Until when (Unix ms) SQLite writes fail at once, after one found another process's lock.
+    /// NB: writers queue for the single connection; without this each would wait the whole busy
+    /// timeout in turn, and the tenth would answer after ten timeouts.
+    private let busyUntil = Atomic<Int64>(0)
+    private static let busyWindow: Int64 = 500
 
     private init(dialect: Dialect, backend: Backend, fastReader: SQLiteFastReader?, logger: Logger, metrics: ServerMetrics?) {
         self.dialect = dialect
@@ -168,8 +174,16 @@ public final class Database: Service, Sendable {
         // and then writes cannot fail half-way with SQLITE_BUSY.
         let begin = dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN"
         return try await withConnection { sql in
+            if dialect == .sqlite, UnixMillis.now() < busyUntil.load(ordering: .relaxed) { throw StorageError.busy }
             // NB: a BEGIN that fails (SQLITE_BUSY past the busy timeout) opened nothing to roll back.
-            try await sql.raw(SQLQueryString(begin)).run()
+            do {
+                try await sql.raw(SQLQueryString(begin)).run()
+            } catch {
+                if StorageAvailability(error) == .busy {
+                    busyUntil.store(UnixMillis.now() + Self.busyWindow, ordering: .relaxed)
+                }
+                throw error
+            }
             do {
                 let result = try await body(sql)
                 try await sql.raw("COMMIT").run()
@@ -218,11 +232,14 @@ public final class Database: Service, Sendable {
 enum StorageError: Error, CustomStringConvertible {
     case cannotOpen(String)
     case corrupt(String)
+    /// Another process held SQLite's write lock past the busy timeout a moment ago (answered 503).
+    case busy
 
     var description: String {
         switch self {
         case .cannotOpen(let reason): return "Cannot open the database: \(reason)"
         case .corrupt(let reason): return "Unexpected database content: \(reason)"
+        case .busy: return "The database was locked by another process a moment ago"
         }
     }
 }

@@ -161,9 +161,12 @@ struct SyncStore: Sendable {
             .ignoringConflicts(with: ["user_id"])
             .run()
         // NB: a no-op UPDATE still takes PostgreSQL's row lock, held until COMMIT; a concurrent
-        // push of the same user waits here, then reads the value the first one committed.
-        try await sql.update("sync_counters").set(SQLIdentifier("last_seq"), to: SQLIdentifier("last_seq"))
-            .where("user_id", .equal, userID).run()
+        // push of the same user waits here, then reads the value the first one committed. SQLite's
+        // single writer is exclusive already, and skipping it saves the writer one statement.
+        if database.dialect == .postgres {
+            try await sql.update("sync_counters").set(SQLIdentifier("last_seq"), to: SQLIdentifier("last_seq"))
+                .where("user_id", .equal, userID).run()
+        }
         guard let row = try await sql.select().column("last_seq").from("sync_counters")
             .where("user_id", .equal, userID).first()
         else { throw StorageError.corrupt("the sync counter of \(userID) vanished inside its transaction") }
