@@ -30,7 +30,7 @@ struct CrashTests {
             child.arguments = [url.absoluteString, folder.path, user.email, user.password, String(count)]
             let output = Pipe()
             child.standardOutput = output
-            try child.run()
+            try ProcessLaunch.run(child)
             let lines = LineReader(output.fileHandleForReading)
             #expect(await lines.next()?.hasPrefix("queued") == true)
             // When it is killed with SIGKILL while it syncs

@@ -101,7 +101,7 @@ struct ImportProductsTests {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        try process.run()
+        try ProcessLaunch.run(process)
         let (outReader, errReader) = (out.fileHandleForReading, err.fileHandleForReading)
         let (stdout, stderr) = await onAThread { (outReader.readDataToEndOfFile(), errReader.readDataToEndOfFile()) }
         await onAThread { process.waitUntilExit() }

@@ -50,7 +50,7 @@ struct ServerProcessTests {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
-        try process.run()
+        try ProcessLaunch.run(process)
         let reader = output.fileHandleForReading
         let collected = Task { await onAThread { String(decoding: reader.readDataToEndOfFile(), as: UTF8.self) } }
         do {

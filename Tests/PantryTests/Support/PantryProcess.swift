@@ -56,7 +56,7 @@ struct PantryProcess: Sendable {
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
             Thread {
                 do {
-                    try process.run()
+                    try ProcessLaunch.run(process)
                     if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
                     try? stdin.fileHandleForWriting.close()
                     process.waitUntilExit()
