@@ -35,35 +35,24 @@ struct PantryProcess: Sendable {
         let out = folder.appendingPathComponent("out"), err = folder.appendingPathComponent("err")
         FileManager.default.createFile(atPath: out.path, contents: nil)
         FileManager.default.createFile(atPath: err.path, contents: nil)
-        let process = Process()
+        let executable: String, commandLine: [String]
         if onTerminal {
             let command = ([Self.executable] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-            process.executableURL = URL(fileURLWithPath: Self.script)
-            process.arguments = ["-qec", command.joined(separator: " "), "/dev/null"]
+            (executable, commandLine) = (Self.script, ["-qec", command.joined(separator: " "), "/dev/null"])
         } else {
-            process.executableURL = URL(fileURLWithPath: Self.executable)
-            process.arguments = arguments
+            (executable, commandLine) = (Self.executable, arguments)
         }
         var environment = ProcessInfo.processInfo.environment
         environment["PANTRY_DATA_DIR"] = dataDirectory.path
         environment["PANTRY_SERVER"] = (server ?? self.server).absoluteString
         environment["NO_COLOR"] = "1"
-        process.environment = environment
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        let stdin = Pipe()
-        process.standardInput = stdin
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+        let status: Int32 = try await withCheckedThrowingContinuation { [environment] continuation in
+            // NB: the child is waited for on a thread of its own, never on the cooperative pool.
             Thread {
-                do {
-                    try ProcessLaunch.run(process)
-                    if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-                    try? stdin.fileHandleForWriting.close()
-                    process.waitUntilExit()
-                    continuation.resume(returning: process.terminationStatus)
-                } catch {
-                    continuation.resume(throwing: error)
-                }
+                continuation.resume(with: Result {
+                    try ProcessLaunch.spawnAndWait(executable, commandLine, environment: environment, input: input,
+                                                   stdout: out.path, stderr: err.path)
+                })
             }.start()
         }
         return Outcome(status: status, stdout: try String(contentsOf: out, encoding: .utf8),
