@@ -29,7 +29,15 @@ struct GlobalOptions: ParsableArguments {
             directory = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share/pantry", isDirectory: true)
         }
         try Self.prepare(directory)
-        return PantryApp(configuration: PantryConfiguration(dataDirectory: directory, serverURL: serverURL))
+        var configuration = PantryConfiguration(dataDirectory: directory, serverURL: serverURL)
+        if let text = environment["PANTRY_ANSWER_TIMEOUT"] {
+            // NB: for slow links (and busy test machines): how long the server may take to start answering.
+            guard let seconds = Int(text), (1...300).contains(seconds) else {
+                throw CLIError("PANTRY_ANSWER_TIMEOUT must be a number of seconds from 1 to 300, not '\(text.prefix(40))'")
+            }
+            configuration.timeouts.firstByte = .seconds(seconds)
+        }
+        return PantryApp(configuration: configuration)
     }
 
     /// Makes sure the data directory is a folder this process can write, so that a mistake in

@@ -7,10 +7,11 @@ import Testing
 @Suite("The pantry command offline", .timeLimit(.minutes(2)))
 struct CommandLineOfflineTests {
     /// Runs `arguments` and says how long it took.
+    /// Runs a command with the default 5 s wait for an answer, and says how long it took.
     func timed(_ pantry: PantryProcess, _ arguments: [String], server: URL) async throws -> (PantryProcess.Outcome, Duration) {
         let clock = ContinuousClock()
         let start = clock.now
-        let outcome = try await pantry.run(arguments, server: server)
+        let outcome = try await pantry.run(arguments, server: server, environment: ["PANTRY_ANSWER_TIMEOUT": "5"])
         return (outcome, clock.now - start)
     }
 

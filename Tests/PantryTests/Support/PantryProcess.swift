@@ -28,7 +28,11 @@ struct PantryProcess: Sendable {
     /// Runs `pantry ARGUMENTS` with `input` on stdin; never on a cooperative thread. With
     /// `onTerminal`, stdin is a terminal (through `script`), as when a person types the answers;
     /// what the terminal shows, input echoed included, is then all in `stdout`.
-    func run(_ arguments: [String], input: String? = nil, server: URL? = nil, onTerminal: Bool = false) async throws -> Outcome {
+    ///
+    /// NB: the server may take 20 s to start answering (`PANTRY_ANSWER_TIMEOUT`) unless
+    /// `environment` says otherwise: on a machine busy with the whole suite, 5 s is not always enough.
+    func run(_ arguments: [String], input: String? = nil, server: URL? = nil, onTerminal: Bool = false,
+             environment overrides: [String: String] = [:]) async throws -> Outcome {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pantry-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -46,6 +50,8 @@ struct PantryProcess: Sendable {
         environment["PANTRY_DATA_DIR"] = dataDirectory.path
         environment["PANTRY_SERVER"] = (server ?? self.server).absoluteString
         environment["NO_COLOR"] = "1"
+        environment["PANTRY_ANSWER_TIMEOUT"] = "20"
+        environment.merge(overrides) { $1 }
         let status: Int32 = try await withCheckedThrowingContinuation { [environment] continuation in
             // NB: the child is waited for on a thread of its own, never on the cooperative pool.
             Thread {
