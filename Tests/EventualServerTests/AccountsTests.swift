@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import EventualServer
 
-@Suite("Accounts: register, login, profile, logout")
+@Suite("Accounts: register, login, profile, logout", .timeLimit(.minutes(2)))
 struct AccountsTests {
     @Test(arguments: Backend.available)
     func registrationAnswersTheProfileWithoutThePassword(_ backend: Backend) async throws {

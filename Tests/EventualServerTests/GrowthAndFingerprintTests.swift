@@ -6,7 +6,7 @@ import SQLKit
 import Testing
 @testable import EventualServer
 
-@Suite("Idempotency fingerprints, quotas and purges")
+@Suite("Idempotency fingerprints, quotas and purges", .timeLimit(.minutes(2)))
 struct GrowthAndFingerprintTests {
     @Test(arguments: Backend.available)
     func aRegistrationFingerprintIsNotAPlainHashOfThePassword(_ backend: Backend) async throws {

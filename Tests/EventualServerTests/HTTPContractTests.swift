@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import EventualServer
 
-@Suite("HTTP edge: errors are JSON 4xx, never 500")
+@Suite("HTTP edge: errors are JSON 4xx, never 500", .timeLimit(.minutes(2)))
 struct HTTPContractTests {
     @Test(arguments: Backend.available)
     func healthAndContractAreServed(_ backend: Backend) async throws {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import EventualServer
 
-@Suite("NUL and control characters are refused with a 400 naming the field, never truncated")
+@Suite("NUL and control characters are refused with a 400 naming the field, never truncated", .timeLimit(.minutes(2)))
 struct HostileInputTests {
     @Test(arguments: Backend.available)
     func nulInASyncChangeIDIsA400AndTheOutboxIsNotStuck(_ backend: Backend) async throws {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import EventualServer
 
-@Suite("Knowledge base: look-ups, products, votes")
+@Suite("Knowledge base: look-ups, products, votes", .timeLimit(.minutes(2)))
 struct KnowledgeBaseTests {
     @Test(arguments: Backend.available)
     func lookupOfAnUnknownBarcodeIsEmptyWithASessionToken(_ backend: Backend) async throws {

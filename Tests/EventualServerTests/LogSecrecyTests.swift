@@ -4,7 +4,7 @@ import SQLKit
 import Testing
 @testable import EventualServer
 
-@Suite("Secrets never reach the log, at any level")
+@Suite("Secrets never reach the log, at any level", .timeLimit(.minutes(2)))
 struct LogSecrecyTests {
     @Test(arguments: Backend.available)
     func everyErrorPathLogsNoHeaderBodyPasswordTokenOrKey(_ backend: Backend) async throws {

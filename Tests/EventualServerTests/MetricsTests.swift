@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import EventualServer
 
-@Suite("GET /metrics")
+@Suite("GET /metrics", .timeLimit(.minutes(2)))
 struct MetricsTests {
     @Test func metricsAreOffWithoutAToken() async throws {
         try await withServer(.sqlite) { api in

@@ -3,7 +3,7 @@ import HummingbirdTesting
 import Testing
 @testable import EventualServer
 
-@Suite("Two server processes on one database")
+@Suite("Two server processes on one database", .timeLimit(.minutes(2)))
 struct MultiInstanceTests {
     @Test(arguments: Backend.available)
     func tokensFromOneInstanceWorkOnTheOther(_ backend: Backend) async throws {

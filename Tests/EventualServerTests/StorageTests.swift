@@ -4,7 +4,7 @@ import SQLKit
 import Testing
 @testable import EventualServer
 
-@Suite("Storage: migrations and schema")
+@Suite("Storage: migrations and schema", .timeLimit(.minutes(2)))
 struct StorageTests {
     @Test(arguments: Backend.available)
     func migrationsAreRecordedAndAppliedOnce(_ backend: Backend) async throws {

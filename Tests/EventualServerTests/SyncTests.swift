@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import EventualServer
 
-@Suite("Sync: push, merge, pull")
+@Suite("Sync: push, merge, pull", .timeLimit(.minutes(2)))
 struct SyncTests {
     @Test(arguments: Backend.available)
     func pushedRecordIsPulledInItsMergedState(_ backend: Backend) async throws {
