@@ -10,18 +10,7 @@ struct StorageFailureTests {
         try await withServer(.sqlite, mode: .live, configure: { $0.busyTimeout = .milliseconds(300) }) { api, location in
             let account = try await api.signUp()
             // Given another connection that holds SQLite's write lock
-            let holder = try await Database.open(location, logger: Logger(label: "holder"))
-            let release = AsyncStream<Void>.makeStream()
-            let locked = AsyncStream<Void>.makeStream()
-            let holding = Task {
-                try await holder.withConnection { sql in
-                    try await sql.raw("BEGIN IMMEDIATE").run()
-                    locked.continuation.yield()
-                    for await _ in release.stream { break }
-                    try await sql.raw("ROLLBACK").run()
-                }
-            }
-            for await _ in locked.stream { break }
+            let lock = try await ForeignWriteLock.hold(location)
             // When a registration (a write) comes in
             let started = ContinuousClock.now
             let refused = try await api.register(username: "blocked", email: "blocked@example.com")
@@ -34,9 +23,7 @@ struct StorageFailureTests {
             #expect(try await api.send(.get, "/users/me", headers: account.bearer).status == .ok)
             #expect(try await api.lookup(Barcodes.unique(), as: account).status == .ok)
             // And once the lock is released, the same write, retried after Retry-After, succeeds
-            release.continuation.yield()
-            try await holding.value
-            await holder.close()
+            try await lock.release()
             let retryAfter = try #require(refused.headers[.retryAfter].flatMap(Int.init))
             try await Task.sleep(for: .seconds(retryAfter))
             #expect(try await api.register(username: "blocked", email: "blocked@example.com").status == .created)
@@ -46,18 +33,7 @@ struct StorageFailureTests {
     @Test func writersQueuedBehindAForeignLockAreAnsweredTogetherNotOneTimeoutEach() async throws {
         try await withServer(.sqlite, mode: .live, configure: { $0.busyTimeout = .seconds(3) }) { api, location in
             // Given another connection that holds SQLite's write lock
-            let holder = try await Database.open(location, logger: Logger(label: "holder"))
-            let release = AsyncStream<Void>.makeStream()
-            let locked = AsyncStream<Void>.makeStream()
-            let holding = Task {
-                try await holder.withConnection { sql in
-                    try await sql.raw("BEGIN IMMEDIATE").run()
-                    locked.continuation.yield()
-                    for await _ in release.stream { break }
-                    try await sql.raw("ROLLBACK").run()
-                }
-            }
-            for await _ in locked.stream { break }
+            let lock = try await ForeignWriteLock.hold(location)
             // When ten registrations arrive at once
             let client = ParallelClient(port: try #require(api.client.port))
             let answers = try await withThrowingTaskGroup(of: (status: Int, at: ContinuousClock.Instant).self) { group in
@@ -70,9 +46,7 @@ struct StorageFailureTests {
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
-            release.continuation.yield()
-            try await holding.value
-            await holder.close()
+            try await lock.release()
             // Then all are 503, answered together: one each in turn would space them a busy timeout
             // (3 s) apart, 27 s from first to last. NB: the spread, not the total, is measured: a
             // machine busy with the whole suite delays them all alike.
@@ -121,5 +95,35 @@ struct StorageFailureTests {
                                            json: #"{"token":"\#(token)","name":"n","barcode":"\#(barcode)","test":false,"img":"\#(image)"}"#)
             #expect(again.status == .created, "\(again.text)")
         }
+    }
+}
+
+/// Another connection to the database holding SQLite's write lock (`BEGIN IMMEDIATE`), as a
+/// second process would, until `release()`.
+private struct ForeignWriteLock {
+    private let holder: EventualServer.Database
+    private let release: AsyncStream<Void>.Continuation
+    private let holding: Task<Void, any Error>
+
+    static func hold(_ location: DatabaseLocation) async throws -> ForeignWriteLock {
+        let holder = try await EventualServer.Database.open(location, logger: Logger(label: "holder"))
+        let release = AsyncStream<Void>.makeStream()
+        let locked = AsyncStream<Void>.makeStream()
+        let holding = Task {
+            try await holder.withConnection { sql in
+                try await sql.raw("BEGIN IMMEDIATE").run()
+                locked.continuation.yield()
+                for await _ in release.stream { break }
+                try await sql.raw("ROLLBACK").run()
+            }
+        }
+        for await _ in locked.stream { break }
+        return ForeignWriteLock(holder: holder, release: release.continuation, holding: holding)
+    }
+
+    func release() async throws {
+        release.yield()
+        try await holding.value
+        await holder.close()
     }
 }

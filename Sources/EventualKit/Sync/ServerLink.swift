@@ -227,10 +227,6 @@ public enum RemoteFailure: Error, Equatable, CustomStringConvertible {
     }
 }
 
-extension Components.Schemas._Error {
-    var failure: RemoteFailure { .status(statusCode, message: message) }
-}
-
 extension RemoteFailure {
     /// A failure from an error answer's status and body (our error shape says why).
     static func answer(_ statusCode: Int, _ body: Data) -> RemoteFailure {
@@ -239,12 +235,9 @@ extension RemoteFailure {
     }
 }
 
-/// Turns an undocumented answer into a failure (its body, if JSON in our error shape, says why).
+/// Turns an undocumented answer of the generated client into a failure.
 func remoteFailure(_ statusCode: Int, _ payload: UndocumentedPayload) async -> RemoteFailure {
-    var message = "HTTP \(statusCode)"
-    if let body = payload.body, let data = try? await Data(collecting: body, upTo: 64 * 1024),
-       let error = try? JSONDecoder().decode(Components.Schemas._Error.self, from: data) {
-        message = error.message
-    }
-    return .status(statusCode, message: message)
+    var body = Data()
+    if let stream = payload.body, let data = try? await Data(collecting: stream, upTo: 64 * 1024) { body = data }
+    return .answer(statusCode, body)
 }
