@@ -145,6 +145,12 @@ extension Migration {
             // of them, keeps them (see SyncRecordState).
             "ALTER TABLE sync_records ADD COLUMN counter_deltas TEXT",
         ]),
+        Migration(version: 5, name: "roles", statements: [
+            // `user` or `admin` (see UserRole). Admins read analytics and attach offers to shops;
+            // `eventual-server user grant-admin EMAIL` is the only way to make one.
+            "ALTER TABLE users ADD COLUMN role TEXT NOT NULL DEFAULT 'user'",
+        ]),
+        // Reserved, so that work in flight can land in any order: 6 recycling, 7 spending, 8 analytics.
     ]
 }
 
