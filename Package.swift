@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "Pantry", targets: ["Pantry"]),
         .library(name: "BarcodeImages", targets: ["BarcodeImages"]),
         .executable(name: "pantry", targets: ["pantry"]),
+        .library(name: "Recycling", targets: ["Recycling"]),
+        .executable(name: "sustainu", targets: ["sustainu"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -149,6 +151,32 @@ let package = Package(
             dependencies: ["Pantry", "EventualKit", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
+        // SustainU: the app model (recycling points, scans, score, tips, reminders, accounts).
+        .target(
+            name: "Recycling",
+            dependencies: [
+                "EventualKit",
+                "EventualAPI",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The `sustainu` command: argument parsing and printing over the Recycling library.
+        .executableTarget(
+            name: "sustainu",
+            dependencies: [
+                "Recycling",
+                "EventualKit",
+                "EventualAPI",
+                "BarcodeImages",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Sources/SustainUCommand",
+            swiftSettings: swiftSettings
+        ),
         // What every test target shares: scratch folders and databases, a live server on a
         // loopback port, a server that never answers, the fault-injecting proxy.
         .target(
@@ -189,6 +217,19 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RecyclingTests",
+            dependencies: [
+                "Recycling",
+                "sustainu",
+                "EventualTestSupport",
+                "EventualKit",
+                "EventualServer",
+                "EventualAPI",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -191,7 +191,9 @@ public actor SyncEngine {
             try await pushChanges(&report)
             try await runCalls(&report)
             if shouldPull {
-                try await pull(&report)
+                // NB: an app without synced collections (its data is the server's answers to its
+                // calls) has nothing to pull; the account's other apps' records are not its business.
+                if !collections.isEmpty { try await pull(&report) }
                 let now = UnixMillis.now()
                 try await store.writer.write { db in try EngineSchema.setValue(String(now), for: .lastSyncAt, db) }
             }

@@ -1,0 +1,89 @@
+import EventualAPI
+import EventualKit
+import Foundation
+import GRDB
+
+/// SustainU on one device: accounts (register, sign in online or offline, sign out, who am I)
+/// and the signed-in person's recycling. One person's data lives on a device at a time.
+public final class RecyclingApp: Sendable {
+    public let configuration: RecyclingConfiguration
+    public let accounts: DeviceAccounts
+    /// For scans: the server may wait up to 20 s for its vision model.
+    let scanLink: ServerLink
+
+    public init(configuration: RecyclingConfiguration) {
+        self.configuration = configuration
+        let vault = SessionVault(secrets: FileSecretStore(directory: configuration.secretsDirectory),
+                                 maxOfflineAge: configuration.maxOfflineAge, rounds: configuration.passwordRounds)
+        accounts = DeviceAccounts(
+            vault: vault, serverURL: configuration.serverURL, timeout: configuration.requestTimeout, timeouts: configuration.timeouts,
+            userDirectory: configuration.userDirectory,
+            unsentCount: { userID in try Self.unsentCount(userID: userID, configuration: configuration) })
+        scanLink = ServerLink(serverURL: configuration.serverURL, timeout: configuration.scanBudget + .seconds(5),
+                              timeouts: configuration.scanTimeouts) { vault.accessToken }
+    }
+
+    var link: ServerLink { accounts.link }
+
+    /// Creates an account on the server (registering needs the network).
+    public func register(username: String, email: String, password: String) async throws -> DeviceAccount {
+        try await accounts.register(username: username, email: email, password: password)
+    }
+
+    /// Signs in through the server, or without it for 7 days after the last online sign-in.
+    /// Online, it also loads the points, the packaging catalogue and the tips, so that they work
+    /// offline from then on.
+    public func login(email: String, password: String) async throws -> SignedIn {
+        let (session, online) = try await accounts.signIn(email: email, password: password)
+        let recycling = try UserRecycling(session: session, app: self)
+        var loaded = false
+        if online {
+            _ = await recycling.engine.syncNow(pull: false, waitingAtMost: configuration.localCommandSyncBudget)
+            loaded = (try? await withDeadline(.seconds(20)) { try await recycling.refreshCatalogues() }) != nil
+        }
+        return SignedIn(recycling: recycling, online: online, catalogueLoaded: loaded)
+    }
+
+    public func whoami() throws -> DeviceAccount? { try accounts.whoami() }
+
+    /// The signed-in person's recycling, resuming the saved sign-in.
+    public func open() throws -> UserRecycling {
+        guard let session = try accounts.resume() else { throw RecyclingError.notSignedIn }
+        return try UserRecycling(session: session, app: self)
+    }
+
+    /// Signs out and removes the person's data from this device (offline too: the server hears
+    /// of it later). Refused while scans or visits wait to be sent, unless `force`.
+    public func logout(force: Bool = false) async throws -> DeviceSignOut {
+        try await accounts.signOut(force: force)
+    }
+
+    private static func unsentCount(userID: String, configuration: RecyclingConfiguration) throws -> Int {
+        let path = configuration.databasePath(userID)
+        guard FileManager.default.fileExists(atPath: path) else { return 0 }
+        let counts = try Outbox(store: try LocalStore(path: path, migrations: RecyclingSchema.migrations)).counts()
+        return counts.pending + counts.failed
+    }
+}
+
+/// The outcome of a sign-in.
+public struct SignedIn: Sendable {
+    public let recycling: UserRecycling
+    /// False when the server could not be reached and the password was checked on this device.
+    public let online: Bool
+    /// The points, packaging catalogue and tips were loaded for offline use.
+    public let catalogueLoaded: Bool
+}
+
+/// Runs `body`, giving up with `DeadlineExceeded` after `timeout`.
+func withDeadline<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            throw RemoteFailure.unreachable("The server did not answer in \(timeout.components.seconds) s")
+        }
+        defer { group.cancelAll() }
+        return try await group.next()!
+    }
+}

@@ -1,0 +1,45 @@
+import EventualAPI
+import Foundation
+
+/// Why a SustainU action did not happen, in words for the person who asked.
+public enum RecyclingError: Error, Equatable, CustomStringConvertible {
+    case notSignedIn
+    case needsConnectionForPoints
+    case needsConnection(what: String, reason: String)
+    case noSuchPoint(String)
+    case invalidPosition(String)
+    case invalidBarcode(String)
+    case nothingToScan
+    case unreadablePhoto(path: String, reason: String)
+    case photoTooLarge(path: String, bytes: Int)
+    case notAPhoto(path: String)
+    case unknownTrashType(String)
+    case invalidTime(String)
+    case invalidLimit(Int)
+
+    public var description: String {
+        switch self {
+        case .notSignedIn: return "Not signed in: run `sustainu login --email EMAIL` first"
+        case .needsConnectionForPoints: return "Connect once to load the recycling points; after that they work offline"
+        case .needsConnection(let what, let reason): return "Connect once to load \(what); after that it works offline (\(reason))"
+        case .noSuchPoint(let id): return "No recycling point \(id): `sustainu points` lists them with their ids"
+        case .invalidPosition(let text): return "'\(text)' is not a position: use LATITUDE,LONGITUDE like 47.7981,13.0465"
+        case .invalidBarcode(let code): return "\(code) is not a barcode: expected 8, 12, 13 or 14 digits with a valid check digit"
+        case .nothingToScan: return "Nothing to scan: give --image PHOTO or --barcode CODE"
+        case .unreadablePhoto(let path, let reason): return "Cannot read the photo \(path): \(reason)"
+        case .photoTooLarge(let path, let bytes):
+            return "The photo \(path) is \(bytes / 1024 / 1024) MiB; the most a scan takes is 4 MiB: take a smaller one"
+        case .notAPhoto(let path): return "\(path) is not a JPEG or PNG photo"
+        case .unknownTrashType(let text):
+            return "'\(text)' is not a trash type: use one of \(TrashKinds.names.joined(separator: ", "))"
+        case .invalidTime(let text): return "'\(text)' is not a time: use HH:MM like 20:00, or 2026-11-23T20:00"
+        case .invalidLimit(let limit): return "\(limit) is not a number of points to list: use 1 to 1000"
+        }
+    }
+}
+
+
+/// The trash types' names, for messages.
+enum TrashKinds {
+    static let names = TrashType.allCases.map(\.rawValue)
+}

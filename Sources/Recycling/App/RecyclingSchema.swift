@@ -1,0 +1,66 @@
+import EventualKit
+import GRDB
+
+/// The tables of SustainU on a device. Migrations are append-only.
+enum RecyclingSchema {
+    static let migrations: [LocalMigration] = [
+        LocalMigration("sustainu v1") { db in
+            // The server's recycling points, replaced whole when its ETag changes.
+            try db.execute(sql: """
+                CREATE TABLE recycling_points (
+                    id TEXT PRIMARY KEY,
+                    name TEXT,
+                    latitude DOUBLE NOT NULL,
+                    longitude DOUBLE NOT NULL,
+                    kind TEXT NOT NULL,
+                    materials TEXT NOT NULL,
+                    opening_hours TEXT,
+                    operator TEXT,
+                    description TEXT,
+                    visits INTEGER NOT NULL DEFAULT 0
+                ) STRICT
+                """)
+            // The packaging catalogue: a barcode (GTIN-14) to the parts of its packaging, as JSON.
+            try db.execute(sql: "CREATE TABLE packaging (gtin TEXT PRIMARY KEY, parts TEXT NOT NULL) STRICT")
+            // When each catalogue (points, packaging) was fetched, with its ETag or version.
+            try db.execute(sql: """
+                CREATE TABLE catalogues (
+                    name TEXT PRIMARY KEY,
+                    etag TEXT,
+                    version INTEGER,
+                    fetched_at INTEGER NOT NULL
+                ) STRICT
+                """)
+            // Every scan made on this device. `outbox_id` is the queued call that sends it; the
+            // result columns are filled by the server's answer; `guess_*` is the device's own
+            // answer from the packaging catalogue, shown until then. `announced` is 0 for a
+            // result the person has not been told of yet.
+            try db.execute(sql: """
+                CREATE TABLE scans (
+                    id TEXT PRIMARY KEY,
+                    taken_at INTEGER NOT NULL,
+                    time_zone TEXT NOT NULL,
+                    barcode TEXT,
+                    photo_file TEXT,
+                    point_id TEXT,
+                    latitude DOUBLE,
+                    longitude DOUBLE,
+                    outbox_id TEXT NOT NULL,
+                    guess_trash_type TEXT,
+                    detected INTEGER,
+                    trash_type TEXT,
+                    bin TEXT,
+                    bin_label TEXT,
+                    special_point TEXT,
+                    points INTEGER,
+                    source TEXT,
+                    message TEXT,
+                    answered_at INTEGER,
+                    announced INTEGER NOT NULL DEFAULT 1
+                ) STRICT
+                """)
+            try db.execute(sql: "CREATE INDEX scans_by_time ON scans (taken_at)")
+            try db.execute(sql: "CREATE INDEX scans_to_announce ON scans (announced) WHERE announced = 0")
+        },
+    ]
+}

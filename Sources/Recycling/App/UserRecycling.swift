@@ -1,0 +1,251 @@
+import EventualAPI
+import EventualKit
+import Foundation
+import GRDB
+import Logging
+
+/// The signed-in person's SustainU on this device: everything a screen calls once signed in.
+public final class UserRecycling: Sendable {
+    public let session: Session
+    public let store: LocalStore
+    public let engine: SyncEngine
+    let app: RecyclingApp
+    let points: PointCatalogue
+    let packaging: PackagingCatalogue
+    let scans: ScanStore
+    let cache: ReadCache
+
+    init(session: Session, app: RecyclingApp) throws {
+        self.session = session
+        self.app = app
+        let configuration = app.configuration
+        try FileManager.default.createDirectory(at: configuration.photosDirectory(session.userID), withIntermediateDirectories: true)
+        store = try LocalStore(path: configuration.databasePath(session.userID), migrations: RecyclingSchema.migrations)
+        points = PointCatalogue(store: store, client: app.link.client)
+        packaging = PackagingCatalogue(store: store, client: app.link.client)
+        scans = ScanStore(store: store)
+        cache = ReadCache(store: store)
+        var logger = Logger(label: "sustainu.sync")
+        logger.logLevel = configuration.engineLogLevel
+        engine = SyncEngine(store: store, link: app.link,
+                            calls: ScanCalls.handlers(scanClient: app.scanLink.client, photos: configuration.photosDirectory(session.userID)),
+                            configuration: configuration.sync, logger: logger)
+    }
+
+    var configuration: RecyclingConfiguration { app.configuration }
+    public var outbox: Outbox { Outbox(store: store) }
+
+    // MARK: - Points
+
+    /// The nearest points (or, without a position, the first ones), from the saved copy after
+    /// revalidating it if the server answers within the refresh budget. The first time, with no
+    /// saved copy and no network: `RecyclingError.needsConnectionForPoints`.
+    public func points(near origin: GeoPosition?, material: PointMaterial? = nil, limit: Int = 10) async throws -> PointsAnswer {
+        guard (1...1000).contains(limit) else { throw RecyclingError.invalidLimit(limit) }
+        let fresh = await refreshQuietly { try await self.points.refresh() }
+        guard let meta = try points.meta() else { throw RecyclingError.needsConnectionForPoints }
+        let index = PointIndex(try points.all())
+        let found = origin.map { index.nearest(to: $0, limit: limit, material: material) } ?? index.first(limit, material: material)
+        return PointsAnswer(points: found, fetchedAt: meta.fetchedAt, fresh: fresh)
+    }
+
+    /// Every saved point, for a map (or `--geojson`).
+    public func allPoints() async throws -> PointsAnswer {
+        let fresh = await refreshQuietly { try await self.points.refresh() }
+        guard let meta = try points.meta() else { throw RecyclingError.needsConnectionForPoints }
+        return PointsAnswer(points: try points.all().map { NearbyPoint(point: $0, distanceMeters: nil) }, fetchedAt: meta.fetchedAt, fresh: fresh)
+    }
+
+    /// A point's details; opening it counts a visit, queued when offline.
+    public func visit(pointID: String) async throws -> RecyclingPoint {
+        if try points.meta() == nil { await refreshQuietly { try await self.points.refresh() } }
+        guard try points.meta() != nil else { throw RecyclingError.needsConnectionForPoints }
+        guard try points.point(id: pointID) != nil else { throw RecyclingError.noSuchPoint(pointID) }
+        try await store.write { tx in
+            _ = try tx.enqueueCall(ScanCalls.visit, payload: VisitCall(visitId: UUIDv7.make(), pointId: pointID))
+            try PointCatalogue.countVisit(pointID: pointID, tx.db)
+        }
+        await trySend()
+        guard let point = try points.point(id: pointID) else { throw RecyclingError.noSuchPoint(pointID) }
+        return point
+    }
+
+    // MARK: - Scans
+
+    /// Scans an item by photo and/or barcode. The scan lands on the device first (the photo is
+    /// copied into the app's folder) and waits in the outbox; a barcode the packaging catalogue
+    /// knows gets its bin at once, as an offline guess. If the server can be reached it then
+    /// classifies the scan, waiting up to the scan budget for its answer.
+    public func scan(photo: URL? = nil, barcode: String? = nil, at position: GeoPosition? = nil, pointID: String? = nil,
+                     now: Date = Date()) async throws -> ScanOutcome {
+        guard photo != nil || barcode != nil else { throw RecyclingError.nothingToScan }
+        let gtin: GTIN?
+        do {
+            gtin = try barcode.map { try GTIN($0) }
+        } catch {
+            throw RecyclingError.invalidBarcode(barcode ?? "")
+        }
+        if let position, !position.isValid { throw RecyclingError.invalidPosition(position.description) }
+        let scanID = UUIDv7.make()
+        let photoFile = try photo.map { try PhotoFile.keep($0, as: scanID, in: configuration.photosDirectory(session.userID)) }
+        let guess = try gtin.flatMap { try packaging.parts(of: $0) }.flatMap { TrashType(packaging: $0) }
+        let call = ScanCall(scanId: scanID, takenAt: UnixMillis.milliseconds(now), timeZone: configuration.timeZone.identifier,
+                            barcode: gtin?.normalized, photoFile: photoFile, pointId: pointID,
+                            latitude: position?.latitude, longitude: position?.longitude)
+        do {
+            try await store.write { tx in
+                let entry = try tx.enqueueCall(ScanCalls.scan, payload: call)
+                try ScanStore.insert(call, outboxID: entry, guess: guess, tx.db)
+            }
+        } catch {
+            if let photoFile { try? FileManager.default.removeItem(at: configuration.photosDirectory(session.userID).appendingPathComponent(photoFile)) }
+            throw error
+        }
+        // NB: ask first whether the server answers at all, so that a dead or silent one costs a
+        // moment, not the scan budget kept for a slow vision model.
+        let connectivity = await engine.connectivity.check(within: configuration.refreshBudget)
+        var reason: String?
+        if connectivity == .online {
+            let report = await engine.syncNow(pull: false, waitingAtMost: configuration.scanBudget)
+            reason = report == nil ? "the server is still classifying it" : report?.failure?.description
+        } else {
+            reason = "offline"
+        }
+        guard let scan = try scans.scan(id: scanID) else { throw RecyclingError.nothingToScan }
+        if scan.state != .waiting { try await scans.markAnnounced(scanID) }
+        return ScanOutcome(scan: scan, sent: scan.state != .waiting, reason: scan.state == .waiting ? reason : nil)
+    }
+
+    /// Every scan on this device, newest first; listing them counts as having been told of them.
+    public func allScans() async throws -> [Scan] {
+        _ = try await scans.takeAnnouncements()
+        return try scans.all()
+    }
+
+    /// How many scans were classified since the person was last told (and marks them told):
+    /// "2 scans were classified while you were away".
+    public func takeClassifiedWhileAway() async throws -> Int {
+        try await scans.takeAnnouncements()
+    }
+
+    // MARK: - Score, leaderboard, tips
+
+    /// The person's points and streaks, from the server or, offline, the saved copy.
+    public func score() async throws -> Cached<Score> {
+        let client = app.link.client
+        let zone = configuration.timeZone.identifier
+        return try await cachedRead("recycling.score", what: "your score") { _ in
+            switch try await client.getRecyclingScore(query: .init(timeZone: zone)) {
+            case .ok(let answer): return .fresh(try JSONEncoder().encode(Score(try answer.body.json)), etag: nil)
+            case .badRequest(let answer): throw try answer.body.json.failure
+            case .unauthorized(let answer): throw try answer.body.json.failure
+            case .undocumented(let status, _): throw RemoteFailure.status(status, message: "The score could not be loaded (HTTP \(status))")
+            }
+        }
+    }
+
+    /// The people with the most points.
+    public func leaderboard(limit: Int = 10) async throws -> Cached<[LeaderboardEntry]> {
+        guard (1...100).contains(limit) else { throw RecyclingError.invalidLimit(limit) }
+        let client = app.link.client
+        return try await cachedRead("recycling.leaderboard.\(limit)", what: "the leaderboard") { _ in
+            switch try await client.getRecyclingScoreboard(query: .init(limit: limit)) {
+            case .ok(let answer):
+                let entries = try answer.body.json.entries.map { LeaderboardEntry(username: $0.username, total: $0.total) }
+                return .fresh(try JSONEncoder().encode(entries), etag: nil)
+            case .badRequest(let answer): throw try answer.body.json.failure
+            case .unauthorized(let answer): throw try answer.body.json.failure
+            case .undocumented(let status, _): throw RemoteFailure.status(status, message: "The leaderboard could not be loaded (HTTP \(status))")
+            }
+        }
+    }
+
+    /// The recycling tips, one per trash type (revalidated with their ETag).
+    public func tips() async throws -> Cached<[Tip]> {
+        let client = app.link.client
+        return try await cachedRead("recycling.tips", what: "the recycling tips") { etag in
+            switch try await client.getRecyclingTips(headers: .init(ifNoneMatch: etag)) {
+            case .ok(let answer):
+                return .fresh(try JSONEncoder().encode(try answer.body.json.tips.map(Tip.init)), etag: answer.headers.eTag)
+            case .notModified: return .notModified
+            case .undocumented(let status, _): throw RemoteFailure.status(status, message: "The tips could not be loaded (HTTP \(status))")
+            }
+        }
+    }
+
+    /// The notification due at `now`, from the saved score and this device's scans of today.
+    public func reminder(at now: Date) throws -> Reminder? {
+        let saved = try cache.peek("recycling.score", as: Score.self)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = configuration.timeZone
+        let startOfDay = UnixMillis.milliseconds(calendar.startOfDay(for: now))
+        let savedToday = saved.map { calendar.isDate(Date(timeIntervalSince1970: Double($0.fetchedAt) / 1000), inSameDayAs: now) ? $0.value.today : 0 } ?? 0
+        let pointsToday = max(savedToday, try scans.points(since: startOfDay))
+        return Reminder.due(at: now, timeZone: configuration.timeZone, streak: saved?.value.streak ?? 0, pointsToday: pointsToday)
+    }
+
+    // MARK: - Sync
+
+    /// Online or offline, what waits and why.
+    public func status() async throws -> RecyclingStatus {
+        let connectivity = await engine.connectivity.check(within: configuration.refreshBudget)
+        let entries = try outbox.entries()
+        await engine.refreshStatus()
+        let waitingScans = try scans.all().filter { $0.state == .waiting }.count
+        return RecyclingStatus(
+            connectivity: connectivity, pending: entries.filter { $0.state != .failed }.count,
+            failed: entries.filter { $0.state == .failed }.count,
+            entries: try entries.map { try StatusLine(entry: $0, store: store) }, waitingScans: waitingScans,
+            pointsSavedAt: try points.meta()?.fetchedAt, packagingEntries: try packaging.count(),
+            lastSyncAt: engine.currentStatus.lastSyncAt,
+            pendingRevocations: (try? app.accounts.vault.pendingRevocations().count) ?? 0)
+    }
+
+    /// Sends what waits (scans, visits), then refreshes the points and the packaging catalogue.
+    public func sync() async throws -> SyncReport {
+        let report = await engine.syncNow(pull: false)
+        if report.failure == nil {
+            await app.accounts.flushRevocations()
+            try await refreshCatalogues()
+        }
+        if case .unauthorized = report.failure { try? app.accounts.vault.tokenRejected() }
+        return report
+    }
+
+    /// Loads the points, the packaging catalogue and the tips for offline use.
+    func refreshCatalogues() async throws {
+        try await points.refresh()
+        try await packaging.refresh()
+        _ = try await tips()
+    }
+
+    /// Sends what a command just queued, waiting at most the local budget.
+    @discardableResult
+    public func trySend() async -> SyncReport? {
+        await engine.syncNow(pull: false, waitingAtMost: configuration.localCommandSyncBudget)
+    }
+
+    // MARK: -
+
+    /// Runs `refresh` within the refresh budget; false when the server could not be asked.
+    @discardableResult
+    private func refreshQuietly(_ refresh: @escaping @Sendable () async throws -> Bool) async -> Bool {
+        do {
+            _ = try await withDeadline(configuration.refreshBudget) { try await refresh() }
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    private func cachedRead<Value: Codable & Sendable>(
+        _ key: String, what: String, fetch: @escaping @Sendable (String?) async throws -> FetchOutcome
+    ) async throws -> Cached<Value> {
+        do {
+            return try await cache.read(key, as: Value.self, policy: .networkFirst(timeout: configuration.refreshBudget), fetch: fetch)
+        } catch let error as CacheError {
+            if case .needsConnectionForFirstLoad(_, let reason) = error { throw RecyclingError.needsConnection(what: what, reason: reason) }
+            throw error
+        }
+    }
+}

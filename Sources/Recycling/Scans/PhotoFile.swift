@@ -1,0 +1,36 @@
+import Foundation
+
+/// A photo taken for a scan, kept in the app's folder until the server has classified it.
+enum PhotoFile {
+    static let maxBytes = 4 * 1024 * 1024
+
+    /// Checks that `source` is a JPEG or PNG of at most 4 MiB and copies it into `folder` as
+    /// `<scan id>.jpg|png`. Returns the copy's file name.
+    static func keep(_ source: URL, as scanID: String, in folder: URL) throws -> String {
+        let data: Data
+        do {
+            data = try Data(contentsOf: source)
+        } catch let error as CocoaError where error.code == .fileReadNoSuchFile || error.code == .fileNoSuchFile {
+            throw RecyclingError.unreadablePhoto(path: source.path, reason: "there is no such file")
+        } catch {
+            throw RecyclingError.unreadablePhoto(path: source.path, reason: "it cannot be read")
+        }
+        guard data.count <= maxBytes else { throw RecyclingError.photoTooLarge(path: source.path, bytes: data.count) }
+        guard let kind = kind(of: data) else { throw RecyclingError.notAPhoto(path: source.path) }
+        let name = "\(scanID).\(kind)"
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try data.write(to: folder.appendingPathComponent(name), options: .atomic)
+        } catch {
+            throw RecyclingError.unreadablePhoto(path: folder.path, reason: "the copy could not be saved (is the disk full?)")
+        }
+        return name
+    }
+
+    /// "jpg" or "png" by the file's first bytes, nil for anything else.
+    static func kind(of data: Data) -> String? {
+        if data.starts(with: [0xFF, 0xD8, 0xFF]) { return "jpg" }
+        if data.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "png" }
+        return nil
+    }
+}

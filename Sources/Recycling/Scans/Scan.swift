@@ -1,0 +1,75 @@
+import EventualAPI
+import Foundation
+import GRDB
+
+/// A scan made on this device, and what is known of it so far.
+public struct Scan: Sendable, Equatable, Codable {
+    public enum State: String, Sendable, Codable {
+        /// Queued: the server has not classified it yet.
+        case waiting
+        /// The server answered.
+        case classified
+        /// The server refused it for good; `reason` says why.
+        case failed
+    }
+
+    public let id: String
+    /// Unix milliseconds.
+    public let takenAt: Int64
+    public let state: State
+    /// The server's answer, or while waiting the device's guess from the packaging catalogue.
+    public let trashType: String?
+    /// "grey", "blue", "green", "yellow" or "special".
+    public let bin: String?
+    public let binLabel: String?
+    /// Points earned (nil until classified).
+    public let points: Int?
+    /// The trash type and bin are the device's guess, to be confirmed when the server is reached.
+    public let offlineGuess: Bool
+    /// What happened, for people: the server's message, the guess's basis, or the failure's reason.
+    public let message: String?
+    public let barcode: String?
+    /// The point where the item was thrown, if given.
+    public let pointId: String?
+    /// For special waste: the nearest point that accepts it, if the server named one.
+    public let specialPoint: String?
+    /// The photo waiting to be sent, in the app's data folder.
+    public let photoFile: String?
+
+    init(row: Row, failure: String?) {
+        id = row["id"]
+        takenAt = row["taken_at"]
+        barcode = row["barcode"]
+        pointId = row["point_id"]
+        photoFile = row["photo_file"]
+        specialPoint = row["special_point"]
+        let answered = row["answered_at"] as Int64? != nil
+        if answered {
+            state = .classified
+            trashType = row["trash_type"]
+            bin = row["bin"]
+            binLabel = row["bin_label"]
+            points = row["points"]
+            offlineGuess = false
+            message = row["message"]
+        } else {
+            state = failure == nil ? .waiting : .failed
+            let guess = (row["guess_trash_type"] as String?).flatMap(TrashType.init(rawValue:))
+            trashType = guess?.rawValue
+            bin = guess?.bin.colour
+            binLabel = guess?.bin.label
+            points = nil
+            offlineGuess = guess != nil
+            message = failure ?? (guess != nil ? "offline guess, confirmed when back online" : "waiting to be classified")
+        }
+    }
+}
+
+/// What `scan` answers at once.
+public struct ScanOutcome: Sendable {
+    public let scan: Scan
+    /// False when the server could not be asked in time: the scan waits in the outbox.
+    public let sent: Bool
+    /// Why it was not sent, if it was not.
+    public let reason: String?
+}

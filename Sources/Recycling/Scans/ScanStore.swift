@@ -1,0 +1,71 @@
+import EventualAPI
+import EventualKit
+import Foundation
+import GRDB
+
+/// The scans on this device, and the notice of results that came in while the person was away.
+struct ScanStore: Sendable {
+    let store: LocalStore
+
+    /// Every scan, newest first, with the failure reason of those the server refused.
+    func all(limit: Int = .max) throws -> [Scan] {
+        let failures = try failures()
+        return try store.reader.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM scans ORDER BY taken_at DESC, id DESC LIMIT ?", arguments: [limit])
+                .map { Scan(row: $0, failure: failures[$0["outbox_id"] as String]) }
+        }
+    }
+
+    func scan(id: String) throws -> Scan? {
+        let failures = try failures()
+        return try store.reader.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM scans WHERE id = ?", arguments: [id])
+                .map { Scan(row: $0, failure: failures[$0["outbox_id"] as String]) }
+        }
+    }
+
+    /// Scans classified since the person was last told, marked as told.
+    func takeAnnouncements() async throws -> Int {
+        try await store.write { tx in
+            let count = try Int.fetchOne(tx.db, sql: "SELECT COUNT(*) FROM scans WHERE announced = 0") ?? 0
+            if count > 0 { try tx.db.execute(sql: "UPDATE scans SET announced = 1 WHERE announced = 0") }
+            return count
+        }
+    }
+
+    func markAnnounced(_ id: String) async throws {
+        try await store.write { tx in try tx.db.execute(sql: "UPDATE scans SET announced = 1 WHERE id = ?", arguments: [id]) }
+    }
+
+    /// Points of this device's classified scans taken since `start` (Unix milliseconds).
+    func points(since start: Int64) throws -> Int {
+        try store.reader.read { db in
+            try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(points), 0) FROM scans WHERE answered_at IS NOT NULL AND taken_at >= ?",
+                             arguments: [start]) ?? 0
+        }
+    }
+
+    static func insert(_ call: ScanCall, outboxID: String, guess: TrashType?, _ db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO scans (id, taken_at, time_zone, barcode, photo_file, point_id, latitude, longitude, outbox_id, guess_trash_type)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [call.scanId, call.takenAt, call.timeZone, call.barcode, call.photoFile, call.pointId,
+                             call.latitude, call.longitude, outboxID, guess?.rawValue])
+    }
+
+    /// Stores the server's answer; the person is told of it by the next command (`announced` 0).
+    static func record(_ result: Components.Schemas.ScanResult, scanID: String, answeredAt: Int64, _ db: Database) throws {
+        try db.execute(sql: """
+            UPDATE scans SET detected = ?, trash_type = ?, bin = ?, bin_label = ?, special_point = ?, points = ?, source = ?,
+                message = ?, answered_at = ?, announced = 0
+            WHERE id = ?
+            """, arguments: [result.detected, result.trashType?.rawValue, result.bin?.rawValue, result.binLabel,
+                             result.specialPoint.map { RecyclingPoint($0).title }, result.points, result.source.rawValue,
+                             result.message, answeredAt, scanID])
+    }
+
+    /// The reasons of failed outbox entries, by entry id.
+    private func failures() throws -> [String: String] {
+        Dictionary(uniqueKeysWithValues: try Outbox(store: store).entries(state: .failed).map { ($0.id, $0.lastError ?? "refused by the server") })
+    }
+}
