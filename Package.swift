@@ -151,6 +151,15 @@ let package = Package(
             dependencies: ["Pantry", "EventualKit", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
+        // What the apps' commands share: one-line errors, tables, colours, prompts, settings.
+        .target(
+            name: "CommandLineSupport",
+            dependencies: [
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // SustainU: the app model (recycling points, scans, score, tips, reminders, accounts).
         .target(
             name: "Recycling",
@@ -168,6 +177,7 @@ let package = Package(
             name: "sustainu",
             dependencies: [
                 "Recycling",
+                "CommandLineSupport",
                 "EventualKit",
                 "EventualAPI",
                 "BarcodeImages",

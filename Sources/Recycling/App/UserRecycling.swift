@@ -249,3 +249,8 @@ public final class UserRecycling: Sendable {
         }
     }
 }
+
+extension UserRecycling {
+    /// The time zone days and reminders are counted in.
+    public var configurationTimeZone: TimeZone { configuration.timeZone }
+}

@@ -52,6 +52,11 @@ public struct NearbyPoint: Sendable, Equatable {
     public let point: RecyclingPoint
     /// Metres, when a position was given.
     public let distanceMeters: Double?
+
+    public init(point: RecyclingPoint, distanceMeters: Double?) {
+        self.point = point
+        self.distanceMeters = distanceMeters
+    }
 }
 
 /// The saved copy of the points, and how old it is.

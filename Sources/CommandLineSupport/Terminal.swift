@@ -1,0 +1,121 @@
+import ArgumentParser
+import Foundation
+import GRDB
+
+/// The process's terminal: whether it is one, colours only when it is, prompts, and the
+/// one-line error that ends a failed command. Shared by the apps' commands.
+public enum Terminal {
+    public static var stdoutIsTTY: Bool { isatty(STDOUT_FILENO) == 1 }
+    public static var stdinIsTTY: Bool { isatty(STDIN_FILENO) == 1 }
+    public static var stderrIsTTY: Bool { isatty(STDERR_FILENO) == 1 }
+    public static var colours: Bool { stdoutIsTTY && ProcessInfo.processInfo.environment["NO_COLOR"] == nil }
+
+    public enum Colour: String, Sendable {
+        case red = "31", yellow = "33", green = "32", blue = "34", grey = "90", dim = "2", bold = "1"
+    }
+
+    public static func paint(_ text: String, _ colour: Colour?) -> String {
+        guard let colour, colours else { return text }
+        return "\u{1B}[\(colour.rawValue)m\(text)\u{1B}[0m"
+    }
+
+    /// A line on stderr.
+    public static func error(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    /// Ends the command `Root` ran for `error`: help goes to stdout with status 0 (ArgumentParser's
+    /// way); any other error is one line on stderr, "name: message", with status 64 for a usage
+    /// mistake and 1 otherwise.
+    public static func fail<Root: ParsableCommand>(_ error: any Error, root: Root.Type) -> Never {
+        let name = Root.configuration.commandName ?? "command"
+        let code = Root.exitCode(for: error)
+        if code == .success { Root.exit(withError: error) }
+        if code == .failure {
+            // NB: what a `validate()` throws, other than a ValidationError, arrives wrapped in
+            // ArgumentParser's own error type, whose description is not for people.
+            let wrapped = String(reflecting: type(of: error)).hasPrefix("ArgumentParser.")
+            Self.error("\(name): " + (wrapped ? Root.message(for: error).replacingOccurrences(of: "\n", with: " ") : message(error)))
+            exit(code.rawValue)
+        }
+        // NB: a usage mistake: ArgumentParser's message, and its pointer to the command's help,
+        // on one line instead of the usage block.
+        let hint = Root.fullMessage(for: error).split(separator: "\n")
+            .last { $0.contains("See '") }?.trimmingCharacters(in: .whitespaces)
+        let text = Root.message(for: error).replacingOccurrences(of: "\n", with: " ")
+        if !text.isEmpty { Self.error("\(name): " + text + (hint.map { (text.hasSuffix(".") ? " " : ". ") + $0 } ?? "")) }
+        exit(code.rawValue)
+    }
+
+    /// An error in one line for people.
+    public static func message(_ error: any Error) -> String {
+        let text: String
+        switch error {
+        case let error as DatabaseError: text = "The local database failed: \(error.message ?? "\(error.resultCode)")"
+        case let error as CocoaError: text = FileProblem(error).description
+        // NB: checked before CustomStringConvertible, whose description of an NSError is "Error Domain=…".
+        case let error where type(of: error) is NSError.Type: text = (error as NSError).localizedDescription
+        case let error as any CustomStringConvertible: text = error.description
+        default: text = "\(error)"
+        }
+        return text.replacingOccurrences(of: "\n", with: " ")
+    }
+
+    /// Reads a password without echoing it, from the terminal.
+    public static func readPassword(prompt: String) throws -> String {
+        guard stdinIsTTY else { throw CLIError("No terminal to ask for the password on: pipe it in with --password-stdin") }
+        FileHandle.standardError.write(Data(prompt.utf8))
+        var saved = termios()
+        tcgetattr(STDIN_FILENO, &saved)
+        var silent = saved
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
+        defer {
+            tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+            FileHandle.standardError.write(Data("\n".utf8))
+        }
+        return try CommandLineText.checkedLine(readLine(strippingNewline: true) ?? "", what: "password")
+    }
+
+    /// The first line of standard input (for `--password-stdin`).
+    public static func readPasswordFromStdin() throws -> String {
+        guard let line = readLine(strippingNewline: true), !line.isEmpty else { throw CLIError("No password on standard input") }
+        return try CommandLineText.checkedLine(line, what: "password")
+    }
+
+    /// Pretty, sorted JSON, as every `--json` prints it.
+    public static func json(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}
+
+/// Runs a check of a command's `validate()`, so that what it refuses is a usage mistake (status
+/// 64 and a pointer to the command's help) rather than a failure.
+public func usageCheck(_ check: () throws -> Void) throws {
+    do { try check() } catch let error as ValidationError { throw error } catch { throw ValidationError(Terminal.message(error)) }
+}
+
+/// A mistake in how a command was used, said in one line.
+public struct CLIError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Runs a parsed command's `async` body (on an existential, `run()` would pick the synchronous requirement).
+public func runParsed<Root: ParsableCommand>(_ root: Root.Type, arguments: [String]) async -> Never {
+    do {
+        let command = try Root.parseAsRoot(try CommandLineText.checked(arguments))
+        if var asyncCommand = command as? any AsyncParsableCommand {
+            try await asyncCommand.run()
+        } else {
+            var syncCommand = command
+            try syncCommand.run()
+        }
+        exit(0)
+    } catch {
+        Terminal.fail(error, root: root)
+    }
+}

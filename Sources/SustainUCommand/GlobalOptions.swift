@@ -1,0 +1,78 @@
+import ArgumentParser
+import CommandLineSupport
+import EventualAPI
+import EventualKit
+import Foundation
+import Recycling
+
+/// `--server` and `--data-dir`, taken by every command, before or after its name.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: "The server's URL (env SUSTAINU_SERVER; default http://127.0.0.1:8080).")
+    var server: String?
+
+    @Option(name: .customLong("data-dir"), help: "Where this device keeps its data (env SUSTAINU_DATA_DIR; default ~/.local/share/sustainu).")
+    var dataDir: String?
+
+    func app() throws -> RecyclingApp {
+        let serverURL = try CommandSettings.serverURL(server, environment: "SUSTAINU_SERVER")
+        let directory = try CommandSettings.dataDirectory(dataDir, environment: "SUSTAINU_DATA_DIR", app: "sustainu")
+        var configuration = RecyclingConfiguration(dataDirectory: directory, serverURL: serverURL)
+        if let text = ProcessInfo.processInfo.environment["SUSTAINU_ANSWER_TIMEOUT"] {
+            // NB: for slow links (and busy test machines): how long the server may take to start answering.
+            guard let seconds = Int(text), (1...300).contains(seconds) else {
+                throw CLIError("SUSTAINU_ANSWER_TIMEOUT must be a number of seconds from 1 to 300, not '\(text.prefix(40))'")
+            }
+            configuration.timeouts.firstByte = .seconds(seconds)
+            configuration.refreshBudget = .seconds(seconds)
+        }
+        if let zone = ProcessInfo.processInfo.environment["TZ"], !zone.isEmpty {
+            guard let timeZone = TimeZone(identifier: zone) else { throw CLIError("TZ='\(zone.prefix(64))' is not a time zone such as Europe/Vienna") }
+            configuration.timeZone = timeZone
+        }
+        return RecyclingApp(configuration: configuration)
+    }
+
+    /// The signed-in person's recycling, after sending what waits (briefly) so that results that
+    /// came in while they were away can be announced.
+    func open() async throws -> UserRecycling {
+        let recycling = try app().open()
+        if try recycling.outbox.counts().pending > 0 {
+            let monitor = await recycling.engine.connectivity
+            if await monitor.check(within: .milliseconds(800)) == .online {
+                _ = await recycling.engine.syncNow(pull: false, waitingAtMost: .seconds(3))
+            }
+        }
+        return recycling
+    }
+}
+
+/// `--json`, taken by every listing.
+struct OutputOptions: ParsableArguments {
+    @Flag(name: .long, help: "Print JSON instead of a table.")
+    var json = false
+}
+
+/// Tells the person once of scans the server classified since they last looked.
+func announceClassified(_ recycling: UserRecycling, json: Bool) async {
+    guard let count = try? await recycling.takeClassifiedWhileAway(), count > 0 else { return }
+    let line = "\(count) scan\(count == 1 ? " was" : "s were") classified while you were away: sustainu scans"
+    if json { Terminal.error(line) } else { print(Terminal.paint(line, .green)) }
+}
+
+/// "3 min ago", "2 h ago", "5 days ago".
+func age(_ millis: Int64, now: Int64 = UnixMillis.now()) -> String {
+    let seconds = max(0, now - millis) / 1000
+    switch seconds {
+    case ..<60: return "just now"
+    case ..<3600: return "\(seconds / 60) min ago"
+    case ..<86_400: return "\(seconds / 3600) h ago"
+    default: return "\(seconds / 86_400) day\(seconds / 86_400 == 1 ? "" : "s") ago"
+    }
+}
+
+/// A clock time for people, "14:02", in the device's time zone.
+func clock(_ millis: Int64) -> String {
+    let formatter = DateFormatter()
+    formatter.dateFormat = "HH:mm"
+    return formatter.string(from: Date(timeIntervalSince1970: Double(millis) / 1000))
+}

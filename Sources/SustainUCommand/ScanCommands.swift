@@ -1,0 +1,142 @@
+import ArgumentParser
+import BarcodeImages
+import CommandLineSupport
+import EventualAPI
+import EventualKit
+import Foundation
+import Recycling
+
+struct ScanItem: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scan",
+        abstract: "Which bin does it go in? Scan a photo and/or a barcode; offline it waits and is classified later.",
+        discussion: """
+            Online, the server answers with the trash type, the bin and your points. Offline, the photo is \
+            copied into the app's data folder and the scan waits; a barcode (given, or found in the photo) \
+            is answered at once from the saved packaging catalogue, as an offline guess.
+            """
+    )
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "A JPEG or PNG photo of the item (at most 4 MiB).") var image: String?
+    @Option(help: "The item's barcode (EAN-8, UPC-A, EAN-13 or GTIN-14).") var barcode: String?
+    @Option(help: "Where you are, as LAT,LON: special waste gets the nearest point that takes it.") var at: String?
+    @Option(help: "The recycling point where you throw it (an id from `sustainu points`).") var point: String?
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        try usageCheck {
+            if image == nil && barcode == nil { throw RecyclingError.nothingToScan }
+            if let at, GeoPosition(parsing: at) == nil { throw RecyclingError.invalidPosition(at) }
+        }
+    }
+
+    func run() async throws {
+        let recycling = try await global.open()
+        var code = barcode
+        if code == nil, let image {
+            // NB: a packaged product's barcode in the photo lets the device answer offline.
+            code = (try? await BarcodeReader().read(contentsOf: URL(fileURLWithPath: image)))?.first { (try? GTIN($0)) != nil }
+        }
+        let outcome = try await recycling.scan(photo: image.map { URL(fileURLWithPath: $0) }, barcode: code,
+                                               at: at.flatMap(GeoPosition.init(parsing:)), pointID: point)
+        let scan = outcome.scan
+        if output.json {
+            print(try Terminal.json(ScanJSON(scan)))
+        } else {
+            print(ScanText.describe(scan, reason: outcome.reason))
+        }
+        await announceClassified(recycling, json: output.json)
+        if scan.state == .failed { throw CLIError("The server could not classify this scan: \(scan.message ?? "no reason given")") }
+    }
+}
+
+struct Scans: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Your scans: waiting, classified, or failed with the reason.")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let scans = try await global.open().allScans()
+        if output.json {
+            print(try Terminal.json(scans.map(ScanJSON.init)))
+            return
+        }
+        guard !scans.isEmpty else {
+            print("No scans yet: sustainu scan --image PHOTO, or --barcode CODE")
+            return
+        }
+        var table = Table("WHEN", "STATE", "ITEM", "BIN", "POINTS", "NOTE")
+        for scan in scans {
+            let colour: Terminal.Colour? = switch scan.state {
+            case .waiting: .yellow
+            case .failed: .red
+            case .classified: nil
+            }
+            table.add(.init(ScanText.when(scan.takenAt)), .init(scan.state.rawValue, colour), .init(scan.trashType ?? "-"),
+                      .init(scan.bin ?? "-"), .init(scan.points.map { "+\($0)" } ?? "-"),
+                      .init(scan.offlineGuess ? "offline guess" : (scan.state == .classified ? (scan.specialPoint ?? "") : scan.message ?? "")))
+        }
+        print(table.render())
+    }
+}
+
+/// A scan as `scan --json` and `scans --json` print it.
+struct ScanJSON: Encodable {
+    let id: String
+    let state: String
+    let trashType: String?
+    let bin: String?
+    let binLabel: String?
+    let points: Int?
+    let offlineGuess: Bool
+    let message: String?
+    let takenAt: String
+    let barcode: String?
+    let specialPoint: String?
+
+    init(_ scan: Scan) {
+        id = scan.id
+        state = scan.state.rawValue
+        trashType = scan.trashType
+        bin = scan.bin
+        binLabel = scan.binLabel
+        points = scan.points
+        offlineGuess = scan.offlineGuess
+        message = scan.message
+        takenAt = Date(timeIntervalSince1970: Double(scan.takenAt) / 1000).formatted(.iso8601)
+        barcode = scan.barcode
+        specialPoint = scan.specialPoint
+    }
+}
+
+/// How a scan reads for people.
+enum ScanText {
+    static func describe(_ scan: Scan, reason: String?) -> String {
+        switch scan.state {
+        case .classified:
+            guard let type = scan.trashType, let label = scan.binLabel else {
+                return "No item detected" + (scan.message.map { ": \($0)" } ?? "") + "."
+            }
+            var line = "\(type) → \(label)."
+            if let special = scan.specialPoint { line += " Nearest: \(special)." }
+            if let points = scan.points { line += points > 0 ? " " + Terminal.paint("+\(points) points", .green) : " No points (today's limit is reached)." }
+            return line
+        case .waiting:
+            var lines: [String] = []
+            if scan.offlineGuess, let type = scan.trashType, let label = scan.binLabel {
+                lines.append("\(type) → \(label) " + Terminal.paint("(offline guess, confirmed when back online)", .yellow))
+            }
+            let why = reason == "offline" || reason == nil ? "you are offline" : reason!
+            lines.append("Saved: \(why); the scan waits on this device and is classified when the server can be reached (sustainu scans).")
+            return lines.joined(separator: "\n")
+        case .failed:
+            return "Failed: \(scan.message ?? "refused by the server")"
+        }
+    }
+
+    static func when(_ millis: Int64) -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter.string(from: Date(timeIntervalSince1970: Double(millis) / 1000))
+    }
+}

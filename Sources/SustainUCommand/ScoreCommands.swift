@@ -1,0 +1,150 @@
+import ArgumentParser
+import CommandLineSupport
+import EventualAPI
+import EventualKit
+import Foundation
+import Recycling
+
+struct ScoreCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "score", abstract: "Your points, today, your streak and the last 14 days.")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let recycling = try await global.open()
+        let cached = try await recycling.score()
+        let score = cached.value
+        if output.json {
+            struct Shape: Encodable {
+                let total: Int64, today: Int, streak: Int, bestStreak: Int, awardedScansToday: Int, dailyCap: Int
+                let days: [DayPoints]
+                let fetchedAt: String
+                let stale: Bool
+            }
+            print(try Terminal.json(Shape(total: score.total, today: score.today, streak: score.streak, bestStreak: score.bestStreak,
+                                          awardedScansToday: score.awardedScansToday, dailyCap: score.dailyCap, days: score.days,
+                                          fetchedAt: Date(timeIntervalSince1970: Double(cached.fetchedAt) / 1000).formatted(.iso8601),
+                                          stale: cached.source == .cache)))
+        } else {
+            if cached.source == .cache { print(Terminal.paint("Offline: your score as of \(age(cached.fetchedAt))", .yellow)) }
+            print("\(score.total) points · today \(score.today) (\(score.awardedScansToday)/\(score.dailyCap) scans) · streak \(score.streak) day\(score.streak == 1 ? "" : "s") (best \(score.bestStreak))")
+            print(BarChart.render(score.days.suffix(14).map { (String($0.day.suffix(5)), $0.points) }))
+        }
+        await announceClassified(recycling, json: output.json)
+    }
+}
+
+struct Leaderboard: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "The people with the most points.")
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "How many people (1 to 100).") var limit = 10
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        try usageCheck { guard (1...100).contains(limit) else { throw CLIError("--limit must be from 1 to 100, not \(limit)") } }
+    }
+
+    func run() async throws {
+        let recycling = try await global.open()
+        let cached = try await recycling.leaderboard(limit: limit)
+        if output.json {
+            print(try Terminal.json(cached.value))
+        } else {
+            if cached.source == .cache { print(Terminal.paint("Offline: the leaderboard as of \(age(cached.fetchedAt))", .yellow)) }
+            var table = Table("#", "USER", "POINTS")
+            for (rank, entry) in cached.value.enumerated() {
+                let me = entry.username == recycling.session.username
+                table.add(.init("\(rank + 1)"), .init(entry.username, me ? .bold : nil), .init("\(entry.total)"))
+            }
+            print(cached.value.isEmpty ? "Nobody has points yet: be the first (sustainu scan)." : table.render())
+        }
+        await announceClassified(recycling, json: output.json)
+    }
+}
+
+struct Tips: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "What each kind of trash is, which bin takes it, how to prepare it.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "One trash type, e.g. \"Glass Bottle\" or glass-bottle (default: all).") var type: String?
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let recycling = try await global.open()
+        let cached = try await recycling.tips()
+        var tips = cached.value
+        if let type {
+            guard let wanted = TrashType.allCases.first(where: { Self.key($0.rawValue) == Self.key(type) }) else {
+                throw RecyclingError.unknownTrashType(type)
+            }
+            tips = tips.filter { $0.trashType == wanted.rawValue }
+        }
+        if output.json {
+            print(try Terminal.json(tips))
+        } else {
+            if cached.source == .cache { print(Terminal.paint("Offline: tips saved \(age(cached.fetchedAt))", .yellow)) }
+            print(tips.map { "\(Terminal.paint($0.trashType, .bold)) → \($0.binLabel)\n  \($0.what)\n  \($0.prepare)" }.joined(separator: "\n\n"))
+        }
+        await announceClassified(recycling, json: output.json)
+    }
+
+    static func key(_ text: String) -> String {
+        text.lowercased().filter { $0.isLetter }
+    }
+}
+
+struct Reminders: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The notification due now (or at --now): 10:00 \"Time to recycle!\", 20:00 a streak about to break.")
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "The moment to ask about: HH:MM today, or YYYY-MM-DDTHH:MM (local time).") var now: String?
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        try usageCheck { _ = try moment(timeZone: .current) }
+    }
+
+    func moment(timeZone: TimeZone) throws -> Date {
+        guard let now else { return Date() }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = now.split(separator: "T", omittingEmptySubsequences: false)
+        let timeText = parts.count == 2 ? parts[1] : parts[0]
+        let clock = timeText.split(separator: ":", omittingEmptySubsequences: false).map { Int($0) }
+        guard parts.count <= 2, clock.count == 2, let hour = clock[0], let minute = clock[1], (0...23).contains(hour), (0...59).contains(minute) else {
+            throw RecyclingError.invalidTime(now)
+        }
+        var day = calendar.dateComponents([.year, .month, .day], from: Date())
+        if parts.count == 2 {
+            let date = parts[0].split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+            guard date.count == 3, let y = date[0], let m = date[1], let d = date[2], (1...12).contains(m), (1...31).contains(d), (1970...9999).contains(y) else {
+                throw RecyclingError.invalidTime(now)
+            }
+            day = DateComponents(year: y, month: m, day: d)
+        }
+        day.hour = hour
+        day.minute = minute
+        guard let date = calendar.date(from: day), calendar.component(.day, from: date) == day.day else { throw RecyclingError.invalidTime(now) }
+        return date
+    }
+
+    func run() async throws {
+        let recycling = try await global.open()
+        let reminder = try recycling.reminder(at: try moment(timeZone: recycling.configurationTimeZone))
+        if output.json {
+            print(try Terminal.json(reminder.map { [$0] } ?? []))
+        } else {
+            print(reminder.map { "\($0.title) \($0.body)" } ?? "No reminder is due now. They come at 10:00, and at 20:00 when a streak is about to break.")
+        }
+    }
+}
+
+/// Terminal bars: one line per label, scaled to the largest value.
+enum BarChart {
+    static func render(_ rows: [(label: String, value: Int)], width: Int = 30) -> String {
+        let top = max(1, rows.map(\.value).max() ?? 1)
+        return rows.map { row in
+            let length = row.value == 0 ? 0 : max(1, row.value * width / top)
+            return "\(row.label) " + Terminal.paint(String(repeating: "█", count: length), .green) + (row.value > 0 ? " \(row.value)" : "")
+        }.joined(separator: "\n")
+    }
+}
