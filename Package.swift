@@ -235,6 +235,7 @@ let package = Package(
             dependencies: [
                 "Recycling",
                 "sustainu",
+                "eventual-server",
                 "EventualTestSupport",
                 "EventualKit",
                 "EventualServer",

@@ -1,0 +1,143 @@
+@_exported import EventualTestSupport
+import BarcodeImages
+import EventualAPI
+import EventualKit
+import Foundation
+import Testing
+@testable import Recycling
+
+/// The real data the tests use, from the project's shared folder.
+enum SharedData {
+    static let folder: URL = {
+        // NB: /work/shared on the build machines; found relative to this file elsewhere.
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<4 { url.deleteLastPathComponent() }
+        let beside = url.deletingLastPathComponent().appendingPathComponent("shared/data")
+        return FileManager.default.fileExists(atPath: beside.path) ? beside : URL(fileURLWithPath: "/work/shared/data")
+    }()
+    static let salzburg = folder.appendingPathComponent("osm-recycling-salzburg.geojson")
+    static let malaga = folder.appendingPathComponent("osm-recycling-malaga-centre.geojson")
+    static let packaging = folder.appendingPathComponent("off-packagings-mousquetaires.csv")
+    /// PATE FEUILLETEE: a paper film (6.05 g), a cardboard sleeve (11.6 g), a PP film (3.36 g).
+    static let pastryBarcode = "3250390017165"
+    /// A product with no packaging data.
+    static let unknownBarcode = Barcodes.milk
+    /// The centre of Salzburg's old town.
+    static let salzburgCentre = GeoPosition(latitude: 47.7981, longitude: 13.0465)
+
+    /// The positions of the points of an OSM GeoJSON file, read by the test itself.
+    static func positions(_ file: URL) throws -> [(id: String, position: GeoPosition)] {
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        let features = try #require(json["features"] as? [[String: Any]])
+        return features.compactMap { feature in
+            guard let geometry = feature["geometry"] as? [String: Any], let coordinates = geometry["coordinates"] as? [Double],
+                  let id = (feature["properties"] as? [String: Any])?["@id"] as? String else { return nil }
+            return (id, GeoPosition(latitude: coordinates[1], longitude: coordinates[0]))
+        }
+    }
+}
+
+/// The `eventual-server` and `sustainu` executables, built beside the test bundle.
+enum Executables {
+    static func path(_ name: String) -> String {
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = folder.appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.path }
+            folder = folder.deletingLastPathComponent()
+        }
+        return name
+    }
+
+    /// Loads the real recycling points and packaging rows into a live server's SQLite database,
+    /// through the import commands an operator runs.
+    static func seed(_ scratch: ScratchFolder) async throws {
+        let database = scratch.url.appendingPathComponent("server.sqlite").path
+        for (command, file) in [("import-points", SharedData.salzburg), ("import-packaging", SharedData.packaging)] {
+            let outcome = try await CommandRun.run(path("eventual-server"), [command, file.path, "--database", database])
+            #expect(outcome.status == 0, "\(command): \(outcome.stderr)")
+        }
+    }
+}
+
+/// A command run to its end, with what it printed.
+struct CommandRun: Sendable {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+
+    /// Runs `executable` on a thread of its own (never the cooperative pool), as posix_spawn does it.
+    static func run(_ executable: String, _ arguments: [String], input: String? = nil,
+                    environment overrides: [String: String] = [:]) async throws -> CommandRun {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("out"), err = folder.appendingPathComponent("err")
+        FileManager.default.createFile(atPath: out.path, contents: nil)
+        FileManager.default.createFile(atPath: err.path, contents: nil)
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = "1"
+        environment.merge(overrides) { $1 }
+        let status: Int32 = try await withCheckedThrowingContinuation { [environment] continuation in
+            Thread {
+                continuation.resume(with: Result {
+                    try ProcessLaunch.spawnAndWait(executable, arguments, environment: environment, input: input,
+                                                   stdout: out.path, stderr: err.path)
+                })
+            }.start()
+        }
+        return CommandRun(status: status, stdout: try String(contentsOf: out, encoding: .utf8),
+                          stderr: try String(contentsOf: err, encoding: .utf8))
+    }
+
+    /// Exactly one line on stderr, nothing on stdout, a non-zero status: how every error looks.
+    var isOneLineError: Bool {
+        status != 0 && stdout.isEmpty && stderr.hasPrefix("sustainu: ") && stderr.hasSuffix("\n")
+            && stderr.split(separator: "\n", omittingEmptySubsequences: false).count == 2
+    }
+}
+
+/// A phone with SustainU: its own data directory; each command may name the server it reaches
+/// (the live one, or `unreachableServer` for a basement).
+struct Phone: Sendable {
+    let dataDirectory: URL
+    let server: URL
+
+    func run(_ arguments: [String], input: String? = nil, via other: URL? = nil, timeZone: String = "UTC") async throws -> CommandRun {
+        try await CommandRun.run(Executables.path("sustainu"), arguments, input: input, environment: [
+            "SUSTAINU_DATA_DIR": dataDirectory.path, "SUSTAINU_SERVER": (other ?? server).absoluteString,
+            // NB: a machine busy with the whole suite may take seconds to answer.
+            "SUSTAINU_ANSWER_TIMEOUT": "20", "TZ": timeZone,
+        ])
+    }
+
+    func offline(_ arguments: [String], input: String? = nil) async throws -> CommandRun {
+        try await run(arguments, input: input, via: unreachableServer)
+    }
+
+    /// Registers a fresh person and signs them in online; returns their email.
+    func signUp(name: String = "student") async throws -> (email: String, username: String) {
+        let suffix = UUID().uuidString.prefix(6).lowercased()
+        let email = "\(name).\(suffix)@example.com", username = "\(name)_\(suffix)"
+        let registered = try await run(["register", "--username", username, "--email", email, "--password-stdin"], input: "long-password\n")
+        #expect(registered.status == 0, "\(registered.stderr)")
+        let login = try await run(["login", "--email", email, "--password-stdin"], input: "long-password\n")
+        #expect(login.status == 0, "\(login.stderr)")
+        return (email, username)
+    }
+}
+
+/// The JSON a `--json` command printed.
+func json(_ run: CommandRun) throws -> Any {
+    try JSONSerialization.jsonObject(with: Data(run.stdout.utf8))
+}
+
+/// A JPEG photo of a product's EAN-13 barcode, as a phone would take it.
+func barcodePhoto(_ code: String, in folder: URL) throws -> URL {
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let pgm = folder.appendingPathComponent("\(code).pgm")
+    try EAN13Drawing.pgm(code).write(to: pgm)
+    let photo = folder.appendingPathComponent("\(code).jpg")
+    try GreyImage(contentsOf: pgm).jpeg(quality: 85).write(to: photo)
+    return photo
+}
