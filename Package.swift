@@ -140,6 +140,7 @@ let package = Package(
             dependencies: [
                 "Pantry",
                 "BarcodeImages",
+                "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/PantryCommand",

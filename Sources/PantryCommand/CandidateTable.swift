@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Pantry
 
 /// The candidates of a barcode, numbered for `--pick`.

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import EventualKit
 
 /// What to tell a person whose contribution (a new product, a vote) did not reach the server in

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import EventualAPI
 import Foundation
 import Pantry

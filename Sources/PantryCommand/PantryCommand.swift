@@ -1,3 +1,4 @@
+import CommandLineSupport
 import ArgumentParser
 
 /// `pantry`: Tracking My Pantry on the command line.

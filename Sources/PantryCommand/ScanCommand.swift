@@ -1,3 +1,4 @@
+import CommandLineSupport
 import BarcodeImages
 import EventualAPI
 import ArgumentParser

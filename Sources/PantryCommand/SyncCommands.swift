@@ -1,3 +1,4 @@
+import CommandLineSupport
 import EventualAPI
 import ArgumentParser
 import EventualKit

@@ -1,23 +1,7 @@
-import ArgumentParser
+import CommandLineSupport
 import Foundation
 
 // NB: help (`pantry help scan`, `pantry scan --help`) is ArgumentParser's to print, with exit
 // status 0; every error, a usage mistake or a failed command, is one line on stderr and a non-zero
 // exit status, never a stack trace.
-do {
-    let command = try PantryCommand.parseAsRoot(try CommandLineText.checked(Array(CommandLine.arguments.dropFirst())))
-    if let asyncCommand = command as? any AsyncParsableCommand {
-        try await runAsync(asyncCommand)
-    } else {
-        var syncCommand = command
-        try syncCommand.run()
-    }
-} catch {
-    Terminal.fail(error)
-}
-
-/// Runs a command's `async` body (on an existential, `run()` would pick the synchronous requirement).
-func runAsync<Command: AsyncParsableCommand>(_ command: Command) async throws {
-    var command = command
-    try await command.run()
-}
+await runParsed(PantryCommand.self, arguments: Array(CommandLine.arguments.dropFirst()))
