@@ -8,36 +8,30 @@ import GRDB
 /// database file under the data directory.
 public final class PantryApp: Sendable {
     public let configuration: PantryConfiguration
-    public let vault: SessionVault
-    let link: ServerLink
+    public let accounts: DeviceAccounts
 
     public init(configuration: PantryConfiguration) {
         self.configuration = configuration
         let vault = SessionVault(secrets: FileSecretStore(directory: configuration.secretsDirectory),
                                  maxOfflineAge: configuration.maxOfflineAge, rounds: configuration.passwordRounds)
-        self.vault = vault
-        link = ServerLink(serverURL: configuration.serverURL, timeout: configuration.requestTimeout,
-                          timeouts: configuration.timeouts) { vault.accessToken }
+        accounts = DeviceAccounts(
+            vault: vault, serverURL: configuration.serverURL, timeout: configuration.requestTimeout, timeouts: configuration.timeouts,
+            userDirectory: configuration.userDirectory,
+            unsentCount: { userID in try Self.unsentCount(userID: userID, configuration: configuration) })
     }
+
+    public var vault: SessionVault { accounts.vault }
+    var link: ServerLink { accounts.link }
 
     // MARK: - Accounts
 
     /// Creates an account on the server (registering needs the network).
     public func register(username: String, email: String, password: String) async throws -> Account {
-        let answer: Operations.Register.Output
         do {
-            answer = try await link.client.register(body: .json(.init(username: username, email: email, password: password)))
-        } catch {
-            throw PantryError.unreachable(Self.reason(error))
-        }
-        switch answer {
-        case .created(let created):
-            let user = try created.body.json
-            return Account(id: user.id, username: user.username, email: user.email)
-        case .badRequest(let answer): throw PantryError.server(try answer.body.json.message)
-        case .conflict(let answer): throw PantryError.server(try answer.body.json.message)
-        case .unprocessableContent(let answer): throw PantryError.server(try answer.body.json.message)
-        case .undocumented(let status, _): throw PantryError.server("Registering failed (HTTP \(status))")
+            let account = try await accounts.register(username: username, email: email, password: password)
+            return Account(id: account.id, username: account.username, email: account.email)
+        } catch let error as AccountError {
+            throw PantryError(error)
         }
     }
 
@@ -45,42 +39,25 @@ public final class PantryApp: Sendable {
     /// on this device (for 7 days after the last online sign-in). Returns the user's pantry;
     /// after an online sign-in it has already fetched what the user's other devices sent.
     public func login(email: String, password: String) async throws -> SignIn {
-        let previous = try vault.saved()
-        if let previous, previous.email.lowercased() != email.lowercased() {
-            let pending = try pendingCount(userID: previous.userID)
-            if pending > 0 { throw SessionError.otherUserHasPendingChanges(username: previous.username, count: pending) }
-        }
-        let session: Session
-        var online = true
+        let session: Session, online: Bool
         do {
-            session = try await vault.signIn(email: email, password: password, client: link.client)
-        } catch let error as SessionError {
-            throw error
-        } catch {
-            guard case .unreachable = RemoteFailure.from(error) else { throw PantryError.server(RemoteFailure.from(error).description) }
-            session = try await vault.unlockOffline(email: email, password: password)
-            online = false
-        }
-        if let previous, previous.userID != session.userID {
-            try? FileManager.default.removeItem(at: configuration.userDirectory(previous.userID))
+            (session, online) = try await accounts.signIn(email: email, password: password)
+        } catch let error as AccountError {
+            throw PantryError(error)
         }
         let pantry = try UserPantry(session: session, app: self)
-        var report: SyncReport?
-        if online {
-            try? await vault.flushRevocations(revoke: revoke)
-            report = await pantry.engine.syncNow()
-        }
+        let report = online ? await pantry.engine.syncNow() : nil
         return SignIn(pantry: pantry, online: online, pulled: report?.pulled ?? 0)
     }
 
     /// The user signed in on this device, if any (their session may be locked).
     public func whoami() throws -> Account? {
-        try vault.saved().map { Account(id: $0.userID, username: $0.username, email: $0.email) }
+        try accounts.whoami().map { Account(id: $0.id, username: $0.username, email: $0.email) }
     }
 
     /// The signed-in user's pantry, resuming the saved sign-in.
     public func open() throws -> UserPantry {
-        guard let session = try vault.resume() else { throw PantryError.notSignedIn }
+        guard let session = try accounts.resume() else { throw PantryError.notSignedIn }
         return try UserPantry(session: session, app: self)
     }
 
@@ -89,25 +66,20 @@ public final class PantryApp: Sendable {
     /// is queued and sent at the next online sign-in or sync.
     @discardableResult
     public func logout(force: Bool = false) async throws -> SignOut {
-        guard let session = try vault.saved() else { throw PantryError.notSignedIn }
-        let pending = try pendingCount(userID: session.userID)
-        let discarded = try await vault.signOut(pendingChanges: pending, force: force, revoke: revoke)
-        try? FileManager.default.removeItem(at: configuration.userDirectory(session.userID))
-        let revocationQueued = !(try vault.pendingRevocations()).isEmpty
-        return SignOut(username: session.username, discarded: discarded, revocationQueued: revocationQueued)
+        do {
+            let outcome = try await accounts.signOut(force: force)
+            return SignOut(username: outcome.username, discarded: outcome.discarded, revocationQueued: outcome.revocationQueued)
+        } catch let error as AccountError {
+            throw PantryError(error)
+        }
     }
 
     /// Revokes an access token on the server; an already refused token counts as revoked.
     @Sendable func revoke(_ token: String) async throws {
-        let link = ServerLink(serverURL: configuration.serverURL, timeout: configuration.requestTimeout,
-                              timeouts: configuration.timeouts) { token }
-        switch try await link.client.logout() {
-        case .noContent, .unauthorized: return
-        case .undocumented(let status, _): throw RemoteFailure.status(status, message: "sign-out failed (HTTP \(status))")
-        }
+        try await accounts.revoke(token)
     }
 
-    private func pendingCount(userID: String) throws -> Int {
+    private static func unsentCount(userID: String, configuration: PantryConfiguration) throws -> Int {
         let path = configuration.databasePath(userID)
         guard FileManager.default.fileExists(atPath: path) else { return 0 }
         let store = try LocalStore(path: path, migrations: PantrySchema.migrations)
@@ -117,6 +89,16 @@ public final class PantryApp: Sendable {
 
     static func reason(_ error: any Error) -> String {
         RemoteFailure.from(error).description
+    }
+}
+
+extension PantryError {
+    init(_ error: AccountError) {
+        switch error {
+        case .notSignedIn: self = .notSignedIn
+        case .unreachable(let reason): self = .unreachable(reason)
+        case .refused(let message): self = .server(message)
+        }
     }
 }
 
