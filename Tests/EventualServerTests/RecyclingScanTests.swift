@@ -177,7 +177,7 @@ struct RecyclingScanTests {
                 ("half a position", try await api.send(.post, "/v1/recycling/scans", headers: account.bearer,
                     json: #"{"id":"b-9","takenAt":"2026-01-01T00:00:00Z","barcode":"3250390017165","latitude":1}"#), .badRequest, "latitude"),
                 ("not base64", try await api.send(.post, "/v1/recycling/scans", headers: account.bearer,
-                    json: #"{"id":"b-10","takenAt":"\#(API.timestamp(Date()))","photo":"%%%"}"#), .badRequest, ""),
+                    json: #"{"id":"b-10","takenAt":"\#(API.timestamp(Date()))","photo":"%%%"}"#), .badRequest, "base64"),
             ]
             for (name, answer, status, words) in cases {
                 #expect(answer.status == status, "\(name): \(answer.text)")

@@ -55,6 +55,11 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
             response = try await RequestScope.$current.withValue(scope) {
                 try await inner.respond(to: request, context: context)
             }
+            if let etag = response.headers[.eTag], etag.contains("%"), let decoded = etag.removingPercentEncoding {
+                // NB: the generated server percent-encodes header values ("\"p1\"" leaves as "%22p1%22"),
+                // which no HTTP cache reads as an entity tag. Generated clients decode either form.
+                response.headers[.eTag] = decoded
+            }
             if response.status.code >= 400, response.headers[.contentType] == nil {
                 // NB: the router answers an unknown route with a bare 404; give it our error shape.
                 throw HTTPError(response.status)

@@ -7,9 +7,11 @@ extension APIService {
 
     func postRecyclingScan(_ input: Operations.PostRecyclingScan.Input) async throws -> Operations.PostRecyclingScan.Output {
         guard case .json(let body) = input.body else { throw APIError.badRequest("expected a JSON body") }
-        // What can be checked without the database, first.
+        // Characters first (a NUL must never reach the database), then the token, then the rest.
         try Self.checkID(body.id, field: "id")
         if let pointID = body.pointId { try Self.checkID(pointID, field: "pointId") }
+        if let zone = body.timeZone { try TextRules.check(zone, field: "timeZone") }
+        let userID = try await authenticatedUserID()
         let timeZone = try Self.timeZone(body.timeZone)
         let position = try Self.position(latitude: body.latitude, longitude: body.longitude)
         let gtin = try body.barcode.map { barcode throws(APIError) in try GTIN(validating: barcode) }
@@ -22,7 +24,6 @@ extension APIService {
         guard now.timeIntervalSince(body.takenAt) <= Double(recycling.maxScanAge.components.seconds) else {
             throw APIError.badRequest("takenAt is more than \(recycling.maxScanAge.components.seconds / 86_400) days ago: such an old scan is not scored")
         }
-        let userID = try await authenticatedUserID()
 
         // A replayed scan id answers its first result, without asking the model again.
         if let first = try await recycling.scans.stored(userID: userID, scanID: body.id) { return .ok(.init(body: .json(first))) }

@@ -9,8 +9,8 @@ extension APIService {
     static let packagingLimits = 1...10_000
 
     func getRecyclingScore(_ input: Operations.GetRecyclingScore.Input) async throws -> Operations.GetRecyclingScore.Output {
-        let timeZone = try Self.timeZone(input.query.timeZone)
         let userID = try await authenticatedUserID()
+        let timeZone = try Self.timeZone(input.query.timeZone)
         let stored = try await recycling.scans.days(of: userID)
         let score = RecyclingScore(days: stored.compactMap { key, value in LocalDay(text: key).map { ($0, value) } },
                                    today: LocalDay(Date(), in: timeZone), window: Self.scoreDays)
@@ -22,11 +22,11 @@ extension APIService {
     }
 
     func getRecyclingScoreboard(_ input: Operations.GetRecyclingScoreboard.Input) async throws -> Operations.GetRecyclingScoreboard.Output {
+        _ = try await authenticatedUserID()
         let limit = input.query.limit ?? Self.defaultScoreboardLimit
         guard Self.scoreboardLimits.contains(limit) else {
             throw APIError.badRequest("limit must be from \(Self.scoreboardLimits.lowerBound) to \(Self.scoreboardLimits.upperBound)")
         }
-        _ = try await authenticatedUserID()
         let entries = try await recycling.scans.scoreboard(limit: limit)
         return .ok(.init(body: .json(.init(entries: entries.map { .init(username: $0.username, total: $0.total) }))))
     }
