@@ -70,6 +70,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -120,6 +121,16 @@ let package = Package(
         .target(
             name: "BarcodeImages",
             dependencies: ["CZBar", "CPNG", "CJPEG"],
+            swiftSettings: swiftSettings
+        ),
+        // Seeds 100,000 recycling points and measures nearest searches, on the server over HTTP and
+        // with the library's NearestSearch (scripts/bench-recycling.sh).
+        .executableTarget(
+            name: "recycling-bench",
+            dependencies: [
+                "EventualAPI",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
             swiftSettings: swiftSettings
         ),
         // Tracking My Pantry: the app model (pantry, knowledge base, reminders, places, accounts).
@@ -201,6 +212,7 @@ let package = Package(
                 .product(name: "PostgresKit", package: "postgres-kit"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings

@@ -64,6 +64,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Token that opens GET /metrics (env EVENTUAL_METRICS_TOKEN); without one the route is off.")
     var metricsToken: String?
 
+    @Option(help: "Base URL of an OpenAI-compatible API that classifies scan photos, e.g. http://127.0.0.1:11434/v1 (/chat/completions is appended; key in env VISION_API_KEY). Without it, photos are not classified.")
+    var visionURL: String?
+
+    @Option(help: "The vision model to ask (with --vision-url), e.g. llava or gpt-4o.")
+    var visionModel: String?
+
+    @Option(help: "Seconds the vision model may take to answer before a scan is answered 503 (retry later).")
+    var visionTimeout = 20
+
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel.lowercased()) else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
@@ -97,6 +106,20 @@ struct Serve: AsyncParsableCommand {
         configuration.idleTimeout = .seconds(idleTimeout)
         configuration.maxConnections = maxConnections
         configuration.metricsToken = metricsToken ?? environment["EVENTUAL_METRICS_TOKEN"]
+        switch (visionURL, visionModel) {
+        case (nil, nil):
+            break
+        case (let url?, let model?):
+            guard let base = URL(string: url), ["http", "https"].contains(base.scheme?.lowercased() ?? ""), base.host != nil else {
+                throw ValidationError("--vision-url must be an http:// or https:// URL, e.g. http://127.0.0.1:11434/v1")
+            }
+            guard (1...600).contains(visionTimeout) else { throw ValidationError("--vision-timeout must be from 1 to 600 seconds") }
+            // NB: the key comes from the environment only, so that it never shows in `ps` or a shell history.
+            configuration.vision = VisionConfiguration(baseURL: base, model: model, apiKey: environment["VISION_API_KEY"],
+                                                       timeout: .seconds(visionTimeout))
+        default:
+            throw ValidationError("--vision-url and --vision-model go together")
+        }
         let app = try await buildApplication(configuration)
         try await app.runService()
         var logger = Logger(label: "eventual-server")

@@ -81,7 +81,8 @@ private func buildParts(_ configuration: ServerConfiguration, database: Database
         sessionTokens: SessionTokenSigner(keyBytes: sessionKey),
         throttle: throttle,
         quotas: configuration.quotas,
-        metrics: metrics
+        metrics: metrics,
+        recycling: try Recycling(database: database, configuration: configuration)
     )
 
     let router = Router(context: ServerRequestContext.self)
@@ -105,7 +106,8 @@ private func buildParts(_ configuration: ServerConfiguration, database: Database
     if configuration.metricsToken != nil { extraRoutes["/metrics"] = [.get] }
     let routes = ContractRoutes(document: String(decoding: contract, as: UTF8.self), extra: extraRoutes)
     let responder = EdgeResponder(inner: router.buildResponder(), maxBodySize: configuration.maxBodySize, metrics: metrics,
-                                  trustForwardedFor: configuration.trustForwardedFor, routes: routes)
+                                  trustForwardedFor: configuration.trustForwardedFor, routes: routes,
+                                  bodyLimits: ["/v1/recycling/scans": configuration.maxScanBodySize])
     return ServerParts(responder: responder, passwords: passwords, idempotency: idempotency, throttle: throttle)
 }
 

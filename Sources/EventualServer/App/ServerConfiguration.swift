@@ -40,6 +40,11 @@ public struct ServerConfiguration: Sendable {
     public var maxConnections: Int?
     /// Bearer token that opens `GET /metrics`; nil leaves the route off.
     public var metricsToken: String?
+    /// Largest body of `POST /v1/recycling/scans`, which carries a photo of up to 4 MiB in base64.
+    public var maxScanBodySize: Int = 6 * 1024 * 1024
+    /// The OpenAI-compatible API that classifies scan photos (`/chat/completions` is appended);
+    /// nil: photos are not classified here.
+    public var vision: VisionConfiguration?
 
     public init(
         hostname: String = "127.0.0.1",

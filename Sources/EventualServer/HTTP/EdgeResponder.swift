@@ -18,6 +18,8 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     let trustForwardedFor: Bool
     /// The methods each path takes, to tell "no such path" (404) from "not this method" (405).
     let routes: ContractRoutes
+    /// Paths whose bodies may be larger than `maxBodySize` (a scan with its photo), and their limits.
+    var bodyLimits: [String: Int] = [:]
 
     /// The body could not be read to its end: the client hung up or sent a broken stream.
     private struct BodyUnreadable: Error {
@@ -30,16 +32,17 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
         var response: Response
         do {
             var request = request
-            if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBodySize {
-                throw tooLarge
+            let limit = bodyLimits[request.uri.path] ?? maxBodySize
+            if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+                throw tooLarge(limit)
             }
             do {
-                _ = try await request.collectBody(upTo: maxBodySize)
+                _ = try await request.collectBody(upTo: limit)
             } catch let error as HTTPError where error.status == .contentTooLarge {
-                throw tooLarge
+                throw tooLarge(limit)
             } catch is NIOTooManyBytesError {
                 // NB: a chunked body has no Content-Length to refuse up front; collecting stops here.
-                throw tooLarge
+                throw tooLarge(limit)
             } catch {
                 throw BodyUnreadable(underlying: error)
             }
@@ -51,6 +54,11 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
             )
             response = try await RequestScope.$current.withValue(scope) {
                 try await inner.respond(to: request, context: context)
+            }
+            if let etag = response.headers[.eTag], etag.contains("%"), let decoded = etag.removingPercentEncoding {
+                // NB: the generated server percent-encodes header values ("\"p1\"" leaves as "%22p1%22"),
+                // which no HTTP cache reads as an entity tag. Generated clients decode either form.
+                response.headers[.eTag] = decoded
             }
             if response.status.code >= 400, response.headers[.contentType] == nil {
                 // NB: the router answers an unknown route with a bare 404; give it our error shape.
@@ -102,8 +110,8 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
         return response
     }
 
-    private var tooLarge: HTTPError {
-        HTTPError(.contentTooLarge, message: "The request body is larger than \(maxBodySize / 1024) KiB")
+    private func tooLarge(_ limit: Int) -> HTTPError {
+        HTTPError(.contentTooLarge, message: "The request body is larger than \(limit / 1024) KiB")
     }
 
     private func errorResponse(_ outcome: ErrorMapping.Outcome) -> Response {

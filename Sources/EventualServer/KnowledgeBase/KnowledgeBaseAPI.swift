@@ -14,11 +14,17 @@ extension APIService {
             throw APIError.badRequest("barcode is invalid")
         }
         // NB: the token check and the products in one read (one round trip on PostgreSQL).
-        let (record, products) = try await hotPath.lookup(tokenHash: AccessToken.hash(bearer), gtin: gtin.normalized)
+        let (record, products, packaging) = try await hotPath.lookup(tokenHash: AccessToken.hash(bearer), gtin: gtin.normalized)
         let now = UnixMillis.now()
         guard let record, record.isValid(at: now) else { throw Self.invalidToken }
         let token = sessionTokens.issue(userID: record.userID, gtin: gtin, now: now)
-        return .ok(.init(body: .json(.init(products: products.map { Components.Schemas.Product($0, withScore: true) }, token: token))))
+        // An Eventual addition: what the packaging is made of, when the catalogue knows the barcode.
+        let parts = try packaging.map { try PackagingCatalogue.decode($0).map(Components.Schemas.PackagingPart.init) }
+        return .ok(.init(body: .json(.init(products: products.map { product in
+            var answer = Components.Schemas.Product(product, withScore: true)
+            answer.packaging = parts
+            return answer
+        }, token: token))))
     }
 
     func postProduct(_ input: Operations.PostProduct.Input) async throws -> Operations.PostProduct.Output {

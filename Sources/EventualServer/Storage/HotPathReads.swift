@@ -33,28 +33,41 @@ struct HotPathReads: Sendable {
         return try reader.read { connection in try token(hash: hash, on: connection) }
     }
 
-    /// The token's record and the GTIN's products, best first, read together.
-    func lookup(tokenHash: String, gtin: String) async throws -> (token: AccessTokenRecord?, products: [ProductRecord]) {
+    /// The token's record and the GTIN's products, best first, read together, with the packaging
+    /// catalogue's parts JSON for the GTIN when it has products and the catalogue knows it.
+    func lookup(tokenHash: String, gtin: String) async throws -> (token: AccessTokenRecord?, products: [ProductRecord], packaging: String?) {
         if let client = database.postgresClient {
             // NB: one statement, one round trip: the token's row joined to the GTIN's products
-            // (none: a single row with NULL product columns; no token: no row at all).
+            // (none: a single row with NULL product columns; no token: no row at all) and to the
+            // GTIN's packaging (one row by primary key).
             var token: AccessTokenRecord?
             var products: [ProductRecord] = []
+            var packaging: String?
             for try await row in try await client.execute(LookupStatement(tokenHash: tokenHash, gtin: gtin)) {
                 token = AccessTokenRecord(userID: row.userID, expiresAt: row.expiresAt, revokedAt: row.revokedAt)
                 if let product = row.product { products.append(product) }
+                packaging = packaging ?? row.packaging
             }
-            return (token, products)
+            return (token, products, packaging)
         }
         guard let reader = database.fastReader else {
-            return (try await token(hash: tokenHash), try await products(gtin: gtin))
+            let products = try await products(gtin: gtin)
+            let packaging = products.isEmpty ? nil : try await database.withConnection { sql in
+                try await sql.select().column("parts").from("recycling_packaging").where("gtin", .equal, gtin).first()?
+                    .decode(column: "parts", as: String.self)
+            }
+            return (try await token(hash: tokenHash), products, packaging)
         }
         return try reader.read { connection in
             let token = try token(hash: tokenHash, on: connection)
-            guard token != nil else { return (nil, []) }
+            guard token != nil else { return (nil, [], nil) }
             var products: [ProductRecord] = []
             try connection.query(lookupSQL, [gtin]) { row in products.append(try ProductRecord(cursor: row)) }
-            return (token, products)
+            var packaging: String?
+            if !products.isEmpty {
+                try connection.query(PackagingCatalogue.partsSQL, [gtin]) { row in packaging = row.text(0) }
+            }
+            return (token, products, packaging)
         }
     }
 
@@ -101,8 +114,10 @@ private struct TokenStatement: PostgresPreparedStatement {
 private struct LookupStatement: PostgresPreparedStatement {
     static let sql = """
         SELECT t.user_id, t.expires_at, t.revoked_at,
-               p.id, p.gtin, p.barcode, p.name, p.description, p.img, p.user_id, p.score, p.created_at, p.updated_at
+               p.id, p.gtin, p.barcode, p.name, p.description, p.img, p.user_id, p.score, p.created_at, p.updated_at,
+               k.parts
         FROM access_tokens t LEFT JOIN products p ON p.gtin = $2
+        LEFT JOIN recycling_packaging k ON k.gtin = p.gtin
         WHERE t.token_hash = $1
         ORDER BY p.score DESC, p.created_at ASC
         """
@@ -112,6 +127,8 @@ private struct LookupStatement: PostgresPreparedStatement {
         let expiresAt: Int64
         let revokedAt: Int64?
         let product: ProductRecord?
+        /// The GTIN's packaging parts (JSON), when it has products and the catalogue knows it.
+        let packaging: String?
     }
 
     let tokenHash: String
@@ -125,13 +142,14 @@ private struct LookupStatement: PostgresPreparedStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-        let (userID, expiresAt, revokedAt, id, gtin, barcode, name, description, img, owner, score, createdAt, updatedAt) =
-            try row.decode((String, Int64, Int64?, String?, String?, String?, String?, String?, String?, String?, Int64?, Int64?, Int64?).self)
+        let (userID, expiresAt, revokedAt, id, gtin, barcode, name, description, img, owner, score, createdAt, updatedAt, packaging) =
+            try row.decode((String, Int64, Int64?, String?, String?, String?, String?, String?, String?, String?, Int64?, Int64?, Int64?,
+                            String?).self)
         var product: ProductRecord?
         if let id, let gtin, let barcode, let name, let owner, let score, let createdAt, let updatedAt {
             product = ProductRecord(id: id, gtin: gtin, barcode: barcode, name: name, description: description, img: img,
                                     userID: owner, score: score, createdAt: createdAt, updatedAt: updatedAt)
         }
-        return Row(userID: userID, expiresAt: expiresAt, revokedAt: revokedAt, product: product)
+        return Row(userID: userID, expiresAt: expiresAt, revokedAt: revokedAt, product: product, packaging: packaging)
     }
 }

@@ -151,6 +151,7 @@ extension Migration {
             "ALTER TABLE users ADD COLUMN role TEXT NOT NULL DEFAULT 'user'",
         ]),
         // Reserved, so that work in flight can land in any order: 6 recycling, 7 spending, 8 analytics.
+        Migration(version: 6, name: "recycling", statements: RecyclingSchema.statements),
     ]
 }
 

@@ -1,0 +1,120 @@
+import EventualAPI
+import Foundation
+import Logging
+
+extension APIService {
+    static let maxPhotoBytes = 4 * 1024 * 1024
+
+    func postRecyclingScan(_ input: Operations.PostRecyclingScan.Input) async throws -> Operations.PostRecyclingScan.Output {
+        guard case .json(let body) = input.body else { throw APIError.badRequest("expected a JSON body") }
+        // Characters first (a NUL must never reach the database), then the token, then the rest.
+        try Self.checkID(body.id, field: "id")
+        if let pointID = body.pointId { try Self.checkID(pointID, field: "pointId") }
+        if let zone = body.timeZone { try TextRules.check(zone, field: "timeZone") }
+        let userID = try await authenticatedUserID()
+        let timeZone = try Self.timeZone(body.timeZone)
+        let position = try Self.position(latitude: body.latitude, longitude: body.longitude)
+        let gtin = try body.barcode.map { barcode throws(APIError) in try GTIN(validating: barcode) }
+        let photo = try body.photo.map { text throws(APIError) in try Self.photo(base64: text) }
+        guard gtin != nil || photo != nil else { throw APIError.badRequest("a scan needs a barcode or a photo (or both)") }
+        let now = Date()
+        guard body.takenAt.timeIntervalSince(now) <= Double(recycling.maxClockDrift.components.seconds) else {
+            throw APIError.badRequest("takenAt is in the future: check the device's clock")
+        }
+        guard now.timeIntervalSince(body.takenAt) <= Double(recycling.maxScanAge.components.seconds) else {
+            throw APIError.badRequest("takenAt is more than \(recycling.maxScanAge.components.seconds / 86_400) days ago: such an old scan is not scored")
+        }
+
+        // A replayed scan id answers its first result, without asking the model again.
+        if let first = try await recycling.scans.stored(userID: userID, scanID: body.id) { return .ok(.init(body: .json(first))) }
+
+        var classification: ScanStore.Classification
+        if let gtin, let parts = try await recycling.packaging.parts(gtin: gtin.normalized), let type = TrashType(packaging: parts) {
+            let materials = parts.map { part in part.shape.map { "\(part.material.rawValue) (\($0))" } ?? part.material.rawValue }
+            classification = .init(detected: true, trashType: type, parts: parts, source: .barcode,
+                                   message: "\(type.rawValue), by its packaging (\(materials.joined(separator: ", "))): \(type.bin.label).")
+        } else if let photo {
+            guard let vision = recycling.vision else {
+                throw APIError(.unprocessableContent, "This server cannot classify photos; scan the barcode instead")
+            }
+            let type: TrashType?
+            do throws(VisionFailure) {
+                type = try await vision.classify(photo: photo.data, mimeType: photo.mimeType)
+            } catch {
+                RequestScope.current?.logger.warning("vision model failed", metadata: ["error": "\(error)"])
+                switch error {
+                case .unavailable(let reason):
+                    throw APIError(.serviceUnavailable, "The photo could not be classified right now: the vision model \(reason); send the scan again later",
+                                   retryAfter: 30)
+                case .badAnswer(let reason):
+                    throw APIError(.badGateway, "The photo could not be classified: the vision model's answer was not understood (\(reason))")
+                }
+            }
+            if let type {
+                classification = .init(detected: true, trashType: type, source: .vision, message: "\(type.rawValue): \(type.bin.label).")
+            } else {
+                classification = .init(detected: false, source: .vision, message: "No item detected: no piece of trash was recognised in the photo.")
+            }
+        } else {
+            classification = .init(detected: false, source: Components.Schemas.ScanResult.SourcePayload.none,
+                                   message: "This product's packaging is not known yet, so no bin can be named: scan it with a photo, or see the tips.")
+        }
+
+        if classification.detected, let type = classification.trashType, case .special(let material) = type.bin {
+            if let position, let nearest = try await recycling.points.nearest(to: position, limit: 1, material: material).first {
+                classification.specialPoint = nearest.point.answer(visits: nearest.visits, distance: nearest.meters)
+                let place = nearest.point.name ?? "the recycling point \(nearest.point.id)"
+                classification.message += " The nearest is \(place), \(Int(nearest.meters.rounded())) m away."
+            } else if position != nil {
+                classification.message += " No recycling point accepting \(material.rawValue) is known here."
+            }
+        }
+
+        let scan = ScanStore.Scan(userID: userID, id: body.id, takenAt: UnixMillis.milliseconds(body.takenAt), timeZone: timeZone.identifier,
+                                  localDay: LocalDay(body.takenAt, in: timeZone), barcode: gtin?.normalized)
+        return .ok(.init(body: .json(try await recycling.scans.record(scan, classification))))
+    }
+
+    /// A time zone the client named (UTC when it named none), or a 400.
+    static func timeZone(_ identifier: String?) throws(APIError) -> TimeZone {
+        guard let identifier else { return TimeZone(identifier: "UTC")! }
+        try TextRules.check(identifier, field: "timeZone")
+        let allowed = identifier.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "_+-/".unicodeScalars.contains(scalar))
+        }
+        guard allowed, identifier.unicodeScalars.count <= 64, !identifier.isEmpty, let zone = TimeZone(identifier: identifier) else {
+            throw .badRequest("timeZone must be an IANA time zone such as Europe/Paris or America/Bogota")
+        }
+        return zone
+    }
+
+    private static func position(latitude: Double?, longitude: Double?) throws(APIError) -> GeoPosition? {
+        switch (latitude, longitude) {
+        case (nil, nil):
+            return nil
+        case (let latitude?, let longitude?):
+            let position = GeoPosition(latitude: latitude, longitude: longitude)
+            guard position.isValid else { throw .badRequest("latitude must be from -90 to 90 and longitude from -180 to 180") }
+            return position
+        default:
+            throw .badRequest("latitude and longitude go together: send both or neither")
+        }
+    }
+
+    /// A photo checked to be base64 of a JPEG or a PNG of at most 4 MiB.
+    private static func photo(base64 text: String) throws(APIError) -> (data: Data, mimeType: String) {
+        // NB: base64 is 4 characters per 3 bytes; a text this long cannot hold a photo within the limit.
+        guard text.utf8.count <= (maxPhotoBytes + 2) / 3 * 4 + 4 else {
+            throw .contentTooLarge("photo is larger than \(maxPhotoBytes / 1024 / 1024) MiB: send a smaller JPEG or PNG")
+        }
+        guard let data = Data(base64Encoded: text), !data.isEmpty else {
+            throw .badRequest("photo must be a JPEG or a PNG image in base64, and this is not base64")
+        }
+        guard data.count <= maxPhotoBytes else {
+            throw .contentTooLarge("photo is larger than \(maxPhotoBytes / 1024 / 1024) MiB: send a smaller JPEG or PNG")
+        }
+        if data.starts(with: [0xFF, 0xD8, 0xFF]) { return (data, "image/jpeg") }
+        if data.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return (data, "image/png") }
+        throw .badRequest("photo must be a JPEG or a PNG image (in base64)")
+    }
+}
