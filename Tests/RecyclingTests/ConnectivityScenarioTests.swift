@@ -34,10 +34,10 @@ struct ConnectivityScenarioTests {
             let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
             _ = try await phone.signUp()
             #expect(try await phone.run(["leaderboard"]).status == 0)
-            // When the network goes and the student scans and opens a point
-            #expect(try await phone.offline(["scan", "--barcode", SharedData.pastryBarcode]).status == 0)
             let points = try #require(try json(try await phone.run(["points", "--json", "--limit", "1"])) as? [[String: Any]])
             let pointID = try #require(points.first?["id"] as? String)
+            // When the network goes and the student scans and opens a point
+            #expect(try await phone.offline(["scan", "--barcode", SharedData.pastryBarcode]).status == 0)
             #expect(try await phone.offline(["point", pointID]).status == 0)
             let status = try await phone.offline(["status"])
             // Then the banner says so, names what is unavailable, and counts what waits
