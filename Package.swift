@@ -249,6 +249,7 @@ let package = Package(
                 "Recycling",
                 "sustainu",
                 "eventual-server",
+                "BarcodeImages",
                 "EventualTestSupport",
                 "EventualKit",
                 "EventualServer",

@@ -1,0 +1,90 @@
+import BarcodeImages
+import EventualAPI
+import EventualServer
+import Foundation
+import Testing
+@testable import Recycling
+
+/// Photos without a barcode go to the server's vision model (a local fake OpenAI-compatible
+/// server here): taken in a basement, classified when the network returns; a model outage keeps
+/// the scan waiting, never loses it.
+@Suite("Photo scans through the vision model", .timeLimit(.minutes(3)))
+struct PhotoScanTests {
+    @Test func aPhotoTakenOfflineIsClassifiedAndScoredWhenTheNetworkReturns() async throws {
+        try await withFakeVisionServer(.answer("Battery")) { vision in
+            try await withLiveServer(configure: { $0.vision = VisionConfiguration(baseURL: vision.baseURL, model: "test-model", timeout: .seconds(10)) }) { server, scratch in
+                try await Executables.seed(scratch)
+                let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
+                _ = try await phone.signUp()
+                // Given a photo of a battery (no barcode) taken in a basement near Salzburg's centre
+                let photo = try plainPhoto(in: scratch.folder("camera"))
+                let near = "\(SharedData.salzburgCentre.latitude),\(SharedData.salzburgCentre.longitude)"
+                let waiting = try #require(try json(try await phone.offline(["scan", "--image", photo.path, "--at", near, "--json"])) as? [String: Any])
+                #expect(waiting["state"] as? String == "waiting" && waiting["offlineGuess"] as? Bool == false)
+                #expect(vision.requests.isEmpty)
+                // When the network returns
+                let scans = try #require(try json(try await phone.run(["scans", "--json"])) as? [[String: Any]])
+                // Then the model classified it, the bin is the nearest point that takes batteries, and it scored
+                let scan = try #require(scans.first)
+                #expect(scan["state"] as? String == "classified" && scan["trashType"] as? String == "Battery")
+                #expect(scan["bin"] as? String == "special" && scan["points"] as? Int == 50)
+                #expect(scan["specialPoint"] as? String != nil)
+                #expect(vision.requests.count == 1)
+                // And the copy of the photo is gone from the app's folder once classified
+                let photos = try FileManager.default.subpathsOfDirectory(atPath: scratch.folder("phone").path).filter { $0.hasSuffix(".jpg") }
+                #expect(photos.isEmpty, "\(photos)")
+            }
+        }
+    }
+
+    @Test func aModelOutageKeepsTheScanWaitingUntilARetrySucceeds() async throws {
+        try await withFakeVisionServer(.raw(status: 500, body: "{\"error\":\"overloaded\"}")) { vision in
+            try await withLiveServer(configure: { $0.vision = VisionConfiguration(baseURL: vision.baseURL, model: "test-model", timeout: .seconds(10)) }) { server, scratch in
+                let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
+                _ = try await phone.signUp()
+                // When the model fails while the student scans online
+                let photo = try plainPhoto(in: scratch.folder("camera"))
+                let first = try await phone.run(["scan", "--image", photo.path, "--json"])
+                let waiting = try #require(try json(first) as? [String: Any], "\(first.stderr)")
+                // Then the scan waits (nothing is lost, nothing is scored)
+                #expect(first.status == 0 && waiting["state"] as? String == "waiting" && waiting["points"] == nil)
+                // When the model is back, a sync classifies it
+                vision.set(.answer("Glass Bottle"))
+                let sync = try await phone.run(["sync"])
+                #expect(sync.status == 0, "\(sync.stderr)")
+                let scans = try #require(try json(try await phone.run(["scans", "--json"])) as? [[String: Any]])
+                #expect(scans.count == 1 && scans[0]["trashType"] as? String == "Glass Bottle" && scans[0]["bin"] as? String == "blue")
+            }
+        }
+    }
+
+    @Test func aServerWithoutAModelFailsAPhotoScanWithTheReason() async throws {
+        try await withLiveServer { server, scratch in
+            let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
+            _ = try await phone.signUp()
+            let photo = try plainPhoto(in: scratch.folder("camera"))
+            // When a photo without a barcode reaches a server with no vision model
+            let scan = try await phone.run(["scan", "--image", photo.path])
+            // Then the command fails in one line with the server's reason, and the scan says so
+            #expect(scan.status == 1 && scan.stderr.contains("cannot classify photos"), "\(scan.stdout)\(scan.stderr)")
+            let scans = try #require(try json(try await phone.run(["scans", "--json"])) as? [[String: Any]])
+            #expect(scans.count == 1 && scans[0]["state"] as? String == "failed")
+            #expect((scans[0]["message"] as? String)?.contains("cannot classify photos") == true)
+            // And bad photos are refused on the device before anything is queued
+            let text = scratch.folder("camera").appendingPathComponent("notes.jpg")
+            try Data("not a photo".utf8).write(to: text)
+            let refused = try await phone.run(["scan", "--image", text.path])
+            #expect(refused.isOneLineError && refused.stderr.contains("is not a JPEG or PNG photo"))
+            let missing = try await phone.run(["scan", "--image", "/nonexistent/photo.jpg"])
+            #expect(missing.isOneLineError && missing.stderr.contains("there is no such file"))
+        }
+    }
+}
+
+/// A JPEG of a plain grey card: a photo with no barcode in it.
+func plainPhoto(in folder: URL) throws -> URL {
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let photo = folder.appendingPathComponent("item-\(UUID().uuidString.prefix(6)).jpg")
+    try GreyImage(width: 64, height: 64, pixels: [UInt8](repeating: 128, count: 64 * 64)).jpeg(quality: 85).write(to: photo)
+    return photo
+}
