@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "Pantry", targets: ["Pantry"]),
         .library(name: "BarcodeImages", targets: ["BarcodeImages"]),
         .executable(name: "pantry", targets: ["pantry"]),
+        .library(name: "Spending", targets: ["Spending"]),
+        .executable(name: "spendiq", targets: ["spendiq"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -149,6 +151,32 @@ let package = Package(
             dependencies: ["Pantry", "EventualKit", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
+        // SpendiQ: the app model (accounts, transactions, dashboard, limits, CSV, offers, location, insights).
+        .target(
+            name: "Spending",
+            dependencies: [
+                "EventualKit",
+                "EventualAPI",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The `spendiq` command: argument parsing and printing over the Spending library.
+        .executableTarget(
+            name: "spendiq",
+            dependencies: [
+                "Spending",
+                "EventualKit",
+                "EventualAPI",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/SpendiqCommand",
+            swiftSettings: swiftSettings
+        ),
         // What every test target shares: scratch folders and databases, a live server on a
         // loopback port, a server that never answers, the fault-injecting proxy.
         .target(
@@ -189,6 +217,19 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SpendingTests",
+            dependencies: [
+                "Spending",
+                "spendiq",
+                "EventualTestSupport",
+                "EventualKit",
+                "EventualServer",
+                "EventualAPI",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),

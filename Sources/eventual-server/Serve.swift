@@ -64,6 +64,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Token that opens GET /metrics (env EVENTUAL_METRICS_TOKEN); without one the route is off.")
     var metricsToken: String?
 
+    @Option(help: "Send mail (verification codes) through this SMTP relay: smtp://[user:password@]host[:port].")
+    var smtpUrl: String?
+
+    @Option(help: "Without --smtp-url, drop each mail as a file here (default: a 'mail' folder beside the SQLite database, or ./data/mail).")
+    var mailDir: String?
+
+    @Option(help: "The sender of the server's mail.")
+    var mailFrom = "Eventual <no-reply@eventual.invalid>"
+
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel.lowercased()) else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
@@ -97,6 +106,15 @@ struct Serve: AsyncParsableCommand {
         configuration.idleTimeout = .seconds(idleTimeout)
         configuration.maxConnections = maxConnections
         configuration.metricsToken = metricsToken ?? environment["EVENTUAL_METRICS_TOKEN"]
+        if let smtpUrl {
+            guard let url = URL(string: smtpUrl), url.scheme?.lowercased() == "smtp", url.host != nil else {
+                throw ValidationError("--smtp-url must look like smtp://[user:password@]host[:port]")
+            }
+            configuration.mail = .smtp(url)
+        } else if let mailDir {
+            configuration.mail = .directory(mailDir)
+        }
+        configuration.mailFrom = mailFrom
         let app = try await buildApplication(configuration)
         try await app.runService()
         var logger = Logger(label: "eventual-server")

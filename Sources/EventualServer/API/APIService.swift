@@ -17,6 +17,8 @@ struct APIService: APIProtocol {
     let throttle: Throttle
     let quotas: Quotas
     let metrics: ServerMetrics
+    let verification: EmailVerification
+    let spending: SpendingStore
 
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
         .ok(.init(body: .json(.init(status: "ok"))))
