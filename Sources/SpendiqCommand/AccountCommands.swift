@@ -39,8 +39,9 @@ struct Verify: AsyncParsableCommand {
             print("If \(try email ?? app.pendingRegistration()) is registered and not verified yet, a new code is on its way.")
             return
         }
+        let address = email ?? (try? app.pendingRegistration())
         try await app.verify(code: code ?? "", email: email)
-        print("Email verified. Now: spendiq login --email \(try email ?? (try? app.pendingRegistration()) ?? "EMAIL")")
+        print("Email verified. Now: spendiq login --email \(address ?? "EMAIL")")
     }
 }
 

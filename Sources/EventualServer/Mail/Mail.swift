@@ -17,8 +17,11 @@ public struct Mail: Sendable, Equatable {
 
     /// The message as RFC 5322 text with CRLF line ends (headers, a blank line, the body).
     var rfc5322: String {
-        let date = Date().formatted(.dateTime.locale(Locale(identifier: "en_US_POSIX")).weekday(.abbreviated).day().month(.abbreviated)
-            .year().hour(.twoDigits(amPM: .omitted)).minute(.twoDigits).second(.twoDigits))
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss '+0000'"
+        let date = formatter.string(from: Date())
         let lines = ["From: \(from)", "To: \(to)", "Subject: \(subject)", "Date: \(date)",
                      "MIME-Version: 1.0", "Content-Type: text/plain; charset=utf-8", "Content-Transfer-Encoding: 8bit", ""]
             + body.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
