@@ -174,6 +174,24 @@ struct List: AsyncParsableCommand {
             struct Shape: Encodable {
                 let id, account, kind: String; let amountMinor: Int64; let currency: String; let category, note: String?; let date: String
                 let toAccount, place: String?; let automatic: Bool
+
+                enum CodingKeys: String, CodingKey { case id, account, kind, amountMinor, currency, category, note, date, toAccount, place, automatic }
+
+                // NB: every key always present (null when empty): a script reading `note` finds it.
+                func encode(to encoder: any Encoder) throws {
+                    var container = encoder.container(keyedBy: CodingKeys.self)
+                    try container.encode(id, forKey: .id)
+                    try container.encode(account, forKey: .account)
+                    try container.encode(kind, forKey: .kind)
+                    try container.encode(amountMinor, forKey: .amountMinor)
+                    try container.encode(currency, forKey: .currency)
+                    try container.encode(category, forKey: .category)
+                    try container.encode(note, forKey: .note)
+                    try container.encode(date, forKey: .date)
+                    try container.encode(toAccount, forKey: .toAccount)
+                    try container.encode(place, forKey: .place)
+                    try container.encode(automatic, forKey: .automatic)
+                }
             }
             print(try Terminal.json(transactions.map {
                 Shape(id: $0.id, account: names[$0.accountId] ?? $0.accountId, kind: $0.kind.rawValue, amountMinor: $0.amountMinor,

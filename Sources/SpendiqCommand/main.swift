@@ -4,7 +4,14 @@ import Foundation
 // NB: help is ArgumentParser's to print, with exit status 0; every error, a usage mistake or a
 // failed command, is one line on stderr and a non-zero exit status, never a stack trace.
 do {
-    let command = try SpendiqCommand.parseAsRoot(try CommandLineText.checked(Array(CommandLine.arguments.dropFirst())))
+    let arguments: [String]
+    do {
+        arguments = try CommandLineText.checked(Array(CommandLine.arguments.dropFirst()))
+    } catch {
+        // NB: a control character in an argument is a usage mistake (status 64), like an unknown option.
+        throw ValidationError(error.description)
+    }
+    let command = try SpendiqCommand.parseAsRoot(arguments)
     if let asyncCommand = command as? any AsyncParsableCommand {
         try await runAsync(asyncCommand)
     } else {

@@ -27,7 +27,7 @@ struct OffersTests {
 
     @Test func offersAreWithinTheRadiusFeaturedFirstThenNearestWithDistancesComputedOnTheDevice() async throws {
         try await Self.withShops { server, scratch, user, spending in
-            // Given an admin's featured offer at a shop about 800 m away (Marché U, Boulevard Princesse Charlotte)
+            // Given an admin's featured offer at Marché U, Boulevard Princesse Charlotte
             let database = try await serverDatabase(scratch)
             _ = try await RoleAdministration(database: database).set(.admin, email: user.email)
             await database.close()
@@ -52,7 +52,8 @@ struct OffersTests {
                 let dx = (offer.longitude - Self.casino.longitude) * .pi / 180 * 6_371_008.8 * cos(Self.casino.latitude * .pi / 180)
                 #expect(abs(Double(offer.distanceMeters) - (dx * dx + dy * dy).squareRoot()) <= 2)
             }
-            #expect(result.offers.first.map { (700...900).contains($0.distanceMeters) } == true)
+            // Marché U (43.7415271, 7.4257261): 236.5 m north and 166.6 m west of the casino, 289 m away
+            #expect(result.offers.first.map { (287...291).contains($0.distanceMeters) } == true)
             #expect(!result.stale && result.note == nil)
         }
     }

@@ -39,6 +39,11 @@ public enum AmountText {
             whole = String(body[..<index])
             fraction = String(body[body.index(after: index)...])
         }
+        // NB: thousands separators group by three ("12.5055" is a typing mistake, not 125,055).
+        let groups = whole.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "." || $0 == "," })
+        if groups.count > 1, groups.first!.isEmpty || groups.first!.count > 3 || groups.dropFirst().contains(where: { $0.count != 3 }) {
+            throw .invalidAmount(text)
+        }
         whole.removeAll { $0 == "." || $0 == "," }
         if whole.isEmpty { whole = "0" }
         guard fraction.count <= digits, whole.count <= 16, fraction.allSatisfy(\.isNumber), let units = Int64(whole) else {
