@@ -47,11 +47,11 @@ public final class SpendingApp: Sendable {
 
     /// Confirms the email with the mailed code; `email` defaults to the last registration on this device.
     public func verify(code: String, email: String? = nil) async throws {
-        let address = try email ?? pendingRegistration()
         let trimmed = code.trimmingCharacters(in: .whitespaces)
         guard trimmed.count == 6, trimmed.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             throw SpendingError.invalidField("The code is the 6 digits of the mail, like 042917")
         }
+        let address = try email ?? pendingRegistration()
         let answer: Operations.VerifyEmail.Output
         do {
             answer = try await link.client.verifyEmail(body: .json(.init(email: address, code: trimmed)))
