@@ -19,6 +19,8 @@ let package = Package(
         .executable(name: "pantry", targets: ["pantry"]),
         .library(name: "Recycling", targets: ["Recycling"]),
         .executable(name: "sustainu", targets: ["sustainu"]),
+        .library(name: "Spending", targets: ["Spending"]),
+        .executable(name: "spendiq", targets: ["spendiq"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -184,6 +186,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // SpendiQ: the app model (accounts, transactions, dashboard, limits, CSV, offers, location, insights).
+        .target(
+            name: "Spending",
+            dependencies: [
+                "EventualKit",
+                "EventualAPI",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The `sustainu` command: argument parsing and printing over the Recycling library.
         .executableTarget(
             name: "sustainu",
@@ -197,6 +212,19 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Sources/SustainUCommand",
+            swiftSettings: swiftSettings
+        ),
+        // The `spendiq` command: argument parsing and printing over the Spending library.
+        .executableTarget(
+            name: "spendiq",
+            dependencies: [
+                "Spending",
+                "EventualKit",
+                "EventualAPI",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/SpendiqCommand",
             swiftSettings: swiftSettings
         ),
         // What every test target shares: scratch folders and databases, a live server on a
@@ -250,6 +278,19 @@ let package = Package(
                 "sustainu",
                 "eventual-server",
                 "BarcodeImages",
+                "EventualTestSupport",
+                "EventualKit",
+                "EventualServer",
+                "EventualAPI",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SpendingTests",
+            dependencies: [
+                "Spending",
+                "spendiq",
                 "EventualTestSupport",
                 "EventualKit",
                 "EventualServer",

@@ -72,6 +72,14 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "Seconds the vision model may take to answer before a scan is answered 503 (retry later).")
     var visionTimeout = 20
+    @Option(help: "Send mail (verification codes) through this SMTP relay: smtp://[user:password@]host[:port].")
+    var smtpUrl: String?
+
+    @Option(help: "Without --smtp-url, drop each mail as a file here (default: a 'mail' folder beside the SQLite database, or ./data/mail).")
+    var mailDir: String?
+
+    @Option(help: "The sender of the server's mail.")
+    var mailFrom = "Eventual <no-reply@eventual.invalid>"
 
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel.lowercased()) else {
@@ -120,6 +128,15 @@ struct Serve: AsyncParsableCommand {
         default:
             throw ValidationError("--vision-url and --vision-model go together")
         }
+        if let smtpUrl {
+            guard let url = URL(string: smtpUrl), url.scheme?.lowercased() == "smtp", url.host != nil else {
+                throw ValidationError("--smtp-url must look like smtp://[user:password@]host[:port]")
+            }
+            configuration.mail = .smtp(url)
+        } else if let mailDir {
+            configuration.mail = .directory(mailDir)
+        }
+        configuration.mailFrom = mailFrom
         let app = try await buildApplication(configuration)
         try await app.runService()
         var logger = Logger(label: "eventual-server")

@@ -2,6 +2,6 @@
 public enum SyncCollections {
     /// Every registered collection, by name.
     public static let all: [String: SyncCollection] = Dictionary(
-        uniqueKeysWithValues: pantry.map { ($0.name, $0) }
+        uniqueKeysWithValues: (pantry + spending).map { ($0.name, $0) }
     )
 }

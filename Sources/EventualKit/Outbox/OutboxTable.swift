@@ -21,6 +21,11 @@ enum OutboxTable {
         return id
     }
 
+    static func hasPending(coalescingKey: String, db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM eventual_outbox WHERE coalescing_key = ? AND state = 'pending')",
+                          arguments: [coalescingKey]) ?? false
+    }
+
     static func resetInFlight(_ db: Database) throws {
         try db.execute(sql: "UPDATE eventual_outbox SET state = 'pending', next_attempt_at = 0 WHERE state = 'inFlight'")
     }

@@ -122,6 +122,12 @@ public final class LocalTransaction {
     /// Queues a call to an ordinary endpoint, run by the handler registered for `operation`
     /// once the network is back, with the entry's id as its `Idempotency-Key`. A newer call
     /// with the same `coalescingKey` replaces an unsent older one.
+    /// Whether a call queued with `coalescingKey` waits unsent: a newer value can then replace it
+    /// (`enqueueCall` with the same key) without adding a request.
+    public func hasPendingCall(coalescingKey: String) throws -> Bool {
+        try OutboxTable.hasPending(coalescingKey: coalescingKey, db: db)
+    }
+
     @discardableResult
     public func enqueueCall(_ operation: String, payload: some Encodable, coalescingKey: String? = nil) throws -> String {
         try OutboxTable.append(

@@ -19,6 +19,8 @@ struct APIService: APIProtocol {
     let metrics: ServerMetrics
     /// SustainU: recycling points, packaging, scans, score and tips (Recycling/).
     let recycling: Recycling
+    let verification: EmailVerification
+    let spending: SpendingStore
 
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
         .ok(.init(body: .json(.init(status: "ok"))))

@@ -36,6 +36,10 @@ extension APIService {
             if let conflict = try await accounts.conflict(for: user) { throw conflict }
             throw error
         }
+        if profile.id == user.id {
+            // NB: a replayed registration (same Idempotency-Key) created nothing and mails nothing.
+            await verification.issueAfterRegistration(userID: user.id, email: user.email, now: now)
+        }
         return .created(.init(body: .json(profile)))
     }
 

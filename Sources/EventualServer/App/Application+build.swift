@@ -21,7 +21,7 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
     let database = try await Database.open(configuration.database, logger: logger, options: options)
     let parts: ServerParts
     do {
-        parts = try await buildParts(configuration, database: database, metrics: metrics)
+        parts = try await buildParts(configuration, database: database, metrics: metrics, logger: logger)
     } catch {
         await database.close()
         throw error
@@ -55,7 +55,8 @@ private struct ServerParts {
     let throttle: Throttle
 }
 
-private func buildParts(_ configuration: ServerConfiguration, database: Database, metrics: ServerMetrics) async throws -> ServerParts {
+private func buildParts(_ configuration: ServerConfiguration, database: Database, metrics: ServerMetrics,
+                        logger: Logger) async throws -> ServerParts {
     let sessionKey: Data
     if let configured = configuration.sessionKey {
         guard let data = Base64URL.decode(configured), data.count == 32 else {
@@ -82,7 +83,10 @@ private func buildParts(_ configuration: ServerConfiguration, database: Database
         throttle: throttle,
         quotas: configuration.quotas,
         metrics: metrics,
-        recycling: try Recycling(database: database, configuration: configuration)
+        recycling: try Recycling(database: database, configuration: configuration),
+        verification: EmailVerification(database: database, key: fingerprintKey, mailer: try configuration.mailDelivery.sender(),
+                                        from: configuration.mailFrom, logger: logger),
+        spending: SpendingStore(database: database)
     )
 
     let router = Router(context: ServerRequestContext.self)

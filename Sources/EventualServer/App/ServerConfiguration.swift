@@ -45,6 +45,11 @@ public struct ServerConfiguration: Sendable {
     /// The OpenAI-compatible API that classifies scan photos (`/chat/completions` is appended);
     /// nil: photos are not classified here.
     public var vision: VisionConfiguration?
+    /// How mail (verification codes) leaves the server; nil: files in a `mail` folder beside the
+    /// SQLite database, or in `./data/mail` on PostgreSQL.
+    public var mail: MailDelivery? = nil
+    /// The sender of the server's mail.
+    public var mailFrom = "Eventual <no-reply@eventual.invalid>"
 
     public init(
         hostname: String = "127.0.0.1",
@@ -86,6 +91,16 @@ public struct ServerConfiguration: Sendable {
         self.idleTimeout = idleTimeout
         self.maxConnections = maxConnections
         self.metricsToken = metricsToken
+    }
+
+    /// Where mail goes: `mail`, or files beside the database.
+    var mailDelivery: MailDelivery {
+        if let mail { return mail }
+        switch database {
+        case .sqlite(let path):
+            return .directory(URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("mail", isDirectory: true).path)
+        case .postgres: return .directory("./data/mail")
+        }
     }
 
     /// `maxConnections`, or what the process's file-descriptor limit leaves room for.

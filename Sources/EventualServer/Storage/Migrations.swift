@@ -152,6 +152,73 @@ extension Migration {
         ]),
         // Reserved, so that work in flight can land in any order: 6 recycling, 7 spending, 8 analytics.
         Migration(version: 6, name: "recycling", statements: RecyclingSchema.statements),
+        Migration(version: 7, name: "spending", statements: [
+            // Set when the person typed the code mailed at registration; SpendiQ's endpoints
+            // answer 403 until then. `last_seen_at`: the last time they opened SpendiQ (Unix ms).
+            "ALTER TABLE users ADD COLUMN email_verified_at BIGINT",
+            "ALTER TABLE users ADD COLUMN last_seen_at BIGINT",
+            // The code is kept only as an HMAC under a server key; 5 wrong tries or 10 minutes end it.
+            """
+            CREATE TABLE email_verifications (
+                user_id TEXT PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+                code_hash TEXT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                failed_attempts INTEGER NOT NULL DEFAULT 0,
+                sent_at BIGINT NOT NULL
+            )
+            """,
+            // The newest position a device sent (older ones arriving late are ignored).
+            """
+            CREATE TABLE spending_locations (
+                user_id TEXT PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+                latitude DOUBLE PRECISION NOT NULL,
+                longitude DOUBLE PRECISION NOT NULL,
+                at BIGINT NOT NULL
+            )
+            """,
+            // Shops from OpenStreetMap (`osm_id` like node/267885935), imported by import-shops.
+            """
+            CREATE TABLE shops (
+                id TEXT PRIMARY KEY,
+                osm_id TEXT NOT NULL UNIQUE,
+                name TEXT,
+                shop_type TEXT NOT NULL,
+                latitude DOUBLE PRECISION NOT NULL,
+                longitude DOUBLE PRECISION NOT NULL,
+                address TEXT,
+                updated_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX shops_by_position ON shops (latitude, longitude)",
+            // `featured` and `demo` are 0 or 1 (one type on both databases).
+            """
+            CREATE TABLE offers (
+                id TEXT PRIMARY KEY,
+                shop_id TEXT NOT NULL REFERENCES shops (id) ON DELETE CASCADE,
+                title TEXT NOT NULL,
+                description TEXT,
+                category TEXT NOT NULL,
+                discount_percent INTEGER,
+                featured INTEGER NOT NULL DEFAULT 0,
+                demo INTEGER NOT NULL DEFAULT 0,
+                valid_until BIGINT,
+                created_by TEXT,
+                created_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX offers_by_shop ON offers (shop_id)",
+            // One row per view; the key (the device's outbox entry id) makes a replay count once.
+            """
+            CREATE TABLE offer_views (
+                user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                view_key TEXT NOT NULL,
+                offer_id TEXT NOT NULL REFERENCES offers (id) ON DELETE CASCADE,
+                viewed_at BIGINT NOT NULL,
+                PRIMARY KEY (user_id, view_key)
+            )
+            """,
+            "CREATE INDEX offer_views_by_offer ON offer_views (offer_id)",
+        ]),
     ]
 }
 

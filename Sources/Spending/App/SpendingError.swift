@@ -1,0 +1,64 @@
+import Foundation
+
+/// Why a SpendiQ action did not happen, in words for the person who asked.
+public enum SpendingError: Error, Equatable, CustomStringConvertible {
+    case notSignedIn
+    case invalidAmount(String)
+    case invalidCurrency(String)
+    case invalidDate(String)
+    case invalidCoordinates(String)
+    case invalidField(String)
+    case noSuchAccount(String)
+    case ambiguousAccount(String, matches: Int)
+    case accountExists(String)
+    case archivedAccount(String)
+    case noSuchTransaction(String)
+    case ambiguousTransaction(String, matches: Int)
+    case transferCurrencies(from: String, to: String)
+    case transferToItself
+    case notVerified
+    case wipedAfterOfflineAge(days: Int)
+    case offlineTooLongWithPendingChanges(days: Int, count: Int, email: String)
+    case otherPersonOnDevice(username: String)
+    case noPosition
+    case offersNeedConnection
+    case insightsNeedConnection
+    case noPendingRegistration
+    case server(String)
+    case unreachable(String)
+    case file(String)
+
+    public var description: String {
+        switch self {
+        case .notSignedIn: return "Not signed in: run `spendiq login --email EMAIL` first"
+        case .invalidAmount(let text): return "'\(text)' is not an amount: use a number above zero like 12.50, with at most the currency's decimals"
+        case .invalidCurrency(let text): return "'\(text)' is not a currency: use an ISO 4217 code such as EUR, USD or COP"
+        case .invalidDate(let text): return "'\(text)' is not a date: use 2026-11-20, 2026-11-20T14:30, today or yesterday"
+        case .invalidCoordinates(let text): return "'\(text)' is not a position: use LATITUDE,LONGITUDE like 43.7384,7.4246"
+        case .invalidField(let message): return message
+        case .noSuchAccount(let name): return "No account '\(name)': see spendiq accounts, or add one with spendiq accounts add NAME --currency EUR"
+        case .ambiguousAccount(let name, let matches): return "'\(name)' matches \(matches) accounts: give its full name"
+        case .accountExists(let name): return "There is already an account named '\(name)'"
+        case .archivedAccount(let name): return "The account '\(name)' is archived"
+        case .noSuchTransaction(let id): return "No transaction \(id): see spendiq list"
+        case .ambiguousTransaction(let id, let matches): return "\(id) matches \(matches) transactions: give more of the id"
+        case .transferCurrencies(let from, let to): return "A transfer moves one currency: the accounts hold \(from) and \(to)"
+        case .transferToItself: return "A transfer needs two different accounts"
+        case .notVerified:
+            return "Verify your email first: type the code we mailed you with spendiq verify CODE (a new code: spendiq verify --resend)"
+        case .wipedAfterOfflineAge(let days):
+            return "No online sign-in for over \(days) days: this device's SpendiQ data was removed (it is safe on the server). Connect and sign in again"
+        case .offlineTooLongWithPendingChanges(let days, let count, let email):
+            return "No online sign-in for over \(days) days, and \(count) change(s) have not reached the server: go online and run spendiq login --email \(email) to send them"
+        case .otherPersonOnDevice(let username):
+            return "This device holds \(username)'s data: only \(username) can sign in here offline. Connect to sign in as someone else"
+        case .noPosition: return "No position yet: give one with --near LAT,LON, or record it with spendiq locate LAT,LON"
+        case .offersNeedConnection: return "Connect to load offers near you"
+        case .insightsNeedConnection: return "Connect to load your insights"
+        case .noPendingRegistration: return "No registration waits for a code on this device: give --email EMAIL"
+        case .server(let message): return message
+        case .unreachable(let reason): return reason
+        case .file(let message): return message
+        }
+    }
+}

@@ -1,0 +1,329 @@
+import EventualAPI
+import EventualKit
+import Foundation
+import GRDB
+
+/// What a person says about a transaction when adding or editing it. Nil means "not given".
+public struct TransactionDetails: Sendable, Equatable {
+    public var amount: String?
+    public var account: String?
+    public var category: String?
+    public var note: String?
+    /// As typed (`2026-11-20`, `yesterday`); parsed in the person's time zone.
+    public var date: String?
+    public var place: String?
+    public var position: Coordinates?
+
+    public init(amount: String? = nil, account: String? = nil, category: String? = nil, note: String? = nil,
+                date: String? = nil, place: String? = nil, position: Coordinates? = nil) {
+        self.amount = amount
+        self.account = account
+        self.category = category
+        self.note = note
+        self.date = date
+        self.place = place
+        self.position = position
+    }
+}
+
+/// Which transactions a list shows.
+public struct TransactionQuery: Sendable, Equatable {
+    public var days: Int?
+    public var account: String?
+    public var category: String?
+    public var limit: Int?
+
+    public init(days: Int? = nil, account: String? = nil, category: String? = nil, limit: Int? = nil) {
+        self.days = days
+        self.account = account
+        self.category = category
+        self.limit = limit
+    }
+}
+
+/// A write and the budgets it went over.
+public struct Recorded: Sendable, Equatable {
+    public let transaction: SpendingTransaction
+    public let warnings: [LimitWarning]
+}
+
+/// The user's accounts and transactions in their database: writes named after what a person
+/// does, each applied and queued for the server in one transaction; balances computed.
+public struct Ledger: Sendable {
+    let store: LocalStore
+    let configuration: SpendingConfiguration
+
+    var now: Int64 { configuration.clock() }
+    var limits: Limits { Limits(store: store, configuration: configuration) }
+
+    // MARK: - Accounts
+
+    /// Opens an account.
+    @discardableResult
+    public func addAccount(name: String, kind: AccountKind = .cash, currency: String, colour: String? = nil,
+                           openingBalance: String? = nil) async throws -> SpendingAccount {
+        let code = currency.uppercased()
+        guard Currency.isCode(code) else { throw SpendingError.invalidCurrency(currency) }
+        let name = try Self.text(name, field: "name", collection: SyncCollections.spendingAccounts, required: true)!
+        let colour = try Self.text(colour, field: "colour", collection: SyncCollections.spendingAccounts)
+        let opening = try openingBalance.map { text throws(SpendingError) in try AmountText.parseSigned(text, currency: code) } ?? 0
+        guard try findAccounts(name).filter({ $0.name.lowercased() == name.lowercased() }).isEmpty else {
+            throw SpendingError.accountExists(name)
+        }
+        let account = SpendingAccount(id: UUIDv7.make(), name: name, kind: kind, currency: code, colour: colour,
+                                      openingBalanceMinor: opening, createdAt: now)
+        try await store.write { tx in try Self.insert(SpendingSchema.accountsTable, account.id, account.syncFields, SyncCollections.spendingAccounts, tx) }
+        return account
+    }
+
+    /// Renames, recolours or changes the kind of an account.
+    @discardableResult
+    public func editAccount(_ reference: String, name: String? = nil, kind: AccountKind? = nil, colour: String? = nil) async throws -> SpendingAccount {
+        let account = try self.account(reference, allowArchived: true)
+        var fields: [String: SyncValue] = [:]
+        if let name = try Self.text(name, field: "name", collection: SyncCollections.spendingAccounts) {
+            if name.lowercased() != account.name.lowercased(), try findAccounts(name).contains(where: { $0.name.lowercased() == name.lowercased() }) {
+                throw SpendingError.accountExists(name)
+            }
+            fields["name"] = .string(name)
+        }
+        if let kind { fields["kind"] = .string(kind.rawValue) }
+        if let colour = try Self.text(colour, field: "colour", collection: SyncCollections.spendingAccounts) { fields["colour"] = .string(colour) }
+        guard !fields.isEmpty else { throw SpendingError.invalidField("Nothing to change: give --name, --kind or --colour") }
+        try await update(SpendingSchema.accountsTable, account.id, fields, SyncCollections.spendingAccounts)
+        return try self.account(account.id, allowArchived: true)
+    }
+
+    /// Archives an account: it leaves the lists and the dashboard; its transactions stay.
+    @discardableResult
+    public func archiveAccount(_ reference: String) async throws -> SpendingAccount {
+        var account = try self.account(reference, allowArchived: true)
+        try await update(SpendingSchema.accountsTable, account.id, ["archived": .boolean(true)], SyncCollections.spendingAccounts)
+        account.archived = true
+        return account
+    }
+
+    /// Every account, archived ones too when asked, by name.
+    public func accounts(includeArchived: Bool = false) throws -> [SpendingAccount] {
+        try store.reader.read { db in
+            try SpendingAccount.fetchAll(db, sql: "SELECT * FROM spending_accounts \(includeArchived ? "" : "WHERE archived = 0") ORDER BY name COLLATE NOCASE")
+        }
+    }
+
+    /// The account named `reference` (any case), or whose id is or ends with it.
+    public func account(_ reference: String, allowArchived: Bool = false) throws -> SpendingAccount {
+        let matches = try findAccounts(reference)
+        let exact = matches.filter { $0.name.lowercased() == reference.lowercased() || $0.id == reference }
+        let candidates = exact.isEmpty ? matches : exact
+        let live = candidates.filter { !$0.archived }
+        let chosen = live.count == 1 ? live : candidates
+        guard chosen.count == 1 else {
+            throw chosen.isEmpty ? SpendingError.noSuchAccount(reference) : SpendingError.ambiguousAccount(reference, matches: chosen.count)
+        }
+        guard allowArchived || !chosen[0].archived else { throw SpendingError.archivedAccount(chosen[0].name) }
+        return chosen[0]
+    }
+
+    private func findAccounts(_ reference: String) throws -> [SpendingAccount] {
+        let trimmed = reference.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { return [] }
+        return try store.reader.read { db in
+            try SpendingAccount.fetchAll(db, sql: """
+                SELECT * FROM spending_accounts
+                WHERE lower(name) = lower(?1) OR id = ?1 OR (length(?1) >= 6 AND substr(id, -length(?1)) = lower(?1))
+                """, arguments: [trimmed])
+        }
+    }
+
+    // MARK: - Transactions
+
+    /// Records money spent or received. The write prints any budget it went over.
+    @discardableResult
+    public func record(_ kind: TransactionKind, _ details: TransactionDetails, automatic: Bool = false) async throws -> Recorded {
+        precondition(kind != .transfer, "transfers go through transfer(_:from:to:)")
+        guard let accountName = details.account else { throw SpendingError.invalidField("Which account? Give --account NAME") }
+        let account = try self.account(accountName)
+        guard let amountText = details.amount else { throw SpendingError.invalidAmount("") }
+        let amount = try AmountText.parse(amountText, currency: account.currency)
+        let transaction = SpendingTransaction(
+            id: UUIDv7.make(), accountId: account.id, kind: kind, amountMinor: amount, currency: account.currency,
+            category: try category(details.category, default: kind == .income ? "income" : "other"),
+            note: try Self.text(details.note, field: "note", collection: SyncCollections.spendingTransactions),
+            occurredAt: try details.date.map { text throws(SpendingError) in try DateText.parse(text, now: now, calendar: configuration.calendar) } ?? now,
+            place: try Self.text(details.place, field: "place", collection: SyncCollections.spendingTransactions),
+            position: details.position, automatic: automatic, toAccountId: nil)
+        try await store.write { tx in
+            try Self.insert(SpendingSchema.transactionsTable, transaction.id, transaction.syncFields, SyncCollections.spendingTransactions, tx)
+        }
+        return Recorded(transaction: transaction, warnings: try limits.check(after: transaction))
+    }
+
+    /// Moves money between two accounts of one currency.
+    @discardableResult
+    public func transfer(_ amountText: String, from: String, to: String, note: String? = nil, date: String? = nil) async throws -> SpendingTransaction {
+        let source = try account(from), target = try account(to)
+        guard source.id != target.id else { throw SpendingError.transferToItself }
+        guard source.currency == target.currency else { throw SpendingError.transferCurrencies(from: source.currency, to: target.currency) }
+        let transaction = SpendingTransaction(
+            id: UUIDv7.make(), accountId: source.id, kind: .transfer, amountMinor: try AmountText.parse(amountText, currency: source.currency),
+            currency: source.currency, category: "transfer",
+            note: try Self.text(note, field: "note", collection: SyncCollections.spendingTransactions),
+            occurredAt: try date.map { text throws(SpendingError) in try DateText.parse(text, now: now, calendar: configuration.calendar) } ?? now,
+            place: nil, position: nil, automatic: false, toAccountId: target.id)
+        try await store.write { tx in
+            try Self.insert(SpendingSchema.transactionsTable, transaction.id, transaction.syncFields, SyncCollections.spendingTransactions, tx)
+        }
+        return transaction
+    }
+
+    /// Changes what is given of a transaction (moving it to an account of another currency is refused).
+    @discardableResult
+    public func edit(_ reference: String, _ details: TransactionDetails) async throws -> Recorded {
+        let current = try transaction(reference)
+        var fields: [String: SyncValue] = [:]
+        var currency = current.currency
+        if let name = details.account {
+            let account = try self.account(name)
+            if account.currency != current.currency, details.amount == nil {
+                throw SpendingError.invalidField("\(account.name) holds \(account.currency): give the amount in it too (--amount)")
+            }
+            currency = account.currency
+            fields["accountId"] = .string(account.id)
+            fields["currency"] = .string(account.currency)
+        }
+        if let amount = details.amount { fields["amountMinor"] = .integer(try AmountText.parse(amount, currency: currency)) }
+        if details.category != nil { fields["category"] = .string(try category(details.category, default: "other")) }
+        if let note = try Self.text(details.note, field: "note", collection: SyncCollections.spendingTransactions) { fields["note"] = .string(note) }
+        if let date = details.date { fields["occurredAt"] = .integer(try DateText.parse(date, now: now, calendar: configuration.calendar)) }
+        if let place = try Self.text(details.place, field: "place", collection: SyncCollections.spendingTransactions) { fields["place"] = .string(place) }
+        if let position = details.position {
+            fields["latitude"] = .number(position.latitude)
+            fields["longitude"] = .number(position.longitude)
+        }
+        guard !fields.isEmpty else { throw SpendingError.invalidField("Nothing to change: give --amount, --category, --note, --date, --account, --place or --at") }
+        try await update(SpendingSchema.transactionsTable, current.id, fields, SyncCollections.spendingTransactions)
+        let edited = try transaction(current.id)
+        return Recorded(transaction: edited, warnings: try limits.check(after: edited))
+    }
+
+    /// Deletes a transaction on every device.
+    @discardableResult
+    public func delete(_ reference: String) async throws -> SpendingTransaction {
+        let current = try transaction(reference)
+        try await store.write { tx in
+            try tx.db.execute(sql: "DELETE FROM spending_transactions WHERE id = ?", arguments: [current.id])
+            try tx.recordChange(SyncCollections.spendingTransactions, id: current.id, deleted: true)
+        }
+        return current
+    }
+
+    /// The transaction whose id is `reference`, or ends or starts with it (lists show the last 8 characters).
+    public func transaction(_ reference: String) throws -> SpendingTransaction {
+        let trimmed = reference.trimmingCharacters(in: .whitespaces).lowercased()
+        guard !trimmed.isEmpty else { throw SpendingError.noSuchTransaction(reference) }
+        let matches = try store.reader.read { db in
+            if let exact = try SpendingTransaction.fetchOne(db, sql: "SELECT * FROM spending_transactions WHERE id = ?", arguments: [trimmed]) {
+                return [exact]
+            }
+            return try SpendingTransaction.fetchAll(db, sql: """
+                SELECT * FROM spending_transactions WHERE substr(id, -length(?1)) = ?1 OR substr(id, 1, length(?1)) = ?1 LIMIT 2
+                """, arguments: [trimmed])
+        }
+        guard matches.count == 1 else {
+            throw matches.isEmpty ? SpendingError.noSuchTransaction(reference) : SpendingError.ambiguousTransaction(reference, matches: matches.count)
+        }
+        return matches[0]
+    }
+
+    /// Transactions matching `query`, newest first.
+    public func transactions(_ query: TransactionQuery = TransactionQuery()) throws -> [SpendingTransaction] {
+        var conditions: [String] = []
+        var arguments: [any DatabaseValueConvertible] = []
+        if let days = query.days {
+            guard (1...36_600).contains(days) else { throw SpendingError.invalidField("--days must be from 1 to 36600, not \(days)") }
+            conditions.append("occurredAt >= ?")
+            arguments.append(now - Int64(days) * 86_400_000)
+        }
+        if let name = query.account {
+            let account = try account(name, allowArchived: true)
+            conditions.append("(accountId = ? OR toAccountId = ?)")
+            arguments += [account.id, account.id]
+        }
+        if let category = Categories.normalized(query.category) {
+            conditions.append("category = ?")
+            arguments.append(category)
+        }
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let limit = query.limit.map { " LIMIT \(max(0, $0))" } ?? ""
+        return try store.reader.read { db in
+            try SpendingTransaction.fetchAll(db, sql: "SELECT * FROM spending_transactions \(filter) ORDER BY occurredAt DESC, id DESC\(limit)",
+                                             arguments: StatementArguments(arguments))
+        }
+    }
+
+    /// Every account's balance now: opening balance, plus incomes and transfers in, minus expenses and transfers out.
+    public func balances(includeArchived: Bool = false) throws -> [(account: SpendingAccount, balanceMinor: Int64)] {
+        let accounts = try self.accounts(includeArchived: includeArchived)
+        let sums = try store.reader.read { db -> [String: Int64] in
+            var sums: [String: Int64] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT accountId, kind, SUM(amountMinor) AS total FROM spending_transactions GROUP BY accountId, kind") {
+                let total: Int64 = row["total"]
+                sums[row["accountId"], default: 0] += (row["kind"] as String) == "income" ? total : -total
+            }
+            for row in try Row.fetchAll(db, sql: """
+                SELECT toAccountId, SUM(amountMinor) AS total FROM spending_transactions WHERE toAccountId IS NOT NULL AND kind = 'transfer' GROUP BY toAccountId
+                """) {
+                sums[row["toAccountId"], default: 0] += row["total"] as Int64
+            }
+            return sums
+        }
+        return accounts.map { ($0, $0.openingBalanceMinor + (sums[$0.id] ?? 0)) }
+    }
+
+    // MARK: - Helpers
+
+    func category(_ text: String?, default fallback: String) throws(SpendingError) -> String {
+        guard let value = Categories.normalized(text) else { return fallback }
+        return try Self.text(value, field: "category", collection: SyncCollections.spendingTransactions)!
+    }
+
+    /// Refuses what the server would refuse, so a mistake shows now rather than at sync.
+    static func text(_ value: String?, field: String, collection: SyncCollection, required: Bool = false) throws(SpendingError) -> String? {
+        guard let value else {
+            if required { throw .invalidField("The \(field) is required") }
+            return nil
+        }
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if required, trimmed.isEmpty { throw .invalidField("The \(field) cannot be empty") }
+        let limit = collection.fields[field]?.maxLength ?? .max
+        if trimmed.count > limit { throw .invalidField("The \(field) is longer than \(limit) characters") }
+        let allowed: Set<Unicode.Scalar> = field == "note" ? ["\n", "\t"] : []
+        if trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && !allowed.contains($0) }) {
+            throw .invalidField("The \(field) contains a control character (such as a NUL byte)")
+        }
+        return trimmed
+    }
+
+    static func insert(_ table: String, _ id: String, _ fields: [String: SyncValue], _ collection: SyncCollection, _ tx: LocalTransaction) throws {
+        let names = fields.keys.sorted()
+        let columns = (["id"] + names).map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+        let marks = Array(repeating: "?", count: names.count + 1).joined(separator: ", ")
+        try tx.db.cachedStatement(sql: "INSERT INTO \(table) (\(columns)) VALUES (\(marks))")
+            .execute(arguments: StatementArguments([id.databaseValue] + names.map { fields[$0]!.databaseValue }))
+        try tx.recordChange(collection, id: id, fields: fields)
+    }
+
+    private func update(_ table: String, _ id: String, _ fields: [String: SyncValue], _ collection: SyncCollection) async throws {
+        let names = fields.keys.sorted()
+        try await store.write { tx in
+            try tx.db.execute(sql: "UPDATE \(table) SET \(names.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")) WHERE id = ?",
+                              arguments: StatementArguments(names.map { fields[$0]!.databaseValue } + [id.databaseValue]))
+            try tx.recordChange(collection, id: id, fields: fields)
+        }
+    }
+}
+
+extension Ledger {
+    /// The person's calendar (their time zone, weeks from Monday).
+    public var calendar: Calendar { configuration.calendar }
+}

@@ -1,0 +1,156 @@
+import EventualAPI
+import EventualKit
+import Foundation
+import GRDB
+
+/// What kind of place money is kept in.
+public enum AccountKind: String, Sendable, Codable, CaseIterable {
+    case cash, bank, card, savings
+}
+
+/// Which way money moved.
+public enum TransactionKind: String, Sendable, Codable, CaseIterable {
+    case expense, income, transfer
+}
+
+/// An account: a row of `spending_accounts`, synced as the `spending_accounts` collection.
+public struct SpendingAccount: Sendable, Equatable, Codable, FetchableRecord, Identifiable {
+    public var id: String
+    public var name: String
+    public var kind: AccountKind
+    public var currency: String
+    public var colour: String?
+    public var openingBalanceMinor: Int64
+    public var archived: Bool
+    /// Unix milliseconds.
+    public var createdAt: Int64
+
+    public init(row: Row) throws {
+        id = row["id"]
+        name = row["name"]
+        kind = AccountKind(rawValue: row["kind"] ?? "") ?? .cash
+        currency = row["currency"]
+        colour = row["colour"]
+        openingBalanceMinor = row["openingBalanceMinor"]
+        archived = row["archived"]
+        createdAt = row["createdAt"]
+    }
+
+    init(id: String, name: String, kind: AccountKind, currency: String, colour: String?, openingBalanceMinor: Int64, createdAt: Int64) {
+        self.id = id
+        self.name = name
+        self.kind = kind
+        self.currency = currency
+        self.colour = colour
+        self.openingBalanceMinor = openingBalanceMinor
+        archived = false
+        self.createdAt = createdAt
+    }
+
+    var syncFields: [String: SyncValue] {
+        ["name": .string(name), "kind": .string(kind.rawValue), "currency": .string(currency), "colour": .string(colour),
+         "openingBalanceMinor": .integer(openingBalanceMinor), "archived": .boolean(archived), "createdAt": .integer(createdAt)]
+    }
+}
+
+/// Money spent, received or moved: a row of `spending_transactions`, synced as `spending_transactions`.
+public struct SpendingTransaction: Sendable, Equatable, Codable, FetchableRecord, Identifiable {
+    public var id: String
+    public var accountId: String
+    public var kind: TransactionKind
+    /// Above zero; the kind says which way it goes.
+    public var amountMinor: Int64
+    public var currency: String
+    public var category: String?
+    public var note: String?
+    /// Unix milliseconds.
+    public var occurredAt: Int64
+    public var place: String?
+    public var latitude: Double?
+    public var longitude: Double?
+    /// Imported from a bank's export.
+    public var automatic: Bool
+    /// For a transfer: where the money went.
+    public var toAccountId: String?
+
+    public init(row: Row) throws {
+        id = row["id"]
+        accountId = row["accountId"]
+        kind = TransactionKind(rawValue: row["kind"] ?? "") ?? .expense
+        amountMinor = row["amountMinor"]
+        currency = row["currency"]
+        category = row["category"]
+        note = row["note"]
+        occurredAt = row["occurredAt"]
+        place = row["place"]
+        latitude = row["latitude"]
+        longitude = row["longitude"]
+        automatic = row["automatic"]
+        toAccountId = row["toAccountId"]
+    }
+
+    init(id: String, accountId: String, kind: TransactionKind, amountMinor: Int64, currency: String, category: String?, note: String?,
+         occurredAt: Int64, place: String?, position: Coordinates?, automatic: Bool, toAccountId: String?) {
+        self.id = id
+        self.accountId = accountId
+        self.kind = kind
+        self.amountMinor = amountMinor
+        self.currency = currency
+        self.category = category
+        self.note = note
+        self.occurredAt = occurredAt
+        self.place = place
+        latitude = position?.latitude
+        longitude = position?.longitude
+        self.automatic = automatic
+        self.toAccountId = toAccountId
+    }
+
+    /// The amount with its currency.
+    public var money: Money { Money(minorUnits: amountMinor, currency: currency) }
+
+    var syncFields: [String: SyncValue] {
+        ["accountId": .string(accountId), "kind": .string(kind.rawValue), "amountMinor": .integer(amountMinor),
+         "currency": .string(currency), "category": .string(category), "note": .string(note), "occurredAt": .integer(occurredAt),
+         "place": .string(place), "latitude": .number(latitude), "longitude": .number(longitude),
+         "automatic": .boolean(automatic), "toAccountId": .string(toAccountId)]
+    }
+}
+
+/// A latitude and longitude in degrees (WGS 84).
+public struct Coordinates: Sendable, Equatable, Codable {
+    public let latitude: Double
+    public let longitude: Double
+
+    public init(latitude: Double, longitude: Double) throws(SpendingError) {
+        guard latitude.isFinite, longitude.isFinite, (-90...90).contains(latitude), (-180...180).contains(longitude) else {
+            throw .invalidCoordinates("\(latitude),\(longitude)")
+        }
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+
+    /// Parses `43.7384,7.4246`.
+    public init(parsing text: String) throws(SpendingError) {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == 2, let latitude = Double(parts[0]), let longitude = Double(parts[1]) else { throw .invalidCoordinates(text) }
+        do { try self.init(latitude: latitude, longitude: longitude) } catch { throw .invalidCoordinates(text) }
+    }
+
+    /// Metres to another point.
+    public func distance(to other: Coordinates) -> Double {
+        Geo.distanceMeters(latitude, longitude, other.latitude, other.longitude)
+    }
+}
+
+/// Categories are free text; these are offered first.
+public enum Categories {
+    public static let defaults = ["food", "transport", "housing", "health", "leisure", "education", "shopping", "income", "other"]
+
+    /// Trimmed and lower-cased, so "Food " and "food" are one category.
+    static func normalized(_ text: String?) -> String? {
+        guard let text else { return nil }
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        return trimmed.isEmpty ? nil : trimmed
+    }
+}

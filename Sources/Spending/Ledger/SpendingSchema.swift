@@ -1,0 +1,61 @@
+import EventualKit
+import GRDB
+
+/// SpendiQ's tables in the user's database. Append only: a shipped migration is never edited.
+enum SpendingSchema {
+    static let accountsTable = "spending_accounts"
+    static let transactionsTable = "spending_transactions"
+
+    static let migrations: [LocalMigration] = [
+        LocalMigration("spending-1-ledger") { db in
+            // NB: defaults on every column: a pulled record may arrive before a field a pending local edit holds back.
+            try db.execute(sql: """
+                CREATE TABLE spending_accounts (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    name TEXT NOT NULL DEFAULT '',
+                    kind TEXT NOT NULL DEFAULT 'cash',
+                    currency TEXT NOT NULL DEFAULT 'EUR',
+                    colour TEXT,
+                    openingBalanceMinor INTEGER NOT NULL DEFAULT 0,
+                    archived INTEGER NOT NULL DEFAULT 0,
+                    createdAt INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE TABLE spending_transactions (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    accountId TEXT NOT NULL DEFAULT '',
+                    kind TEXT NOT NULL DEFAULT 'expense',
+                    amountMinor INTEGER NOT NULL DEFAULT 0,
+                    currency TEXT NOT NULL DEFAULT 'EUR',
+                    category TEXT,
+                    note TEXT,
+                    occurredAt INTEGER NOT NULL DEFAULT 0,
+                    place TEXT,
+                    latitude REAL,
+                    longitude REAL,
+                    automatic INTEGER NOT NULL DEFAULT 0,
+                    toAccountId TEXT
+                );
+                -- The dashboard reads a time range; balances sum per account (both from the index alone).
+                CREATE INDEX spending_transactions_by_time ON spending_transactions (occurredAt, kind, currency, amountMinor, category);
+                CREATE INDEX spending_transactions_by_account ON spending_transactions (accountId, kind, amountMinor);
+                CREATE INDEX spending_transactions_by_target ON spending_transactions (toAccountId, amountMinor) WHERE toAccountId IS NOT NULL;
+                -- Budgets, on this device only: checked at each write.
+                CREATE TABLE spending_limits (
+                    period TEXT NOT NULL,
+                    category TEXT NOT NULL DEFAULT '',
+                    currency TEXT NOT NULL,
+                    amountMinor INTEGER NOT NULL,
+                    PRIMARY KEY (period, category, currency)
+                );
+                -- The last position (one row), and when it was last queued for the server.
+                CREATE TABLE spending_position (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    latitude REAL NOT NULL,
+                    longitude REAL NOT NULL,
+                    savedAt INTEGER NOT NULL,
+                    queuedAt INTEGER
+                );
+                """)
+        },
+    ]
+}

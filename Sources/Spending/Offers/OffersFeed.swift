@@ -1,0 +1,147 @@
+import EventualAPI
+import EventualKit
+import Foundation
+import GRDB
+
+/// An offer as the person sees it: distance computed on the device, and why it is shown to them.
+public struct OfferView: Sendable, Equatable, Codable {
+    public let id: String
+    /// The shop's name.
+    public let name: String
+    public let title: String
+    public let shopType: String
+    public let category: String
+    public let discountPercent: Int?
+    public let distanceMeters: Int
+    public let featured: Bool
+    public let demo: Bool
+    public let latitude: Double
+    public let longitude: Double
+    /// Why this person sees it, from their own spending (the original app's `recommendationReason`).
+    public let recommendationReason: String
+}
+
+/// What the offers screen shows.
+public struct OffersResult: Sendable, Equatable {
+    public let offers: [OfferView]
+    /// The list is older than 10 minutes and could not be refreshed.
+    public let stale: Bool
+    /// Unix milliseconds when the server sent the list.
+    public let fetchedAt: Int64
+    /// "Offline: offers from 14:02 cannot be updated" when the saved list is shown offline.
+    public let note: String?
+}
+
+/// The list kept for offline use: the server's answer and the point it was asked about.
+struct OfferPage: Codable, Sendable {
+    let latitude: Double
+    let longitude: Double
+    let radius: Int
+    let offers: [Components.Schemas.Offer]
+}
+
+/// Offers of shops near the person (seed 003): the saved list when it is younger than 10
+/// minutes, else a fresh one from the server; offline, the saved list under a note; with no
+/// saved list and no network, "Connect to load offers near you".
+public struct OffersFeed: Sendable {
+    static let cacheKey = "spending.offers"
+    /// A saved list asked about a point further than this from the person is asked again.
+    static let samePlace = 250.0
+
+    let cache: ReadCache
+    let link: ServerLink
+    let ledger: Ledger
+    let configuration: SpendingConfiguration
+
+    /// Offers within `radius` metres of `position`, featured first, then nearest.
+    public func offers(near position: Coordinates, radius: Int = 1000) async throws -> OffersResult {
+        guard (1...20_000).contains(radius) else { throw SpendingError.invalidField("--radius must be from 1 to 20000 metres, not \(radius)") }
+        let now = configuration.clock()
+        let saved = try cache.peek(Self.cacheKey, as: OfferPage.self)
+        if let saved, now - saved.fetchedAt < configuration.offersMaxAge.milliseconds, now >= saved.fetchedAt, saved.value.radius >= radius,
+           Geo.distanceMeters(saved.value.latitude, saved.value.longitude, position.latitude, position.longitude) <= Self.samePlace {
+            return try present(saved.value, fetchedAt: saved.fetchedAt, from: position, radius: radius, stale: false, note: nil)
+        }
+        do {
+            let page = try await fetch(position, radius: radius)
+            try cache.put(Self.cacheKey, value: page, fetchedAt: now)
+            return try present(page, fetchedAt: now, from: position, radius: radius, stale: false, note: nil)
+        } catch let failure as RemoteFailure {
+            guard case .unreachable = failure else { throw SpendingError.server(failure.description) }
+            guard let saved else { throw SpendingError.offersNeedConnection }
+            let time = DateText.format(saved.fetchedAt, calendar: configuration.calendar).suffix(5)
+            return try present(saved.value, fetchedAt: saved.fetchedAt, from: position, radius: radius,
+                               stale: now - saved.fetchedAt >= configuration.offersMaxAge.milliseconds,
+                               note: "Offline: offers from \(time) cannot be updated")
+        }
+    }
+
+    private func fetch(_ position: Coordinates, radius: Int) async throws -> OfferPage {
+        let client = link.client
+        let near = "\(position.latitude),\(position.longitude)"
+        let answer: Operations.GetOffers.Output
+        do {
+            answer = try await withTimeLimit(configuration.networkReadTimeout) {
+                try await client.getOffers(query: .init(near: near, radius: radius))
+            }
+        } catch {
+            throw RemoteFailure.from(error)
+        }
+        switch answer {
+        case .ok(let ok): return OfferPage(latitude: position.latitude, longitude: position.longitude, radius: radius, offers: try ok.body.json.offers)
+        case .badRequest(let answer): throw try answer.body.json.remoteFailure
+        case .unauthorized(let answer): throw try answer.body.json.remoteFailure
+        case .forbidden(let answer): throw try answer.body.json.remoteFailure
+        case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Loading offers failed (HTTP \(status))")
+        }
+    }
+
+    private func present(_ page: OfferPage, fetchedAt: Int64, from position: Coordinates, radius: Int, stale: Bool, note: String?) throws -> OffersResult {
+        let spent = try spentPerCategory()
+        let views = page.offers.compactMap { offer -> OfferView? in
+            let distance = Geo.distanceMeters(position.latitude, position.longitude, offer.latitude, offer.longitude)
+            guard distance <= Double(radius) else { return nil }
+            return OfferView(id: offer.id, name: offer.shopName, title: offer.title, shopType: offer.shopType, category: offer.category,
+                             discountPercent: offer.discountPercent, distanceMeters: Int(distance.rounded()), featured: offer.featured,
+                             demo: offer.demo, latitude: offer.latitude, longitude: offer.longitude,
+                             recommendationReason: Self.reason(offer, distance: Int(distance.rounded()), spent: spent[offer.category.lowercased()]))
+        }.sorted { ($0.featured ? 0 : 1, $0.distanceMeters, $0.id) < ($1.featured ? 0 : 1, $1.distanceMeters, $1.id) }
+        return OffersResult(offers: views, stale: stale, fetchedAt: fetchedAt, note: note)
+    }
+
+    /// "You spent EUR 84.00 on food in 30 days; 10% off at Marché U".
+    static func reason(_ offer: Components.Schemas.Offer, distance: Int, spent: Money?) -> String {
+        if let spent, spent.minorUnits > 0 {
+            return "You spent \(spent) on \(offer.category.lowercased()) in 30 days; \(offer.title)"
+        }
+        return "\(offer.title), \(distance) m from you"
+    }
+
+    /// The person's largest spending per category in the last 30 days (in its main currency).
+    private func spentPerCategory() throws -> [String: Money] {
+        let since = ledger.now - 30 * 86_400_000
+        return try ledger.store.reader.read { db in
+            var spent: [String: Money] = [:]
+            for row in try Row.fetchAll(db, sql: """
+                SELECT COALESCE(category, 'other') AS category, currency, SUM(amountMinor) AS total FROM spending_transactions
+                WHERE kind = 'expense' AND occurredAt > ? GROUP BY 1, currency ORDER BY total
+                """, arguments: [since]) {
+                spent[row["category"]] = Money(minorUnits: row["total"], currency: row["currency"])
+            }
+            return spent
+        }
+    }
+}
+
+/// Runs `body`, giving up with `RemoteFailure.unreachable` after `limit`.
+func withTimeLimit<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            throw RemoteFailure.unreachable("The server did not answer in \(limit.components.seconds) s")
+        }
+        defer { group.cancelAll() }
+        return try await group.next()!
+    }
+}

@@ -1,0 +1,90 @@
+import ArgumentParser
+import Foundation
+import Spending
+
+struct Register: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Create an account (needs the network); a 6-digit code is mailed to you.")
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "The name others see, e.g. alice.") var username: String
+    @Option(help: "Your email address; you sign in with it.") var email: String
+    @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input.") var passwordStdin = false
+
+    func run() async throws {
+        let app = try global.app()
+        let password = try Terminal.password(fromStdin: passwordStdin)
+        let account = try await app.register(username: username, email: email, password: password)
+        print("Registered \(account.username) <\(account.email)>. We mailed you a code: spendiq verify CODE")
+    }
+}
+
+struct Verify: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Confirm your email with the mailed code (valid 10 minutes, 5 tries), or ask for a new one.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The 6 digits of the mail.") var code: String?
+    @Option(help: "The email you registered (default: the last registration on this device).") var email: String?
+    @Flag(help: "Mail a new code instead (the previous one stops working).") var resend = false
+
+    func validate() throws {
+        try usageCheck {
+            if resend, code != nil { throw CLIError("Give either a CODE or --resend, not both") }
+            if !resend, code == nil { throw CLIError("Give the CODE from the mail, or --resend for a new one") }
+        }
+    }
+
+    func run() async throws {
+        let app = try global.app()
+        if resend {
+            try await app.resendCode(email: email)
+            print("If \(try email ?? app.pendingRegistration()) is registered and not verified yet, a new code is on its way.")
+            return
+        }
+        let address = email ?? (try? app.pendingRegistration())
+        try await app.verify(code: code ?? "", email: email)
+        print("Email verified. Now: spendiq login --email \(address ?? "EMAIL")")
+    }
+}
+
+struct Login: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Sign in (offline too, for 7 days after the last online sign-in).")
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "The email address you registered with.") var email: String
+    @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input.") var passwordStdin = false
+
+    func run() async throws {
+        let app = try global.app()
+        let password = try Terminal.password(fromStdin: passwordStdin)
+        let signIn = try await app.login(email: email, password: password)
+        let who = signIn.spending.session.username
+        if signIn.online {
+            print("Signed in as \(who)." + (signIn.pulled > 0 ? " Fetched \(signIn.pulled) change(s) from your other devices." : ""))
+        } else {
+            print("Signed in as \(who) " + Terminal.paint("offline", .yellow) + ": changes wait on this device until the server can be reached.")
+        }
+    }
+}
+
+struct Logout: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Sign out and remove your data from this device.")
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Sign out even though some changes have not reached the server (they are lost).") var force = false
+
+    func run() async throws {
+        let outcome = try await global.app().logout(force: force)
+        var line = "Signed out \(outcome.username)."
+        if outcome.discarded > 0 { line += " \(outcome.discarded) unsent change(s) discarded." }
+        if outcome.revocationQueued { line += " The server will hear of it when it can be reached." }
+        print(line)
+    }
+}
+
+struct Whoami: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Who is signed in on this device.")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        guard let account = try global.app().whoami() else { throw SpendingError.notSignedIn }
+        print(output.json ? try Terminal.json(account) : "\(account.username) <\(account.email)>")
+    }
+}

@@ -1,0 +1,91 @@
+import ArgumentParser
+import EventualAPI
+import Foundation
+import Spending
+
+struct DashboardCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dashboard",
+        abstract: "The last 30 days spent and received, every balance, spending per category, the last 7 days as bars (computed on this device).")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let spending = try await global.spending()
+        let dashboard = try spending.dashboard()
+        if output.json {
+            print(try Terminal.json(dashboard))
+            return
+        }
+        print(Terminal.paint("Last 30 days", .bold))
+        if dashboard.last30Days.isEmpty { print("  nothing spent or received") }
+        for totals in dashboard.last30Days {
+            print("  spent \(Money(minorUnits: totals.spentMinor, currency: totals.currency))   received \(Money(minorUnits: totals.receivedMinor, currency: totals.currency))")
+        }
+        print(Terminal.paint("Accounts", .bold))
+        if dashboard.accounts.isEmpty { print("  none yet: spendiq accounts add NAME --currency EUR") }
+        let width = dashboard.accounts.map(\.name.count).max() ?? 0
+        for account in dashboard.accounts {
+            print("  " + account.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+                  + Money(minorUnits: account.balanceMinor, currency: account.currency).description)
+        }
+        if !dashboard.categories.isEmpty {
+            print(Terminal.paint("Spending per category (30 days)", .bold))
+            let width = dashboard.categories.map(\.category.count).max() ?? 0
+            for category in dashboard.categories {
+                print("  " + category.category.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+                      + Money(minorUnits: category.spentMinor, currency: category.currency).description)
+            }
+        }
+        let currencies = Array(Set(dashboard.last7Days.map(\.currency))).sorted()
+        for currency in currencies {
+            let days = dashboard.last7Days.filter { $0.currency == currency }
+            let largest = max(1, days.map(\.spentMinor).max() ?? 1)
+            print(Terminal.paint("Last 7 days (\(currency))", .bold))
+            for day in days {
+                let length = Int((Double(day.spentMinor) / Double(largest) * 30).rounded(.up))
+                print("  \(day.day)  " + String(repeating: "█", count: length).padding(toLength: 30, withPad: " ", startingAt: 0)
+                      + "  " + Money(minorUnits: day.spentMinor, currency: currency).amountText)
+            }
+        }
+    }
+}
+
+struct Locate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Record where you are (kept on this device; sent to the server at most every 5 minutes).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "LATITUDE,LONGITUDE, e.g. 43.7384,7.4246.") var position: String
+
+    func run() async throws {
+        let coordinates = try Coordinates(parsing: position)
+        let spending = try await global.spending()
+        let update = try await spending.location.observe(coordinates, force: true)
+        print("Position kept: \(coordinates.latitude),\(coordinates.longitude)."
+              + (update.queued ? " It goes to the server when it can be reached." : " The server gets it with the next update (at most every 5 minutes)."))
+        await finish(spending)
+    }
+}
+
+struct InsightsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "insights", abstract: "What looks unusual in your spending, explained (kept for offline use).")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let spending = try await global.spending()
+        let result = try await spending.insights.insights()
+        if output.json {
+            struct Shape: Encodable { let fresh: Bool; let computedAt: String; let insights: [Insight] }
+            print(try Terminal.json(Shape(fresh: result.fresh, computedAt: iso8601(result.computedAt), insights: result.insights)))
+            return
+        }
+        if !result.fresh {
+            let age = max(0, UnixMillis.now() - result.computedAt) / 60_000
+            print(Terminal.paint("Offline: findings from \(age < 60 ? "\(age) min" : "\(age / 60) h") ago.", .yellow))
+        }
+        if result.insights.isEmpty { print("Nothing unusual.") }
+        for insight in result.insights { print("• [\(insight.kind)] \(insight.message)") }
+    }
+}

@@ -1,0 +1,244 @@
+import ArgumentParser
+import EventualAPI
+import Foundation
+import Spending
+
+extension GlobalOptions {
+    /// The signed-in person's data (every start records "last seen").
+    func spending() async throws -> UserSpending { try await app().open() }
+}
+
+/// Prints what a write went over and sends it if the server answers within the local budget.
+func finish(_ spending: UserSpending, warnings: [LimitWarning] = []) async {
+    for warning in warnings { print(Terminal.paint(warning.description, .yellow)) }
+    await spending.trySend()
+}
+
+func iso8601(_ millis: Int64) -> String {
+    Date(timeIntervalSince1970: Double(millis) / 1000).formatted(.iso8601)
+}
+
+extension AccountKind: ExpressibleByArgument {}
+extension LimitPeriod: ExpressibleByArgument {}
+
+struct Accounts: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Your accounts and their balances: list (the default), add, edit, archive.",
+        subcommands: [AccountsList.self, AccountsAdd.self, AccountsEdit.self, AccountsArchive.self],
+        defaultSubcommand: AccountsList.self)
+    @OptionGroup var global: GlobalOptions
+}
+
+struct AccountsList: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "Every account with its balance.")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: OutputOptions
+    @Flag(help: "Show archived accounts too.") var archived = false
+
+    func run() async throws {
+        let spending = try await global.spending()
+        let balances = try spending.ledger.balances(includeArchived: archived)
+        if output.json {
+            struct Shape: Encodable { let id, name, kind, currency: String; let balanceMinor: Int64; let archived: Bool; let colour: String? }
+            print(try Terminal.json(balances.map { Shape(id: $0.account.id, name: $0.account.name, kind: $0.account.kind.rawValue,
+                                                          currency: $0.account.currency, balanceMinor: $0.balanceMinor,
+                                                          archived: $0.account.archived, colour: $0.account.colour) }))
+            return
+        }
+        guard !balances.isEmpty else {
+            print("No accounts yet: spendiq accounts add NAME --currency EUR [--kind cash|bank|card|savings]")
+            return
+        }
+        var table = Table("NAME", "KIND", "BALANCE", archived ? "ARCHIVED" : "ID")
+        for (account, balance) in balances {
+            table.add(account.name, account.kind.rawValue, Money(minorUnits: balance, currency: account.currency).description,
+                      archived ? (account.archived ? "yes" : "no") : String(account.id.suffix(8)))
+        }
+        print(table.render())
+    }
+}
+
+struct AccountsAdd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "add", abstract: "Open an account.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Its name, e.g. Cash or \"Main bank\".") var name: String
+    @Option(help: "cash, bank, card or savings.") var kind: AccountKind = .cash
+    @Option(help: "ISO 4217 code, e.g. EUR, USD, COP.") var currency: String
+    @Option(help: "What it holds now, e.g. 250.00 (default 0).") var opening: String?
+    @Option(help: "A colour for screens, e.g. green or #2a9d8f.") var colour: String?
+
+    func run() async throws {
+        let spending = try await global.spending()
+        let account = try await spending.ledger.addAccount(name: name, kind: kind, currency: currency, colour: colour, openingBalance: opening)
+        print("Added \(account.kind.rawValue) account \(account.name) (\(Money(minorUnits: account.openingBalanceMinor, currency: account.currency))).")
+        await finish(spending)
+    }
+}
+
+struct AccountsEdit: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "edit", abstract: "Rename an account, or change its kind or colour.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The account's name.") var account: String
+    @Option(help: "A new name.") var name: String?
+    @Option(help: "cash, bank, card or savings.") var kind: AccountKind?
+    @Option(help: "A colour.") var colour: String?
+
+    func run() async throws {
+        let spending = try await global.spending()
+        let edited = try await spending.ledger.editAccount(account, name: name, kind: kind, colour: colour)
+        print("Changed \(edited.name).")
+        await finish(spending)
+    }
+}
+
+struct AccountsArchive: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "archive", abstract: "Archive an account: hidden from lists, its history kept.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The account's name.") var account: String
+
+    func run() async throws {
+        let spending = try await global.spending()
+        let archived = try await spending.ledger.archiveAccount(account)
+        print("Archived \(archived.name).")
+        await finish(spending)
+    }
+}
+
+/// Options shared by `add` and `edit`.
+struct TransactionOptions: ParsableArguments {
+    @Option(help: "The account's name.") var account: String?
+    @Option(help: "food, transport, housing, health, leisure, education, shopping, income, other, or your own.") var category: String?
+    @Option(help: "A note.") var note: String?
+    @Option(help: "When: 2026-11-20, 2026-11-20T14:30, today, yesterday (default now).") var date: String?
+    @Option(help: "LATITUDE,LONGITUDE where it happened, e.g. 43.7384,7.4246.") var at: String?
+    @Option(help: "The shop or place.") var place: String?
+
+    func details(amount: String?) throws -> TransactionDetails {
+        TransactionDetails(amount: amount, account: account, category: category, note: note, date: date, place: place,
+                           position: try at.map { text throws(SpendingError) in try Coordinates(parsing: text) })
+    }
+}
+
+struct Add: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Record an expense or an income: spendiq add expense 12.50 --account Cash --category food.")
+    enum Kind: String, ExpressibleByArgument, CaseIterable { case expense, income }
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "expense or income.") var kind: Kind
+    @Argument(help: "The amount, e.g. 12.50 (with at most the currency's decimals).") var amount: String
+    @OptionGroup var options: TransactionOptions
+
+    func validate() throws {
+        try usageCheck { if options.account == nil { throw CLIError("Which account? Give --account NAME") } }
+    }
+
+    func run() async throws {
+        let details = try options.details(amount: amount)
+        let spending = try await global.spending()
+        let recorded = try await spending.ledger.record(kind == .expense ? .expense : .income, details)
+        let transaction = recorded.transaction
+        print("Recorded \(kind.rawValue) \(transaction.money) on \(transaction.category ?? "other") (\(transaction.id.suffix(8))).")
+        await finish(spending, warnings: recorded.warnings)
+    }
+}
+
+struct Transfer: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Move money between two of your accounts.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The amount.") var amount: String
+    @Option(help: "The account it leaves.") var from: String
+    @Option(help: "The account it reaches.") var to: String
+    @Option(help: "A note.") var note: String?
+    @Option(help: "When (default now).") var date: String?
+
+    func run() async throws {
+        let spending = try await global.spending()
+        let transfer = try await spending.ledger.transfer(amount, from: from, to: to, note: note, date: date)
+        print("Moved \(transfer.money) from \(from) to \(to) (\(transfer.id.suffix(8))).")
+        await finish(spending)
+    }
+}
+
+struct List: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Your transactions, newest first.")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: OutputOptions
+    @Option(help: "Only the last N days.") var days: Int?
+    @Option(help: "Only this account.") var account: String?
+    @Option(help: "Only this category.") var category: String?
+
+    func run() async throws {
+        let spending = try await global.spending()
+        let transactions = try spending.ledger.transactions(TransactionQuery(days: days, account: account, category: category))
+        let names = Dictionary(uniqueKeysWithValues: try spending.ledger.accounts(includeArchived: true).map { ($0.id, $0.name) })
+        if output.json {
+            struct Shape: Encodable {
+                let id, account, kind: String; let amountMinor: Int64; let currency: String; let category, note: String?; let date: String
+                let toAccount, place: String?; let automatic: Bool
+
+                enum CodingKeys: String, CodingKey { case id, account, kind, amountMinor, currency, category, note, date, toAccount, place, automatic }
+
+                // NB: every key always present (null when empty): a script reading `note` finds it.
+                func encode(to encoder: any Encoder) throws {
+                    var container = encoder.container(keyedBy: CodingKeys.self)
+                    try container.encode(id, forKey: .id)
+                    try container.encode(account, forKey: .account)
+                    try container.encode(kind, forKey: .kind)
+                    try container.encode(amountMinor, forKey: .amountMinor)
+                    try container.encode(currency, forKey: .currency)
+                    try container.encode(category, forKey: .category)
+                    try container.encode(note, forKey: .note)
+                    try container.encode(date, forKey: .date)
+                    try container.encode(toAccount, forKey: .toAccount)
+                    try container.encode(place, forKey: .place)
+                    try container.encode(automatic, forKey: .automatic)
+                }
+            }
+            print(try Terminal.json(transactions.map {
+                Shape(id: $0.id, account: names[$0.accountId] ?? $0.accountId, kind: $0.kind.rawValue, amountMinor: $0.amountMinor,
+                      currency: $0.currency, category: $0.category, note: $0.note, date: iso8601($0.occurredAt),
+                      toAccount: $0.toAccountId.map { names[$0] ?? $0 }, place: $0.place, automatic: $0.automatic)
+            }))
+            return
+        }
+        guard !transactions.isEmpty else { print("No transactions."); return }
+        let calendar = spending.ledger.calendar
+        var table = Table("ID", "DATE", "ACCOUNT", "AMOUNT", "CATEGORY", "NOTE")
+        for transaction in transactions {
+            let sign = transaction.kind == .expense ? "-" : (transaction.kind == .income ? "+" : "")
+            let account = (names[transaction.accountId] ?? "?") + (transaction.toAccountId.map { " → " + (names[$0] ?? "?") } ?? "")
+            table.add(String(transaction.id.suffix(8)), DateText.format(transaction.occurredAt, calendar: calendar), account,
+                      sign + transaction.money.description, transaction.category ?? "-",
+                      (transaction.note ?? "").replacingOccurrences(of: "\n", with: " ") + (transaction.automatic ? " [imported]" : ""))
+        }
+        print(table.render())
+    }
+}
+
+struct Edit: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Change a transaction (its id's last 8 characters are enough).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The transaction's id, as listed.") var id: String
+    @Option(help: "A new amount.") var amount: String?
+    @OptionGroup var options: TransactionOptions
+
+    func run() async throws {
+        let details = try options.details(amount: amount)
+        let spending = try await global.spending()
+        let recorded = try await spending.ledger.edit(id, details)
+        print("Changed \(recorded.transaction.id.suffix(8)): \(recorded.transaction.money) on \(recorded.transaction.category ?? "other").")
+        await finish(spending, warnings: recorded.warnings)
+    }
+}
+
+struct Delete: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Delete a transaction on every device.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The transaction's id, as listed.") var id: String
+
+    func run() async throws {
+        let spending = try await global.spending()
+        let deleted = try await spending.ledger.delete(id)
+        print("Deleted \(deleted.kind.rawValue) \(deleted.money) (\(deleted.id.suffix(8))).")
+        await finish(spending)
+    }
+}

@@ -1,0 +1,145 @@
+import EventualAPI
+import ArgumentParser
+import Foundation
+import Spending
+
+struct Offers: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Offers of shops near you: list (the default), or show one (counts a view).",
+        subcommands: [OffersList.self, OffersShow.self], defaultSubcommand: OffersList.self)
+    @OptionGroup var global: GlobalOptions
+}
+
+struct OffersList: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "Offers within --radius metres of your last position (spendiq locate) or --near; featured first, then nearest.")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: OutputOptions
+    @Option(help: "LATITUDE,LONGITUDE (default: your last position).") var near: String?
+    @Option(help: "Metres, 1 to 20000.") var radius = 1000
+
+    func validate() throws {
+        try usageCheck { guard (1...20_000).contains(radius) else { throw CLIError("--radius must be from 1 to 20000 metres") } }
+    }
+
+    func run() async throws {
+        let given = try near.map { text throws(SpendingError) in try Coordinates(parsing: text) }
+        let spending = try await global.spending()
+        guard let position = try given ?? spending.location.last()?.position else { throw SpendingError.noPosition }
+        let result = try await spending.offers.offers(near: position, radius: radius)
+        if output.json {
+            struct Item: Encodable {
+                let id, name, title: String; let distanceMeters: Int; let featured, demo: Bool; let category, recommendationReason: String
+            }
+            struct Shape: Encodable { let stale: Bool; let fetchedAt: String; let note: String?; let offers: [Item] }
+            print(try Terminal.json(Shape(stale: result.stale, fetchedAt: iso8601(result.fetchedAt), note: result.note, offers: result.offers.map {
+                Item(id: $0.id, name: $0.name, title: $0.title, distanceMeters: $0.distanceMeters, featured: $0.featured, demo: $0.demo,
+                     category: $0.category, recommendationReason: $0.recommendationReason)
+            })))
+            return
+        }
+        if let note = result.note { print(Terminal.paint(note, .yellow)) }
+        guard !result.offers.isEmpty else { print("No offers within \(radius) m."); return }
+        var table = Table("ID", "SHOP", "DISTANCE", "OFFER", "WHY")
+        for offer in result.offers {
+            table.add(String(offer.id.suffix(8)), (offer.featured ? "★ " : "") + offer.name, "\(offer.distanceMeters) m",
+                      offer.title + (offer.demo ? " (demo)" : ""), offer.recommendationReason)
+        }
+        print(table.render())
+    }
+}
+
+struct OffersShow: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "One offer of the last list, in full; the view is counted (queued offline).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The offer's id, as listed (its last 8 characters are enough).") var id: String
+
+    func run() async throws {
+        let spending = try await global.spending()
+        guard let position = try spending.location.last()?.position ?? nil else { throw SpendingError.noPosition }
+        let result = try await spending.offers.offers(near: position, radius: 20_000)
+        let matches = result.offers.filter { $0.id == id || $0.id.hasSuffix(id) }
+        guard matches.count == 1, let offer = matches.first else {
+            throw CLIError(matches.isEmpty ? "No offer \(id) in the last list: see spendiq offers" : "\(id) matches \(matches.count) offers: give more of the id")
+        }
+        print("\(offer.name) (\(offer.shopType), \(offer.distanceMeters) m)")
+        print(offer.title + (offer.demo ? " (demo)" : ""))
+        print("Why: \(offer.recommendationReason)")
+        print("At: \(offer.latitude),\(offer.longitude)")
+        try await spending.viewOffer(offer.id)
+        await finish(spending)
+    }
+}
+
+struct LimitsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "limits", abstract: "Budgets checked at each write: list (the default), set, remove.",
+        subcommands: [LimitsList.self, LimitsSet.self, LimitsRemove.self], defaultSubcommand: LimitsList.self)
+    @OptionGroup var global: GlobalOptions
+}
+
+/// `--daily`, `--weekly` or `--monthly`, exactly one.
+struct PeriodOptions: ParsableArguments {
+    @Option(help: "A budget per day.") var daily: String?
+    @Option(help: "A budget per week (from Monday).") var weekly: String?
+    @Option(help: "A budget per calendar month.") var monthly: String?
+
+    var chosen: (LimitPeriod, String)? {
+        let given = [(LimitPeriod.daily, daily), (.weekly, weekly), (.monthly, monthly)].compactMap { period, amount in amount.map { (period, $0) } }
+        return given.count == 1 ? given[0] : nil
+    }
+}
+
+struct LimitsSet: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "set", abstract: "Set a budget: spendiq limits set --weekly 120 --category food.")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var period: PeriodOptions
+    @Option(help: "Only this category (default: all spending).") var category: String?
+    @Option(help: "ISO 4217 code (default: your first account's).") var currency: String?
+
+    func validate() throws {
+        try usageCheck { if period.chosen == nil { throw CLIError("Give exactly one of --daily, --weekly or --monthly with an amount") } }
+    }
+
+    func run() async throws {
+        let spending = try await global.spending()
+        guard let (chosen, amount) = period.chosen else { return }
+        guard let code = try currency ?? spending.ledger.accounts().first?.currency else {
+            throw CLIError("No account yet to take the currency from: give --currency EUR")
+        }
+        let limit = try await spending.limits.set(chosen, amount: amount, currency: code, category: category)
+        print("Your \(limit.period.rawValue) \(limit.category.isEmpty ? "" : limit.category + " ")limit is \(Money(minorUnits: limit.amountMinor, currency: limit.currency)).")
+    }
+}
+
+struct LimitsRemove: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a budget.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "daily, weekly or monthly.") var period: LimitPeriod
+    @Option(help: "Its category, if it has one.") var category: String?
+    @Option(help: "ISO 4217 code (default: your first account's).") var currency: String?
+
+    func run() async throws {
+        let spending = try await global.spending()
+        guard let code = try currency ?? spending.ledger.accounts().first?.currency else { throw CLIError("Give --currency") }
+        guard try await spending.limits.remove(period, currency: code, category: category) else { throw CLIError("No such limit: see spendiq limits") }
+        print("Removed.")
+    }
+}
+
+struct LimitsList: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "Your budgets.")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let limits = try await global.spending().limits.all()
+        if output.json { print(try Terminal.json(limits)); return }
+        guard !limits.isEmpty else { print("No limits: spendiq limits set --weekly 120 --category food"); return }
+        var table = Table("PERIOD", "CATEGORY", "LIMIT")
+        for limit in limits {
+            table.add(limit.period.rawValue, limit.category.isEmpty ? "all" : limit.category, Money(minorUnits: limit.amountMinor, currency: limit.currency).description)
+        }
+        print(table.render())
+    }
+}

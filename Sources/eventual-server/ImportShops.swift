@@ -1,0 +1,48 @@
+import ArgumentParser
+import EventualServer
+import Foundation
+import Logging
+
+/// `eventual-server import-shops FILE [--demo-offers]`: loads OpenStreetMap shops for SpendiQ's offers.
+struct ImportShops: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import-shops",
+        abstract: "Load shops from an OpenStreetMap GeoJSON export, for SpendiQ's offers near a person.",
+        discussion: """
+            Reads Point features with a shop=* or amenity=* property (as in /work/shared/data/osm-shops-monaco.geojson). \
+            Importing the same file again changes nothing; moved or renamed shops are updated in place. With \
+            --demo-offers, every shop without one gets a made-up offer by its type, marked as a demo. Prints one line: \
+            imported N, updated N, unchanged N, skipped N, demo offers N. Data © OpenStreetMap contributors, ODbL.
+            """
+    )
+
+    @Argument(help: "The GeoJSON file.")
+    var file: String
+
+    @Flag(help: "Give each shop a made-up offer by its type, marked as a demo.")
+    var demoOffers = false
+
+    @OptionGroup var database: DatabaseOption
+
+    func run() async throws {
+        guard FileManager.default.isReadableFile(atPath: file) else {
+            throw ImportFailure(message: "cannot read \(file): no such file, or not readable")
+        }
+        var logger = Logger(label: "eventual-server")
+        logger.logLevel = .warning
+        let opened: Database
+        do {
+            opened = try await Database.open(database.location, logger: logger)
+        } catch {
+            throw ImportFailure(message: "cannot open the database \(database.location): \(error)")
+        }
+        do {
+            let summary = try await ShopImporter(database: opened).importGeoJSON(at: URL(fileURLWithPath: file), demoOffers: demoOffers)
+            await opened.close()
+            print(summary)
+        } catch {
+            await opened.close()
+            throw ImportFailure(message: "\(error)")
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+/// Runs the built `spendiq` executable as a person would, with a data directory and a server.
+struct SpendiqProcess: Sendable {
+    let dataDirectory: URL
+    let server: URL
+
+    struct Outcome: Sendable {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+
+        /// Exactly one line on stderr, nothing on stdout, a non-zero status: how every error looks.
+        var isOneLineError: Bool {
+            status != 0 && stdout.isEmpty && stderr.hasPrefix("spendiq: ") && stderr.hasSuffix("\n")
+                && stderr.split(separator: "\n", omittingEmptySubsequences: false).count == 2
+        }
+
+        func json() throws -> Any { try JSONSerialization.jsonObject(with: Data(stdout.utf8)) }
+    }
+
+    static let executable: String = {
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = folder.appendingPathComponent("spendiq")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.path }
+            folder = folder.deletingLastPathComponent()
+        }
+        return "spendiq"
+    }()
+
+    /// Runs `spendiq ARGUMENTS` with `input` on stdin, on a thread of its own.
+    func run(_ arguments: [String], input: String? = nil, environment overrides: [String: String] = [:]) async throws -> Outcome {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("spendiq-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("out"), err = folder.appendingPathComponent("err")
+        var environment = ProcessInfo.processInfo.environment
+        environment["SPENDIQ_DATA_DIR"] = dataDirectory.path
+        environment["SPENDIQ_SERVER"] = server.absoluteString
+        environment["NO_COLOR"] = "1"
+        environment["SPENDIQ_ANSWER_TIMEOUT"] = "20"
+        environment.merge(overrides) { $1 }
+        let executable = Self.executable
+        let status: Int32 = try await withCheckedThrowingContinuation { [environment] continuation in
+            Thread {
+                continuation.resume(with: Result {
+                    try ProcessLaunch.spawnAndWait(executable, arguments, environment: environment, input: input, stdout: out.path, stderr: err.path)
+                })
+            }.start()
+        }
+        return Outcome(status: status, stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
+                       stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+    }
+}
