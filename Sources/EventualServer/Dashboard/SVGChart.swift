@@ -1,0 +1,120 @@
+import Foundation
+
+/// Draws a question's answer as inline SVG: no script, scales to the width of a phone.
+struct SVGChart {
+    static let palette = ["#2f7d5b", "#3b6fb6", "#c9782b", "#8e4fb0", "#c0394b", "#4d8f8f", "#7a7a2e", "#555555"]
+    static let width = 640.0
+
+    let question: AnalyticsQuestion
+    let columns: [String]
+    let rows: [[AnalyticsCell]]
+
+    func render() -> String {
+        guard !rows.isEmpty else {
+            return svg(height: 48, "<text x=\"8\" y=\"30\" class=\"empty\">No events in this range</text>")
+        }
+        switch question.chart {
+        case .bars(let label, let value): return bars(label: index(label), value: index(value))
+        case .columns(let x, let series, let value): return columnChart(x: index(x), series: series.map(index), value: index(value))
+        }
+    }
+
+    private func index(_ name: String) -> Int { columns.firstIndex(of: name) ?? 0 }
+
+    /// One horizontal bar per row: labels on the left, so long names read on a narrow screen.
+    private func bars(label: Int, value: Int) -> String {
+        let values = rows.map { $0[value].doubleValue ?? 0 }
+        let top = max(values.max() ?? 0, Double.leastNonzeroMagnitude)
+        let rowHeight = 26.0, labelWidth = 170.0, valueWidth = 80.0
+        let barSpace = Self.width - labelWidth - valueWidth
+        var body = ""
+        for (offset, row) in rows.enumerated() {
+            let y = Double(offset) * rowHeight + 4
+            let length = max(values[offset] / top * barSpace, values[offset] > 0 ? 1 : 0)
+            let name = row[label].description
+            body += "<g class=\"bar\" data-label=\"\(Self.escape(name))\" data-value=\"\(Self.escape(row[value].description))\">"
+            body += "<title>\(Self.escape(name)): \(Self.escape(row[value].description))</title>"
+            body += "<text x=\"\(Self.format(labelWidth - 6))\" y=\"\(Self.format(y + 16))\" text-anchor=\"end\">\(Self.escape(Self.clip(name, 24)))</text>"
+            body += "<rect x=\"\(Self.format(labelWidth))\" y=\"\(Self.format(y))\" width=\"\(Self.format(length))\" height=\"\(Self.format(rowHeight - 8))\" fill=\"\(Self.palette[0])\"/>"
+            body += "<text x=\"\(Self.format(labelWidth + length + 4))\" y=\"\(Self.format(y + 16))\">\(Self.escape(row[value].description))</text>"
+            body += "</g>"
+        }
+        return svg(height: Double(rows.count) * rowHeight + 8, body)
+    }
+
+    /// Columns over an ordered axis, grouped by series, with a legend.
+    private func columnChart(x: Int, series: Int?, value: Int) -> String {
+        var categories: [String] = [], seriesNames: [String] = []
+        var values: [String: [String: AnalyticsCell]] = [:]
+        for row in rows {
+            let category = row[x].description, name = series.map { row[$0].description } ?? ""
+            if !categories.contains(category) { categories.append(category) }
+            if !seriesNames.contains(name) { seriesNames.append(name) }
+            values[category, default: [:]][name] = row[value]
+        }
+        let top = max(rows.compactMap { $0[value].doubleValue }.max() ?? 0, Double.leastNonzeroMagnitude)
+        let plotTop = series == nil ? 16.0 : 36.0, plotHeight = 180.0, left = 44.0
+        let slot = (Self.width - left - 8) / Double(max(categories.count, 1))
+        let barWidth = max(1, (slot - 2) / Double(max(seriesNames.count, 1)))
+        var body = ""
+        if series != nil {
+            for (offset, name) in seriesNames.enumerated() {
+                let lx = left + Double(offset) * 110
+                body += "<rect x=\"\(Self.format(lx))\" y=\"6\" width=\"12\" height=\"12\" fill=\"\(Self.palette[offset % Self.palette.count])\"/>"
+                body += "<text x=\"\(Self.format(lx + 16))\" y=\"17\" class=\"legend\">\(Self.escape(Self.clip(name, 12)))</text>"
+            }
+        }
+        body += "<text x=\"\(Self.format(left - 4))\" y=\"\(Self.format(plotTop + 10))\" text-anchor=\"end\" class=\"axis\">\(Self.escape(AnalyticsCell.number(top).description))</text>"
+        body += "<text x=\"\(Self.format(left - 4))\" y=\"\(Self.format(plotTop + plotHeight))\" text-anchor=\"end\" class=\"axis\">0</text>"
+        body += "<line x1=\"\(Self.format(left))\" y1=\"\(Self.format(plotTop + plotHeight))\" x2=\"\(Self.format(Self.width - 4))\" y2=\"\(Self.format(plotTop + plotHeight))\" stroke=\"#999\"/>"
+        let labelEvery = max(1, Int((Double(categories.count) / 12).rounded(.up)))
+        for (position, category) in categories.enumerated() {
+            let slotX = left + Double(position) * slot
+            for (offset, name) in seriesNames.enumerated() {
+                guard let cell = values[category]?[name], let number = cell.doubleValue else { continue }
+                let height = number / top * plotHeight
+                let title = series == nil ? "\(category): \(cell)" : "\(category) \(name): \(cell)"
+                body += "<g class=\"bar\" data-label=\"\(Self.escape(category))\" data-series=\"\(Self.escape(name))\" data-value=\"\(Self.escape(cell.description))\">"
+                body += "<title>\(Self.escape(title))</title>"
+                body += "<rect x=\"\(Self.format(slotX + 1 + Double(offset) * barWidth))\" y=\"\(Self.format(plotTop + plotHeight - height))\" width=\"\(Self.format(barWidth))\" height=\"\(Self.format(height))\" fill=\"\(Self.palette[offset % Self.palette.count])\"/>"
+                body += "</g>"
+            }
+            if position % labelEvery == 0 {
+                body += "<text x=\"\(Self.format(slotX + slot / 2))\" y=\"\(Self.format(plotTop + plotHeight + 16))\" text-anchor=\"middle\" class=\"axis\">\(Self.escape(Self.shortLabel(category)))</text>"
+            }
+        }
+        return svg(height: plotTop + plotHeight + 24, body)
+    }
+
+    private func svg(height: Double, _ body: String) -> String {
+        "<svg class=\"chart\" role=\"img\" aria-label=\"\(Self.escape(question.title))\" viewBox=\"0 0 \(Self.format(Self.width)) \(Self.format(height))\" "
+            + "width=\"100%\" preserveAspectRatio=\"xMinYMin meet\" xmlns=\"http://www.w3.org/2000/svg\">\(body)</svg>"
+    }
+
+    /// A day shown as MM-DD under a column, where a whole date would not fit.
+    private static func shortLabel(_ text: String) -> String {
+        text.count == 10 && text.dropFirst(4).first == "-" ? String(text.dropFirst(5)) : clip(text, 8)
+    }
+
+    private static func clip(_ text: String, _ length: Int) -> String {
+        text.count > length ? String(text.prefix(length - 1)) + "…" : text
+    }
+
+    static func format(_ number: Double) -> String { String(format: "%.1f", number) }
+
+    static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}
