@@ -151,6 +151,22 @@ let package = Package(
             dependencies: ["Pantry", "EventualKit", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
+        // Measures POST /v1/events and the analytics questions on 1,000,000 events (scripts/bench-analytics.sh).
+        .executableTarget(
+            name: "eventual-bench-analytics",
+            dependencies: [
+                "EventualServer", "EventualAPI",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // A week of usage from simulated people, recorded through EventualKit's Analytics (scripts/demo-analytics.sh).
+        .executableTarget(
+            name: "eventual-demo-analytics",
+            dependencies: ["EventualKit", "EventualAPI"],
+            swiftSettings: swiftSettings
+        ),
         // What every test target shares: scratch folders and databases, a live server on a
         // loopback port, a server that never answers, the fault-injecting proxy.
         .target(

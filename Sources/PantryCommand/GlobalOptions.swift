@@ -11,6 +11,9 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .customLong("data-dir"), help: "Where this device keeps its data (env PANTRY_DATA_DIR; default ~/.local/share/pantry).")
     var dataDir: String?
 
+    @Flag(name: .customLong("no-analytics"), help: "Record and send no usage events (env PANTRY_NO_ANALYTICS=1).")
+    var noAnalytics = false
+
     func app() throws -> PantryApp {
         let environment = ProcessInfo.processInfo.environment
         let serverText = server ?? environment["PANTRY_SERVER"] ?? "http://127.0.0.1:8080"
@@ -30,6 +33,7 @@ struct GlobalOptions: ParsableArguments {
         }
         try Self.prepare(directory)
         var configuration = PantryConfiguration(dataDirectory: directory, serverURL: serverURL)
+        configuration.analyticsEnabled = !(noAnalytics || ["1", "true", "yes"].contains(environment["PANTRY_NO_ANALYTICS"]?.lowercased() ?? ""))
         if let text = environment["PANTRY_ANSWER_TIMEOUT"] {
             // NB: for slow links (and busy test machines): how long the server may take to start answering.
             guard let seconds = Int(text), (1...300).contains(seconds) else {

@@ -7,6 +7,9 @@ import GRDB
 /// and the signed-in user's pantry. One user's data lives on a device at a time, in its own
 /// database file under the data directory.
 public final class PantryApp: Sendable {
+    /// The app's version, as its usage events carry it.
+    public static let version = "1.0.0"
+
     public let configuration: PantryConfiguration
     public let vault: SessionVault
     let link: ServerLink
@@ -65,6 +68,7 @@ public final class PantryApp: Sendable {
             try? FileManager.default.removeItem(at: configuration.userDirectory(previous.userID))
         }
         let pantry = try UserPantry(session: session, app: self)
+        await pantry.analytics.record(.login)
         var report: SyncReport?
         if online {
             try? await vault.flushRevocations(revoke: revoke)
