@@ -9,6 +9,7 @@ import EventualAPI
 import EventualServer
 import Foundation
 import NIOCore
+import NIOHTTP1
 
 let total = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 1_000_000 : 1_000_000
 let users = 200, batchSize = 500, connections = 8
@@ -120,13 +121,14 @@ func run() async throws {
     let bodies = (0..<batches).map { batchBody($0, now: now, random: &random) }
     FileHandle.standardError.write(Data("made \(batches) batches of \(batchSize); sending on \(connections) connections\n".utf8))
 
+    let signedIn = tokens
     let start = ContinuousClock.now
     try await withThrowingTaskGroup(of: Int.self) { group in
         for lane in 0..<connections {
             group.addTask {
                 var filed = 0
                 for batch in stride(from: lane, to: batches, by: connections) {
-                    let (status, answer) = try await request(.POST, "\(base)/v1/events", token: tokens[batch % users], body: bodies[batch])
+                    let (status, answer) = try await request(.POST, "\(base)/v1/events", token: signedIn[batch % users], body: bodies[batch])
                     guard status == 200 else { throw Failure(description: "batch \(batch): HTTP \(status) \(String(buffer: answer).prefix(200))") }
                     filed += ((try JSONSerialization.jsonObject(with: Data(buffer: answer)) as? [String: Any])?["accepted"] as? Int) ?? 0
                 }
