@@ -21,6 +21,7 @@ struct AnalyticsFaultSoakTests {
             defer { Task { await proxy.stop() } }
             var recorded: [String] = []
             var failures: [String] = []
+            var resentAfterLostAnswers = 0
             for seed in Self.seeds {
                 var random = SeededGenerator(seed: seed)
                 let credentials = try await registerUser(port: port, name: "events\(seed)")
@@ -41,11 +42,13 @@ struct AnalyticsFaultSoakTests {
                         }
                     } else {
                         proxy.mode = Self.worstFault(&random)
-                        _ = await device.engine.syncNow()
+                        resentAfterLostAnswers += await device.engine.syncNow().eventDuplicates
                     }
                 }
                 proxy.mode = .pass
-                for _ in 0..<4 where try analytics.counts().waiting > 0 { _ = await device.engine.syncNow() }
+                for _ in 0..<4 where try analytics.counts().waiting > 0 {
+                    resentAfterLostAnswers += await device.engine.syncNow().eventDuplicates
+                }
                 let counts = try analytics.counts()
                 if counts != AnalyticsCounts() { failures.append("seed \(seed): the device still holds \(counts)") }
             }
@@ -54,7 +57,10 @@ struct AnalyticsFaultSoakTests {
             #expect(filed.count == recorded.count)
             #expect(Set(filed.map(\.id)) == Set(recorded))
             #expect(failures.isEmpty, "\(failures)")
-            print("analytics soak: \(Self.seeds.count) seeds, \(recorded.count) events, \(filed.count) filed")
+            // And the schedules did lose answers after the server had filed a batch (the case under test)
+            #expect(resentAfterLostAnswers > 0)
+            print("analytics soak: \(Self.seeds.count) seeds, \(recorded.count) events, \(filed.count) filed,"
+                  + " \(resentAfterLostAnswers) sent again after a lost answer and filed once")
         }
     }
 

@@ -18,6 +18,8 @@ struct AnalyticsUpload: Sendable {
     /// What one upload did.
     struct Report: Sendable {
         var sent = 0
+        /// Of those, events the server had filed before (a batch sent again after a lost answer).
+        var duplicates = 0
         var rejected = 0
     }
 
@@ -38,6 +40,7 @@ struct AnalyticsUpload: Sendable {
                 let result = try JSONDecoder().decode(Components.Schemas.EventBatchResult.self, from: body)
                 rejectedIDs = result.rejected.map(\.id)
                 report.sent += result.accepted + result.duplicates
+                report.duplicates += result.duplicates
             case 400, 413:
                 // NB: a batch refused whole would be refused again for ever and hold back every later
                 // event: it is counted as rejected and dropped, never retried.

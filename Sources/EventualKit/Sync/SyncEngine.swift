@@ -199,6 +199,7 @@ public actor SyncEngine {
                 // NB: last: usage events never hold back a person's own changes.
                 let upload = try await AnalyticsUpload(store: store, link: link, limits: configuration.analyticsLimits).run()
                 report.events += upload.sent
+                report.eventDuplicates += upload.duplicates
                 report.eventsRejected += upload.rejected
             }
             statusBroadcast.update { $0.lastError = nil }

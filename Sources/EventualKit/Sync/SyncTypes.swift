@@ -96,6 +96,8 @@ public struct SyncReport: Sendable {
     public var echoes = 0
     /// Usage events the server acknowledged (filed now or before).
     public var events = 0
+    /// Of those, events the server had filed already (a batch sent again after a lost answer).
+    public var eventDuplicates = 0
     /// Usage events the server refused (dropped, counted).
     public var eventsRejected = 0
     /// Why the round stopped early, if it did.

@@ -29,6 +29,8 @@ enum AnalyticsQuestion: String, Sendable, CaseIterable {
     /// over an ordered axis (days, hours), one colour per series.
     enum Chart: Sendable {
         case bars(label: String, value: String)
+        /// Horizontal bars of several values per row, one colour each (spent beside received).
+        case pairedBars(label: String, values: [String])
         case columns(x: String, series: String?, value: String)
     }
 
@@ -108,10 +110,26 @@ enum AnalyticsQuestion: String, Sendable, CaseIterable {
         case .tipAttention: return .bars(label: "trash_type", value: "average_seconds")
         case .dailyReminderEffectiveness: return .columns(x: "day", series: nil, value: "share")
         case .returnsWithin24h: return .columns(x: "day", series: nil, value: "share")
-        case .spentVsReceived: return .bars(label: "currency", value: "spent_minor")
+        case .spentVsReceived: return .pairedBars(label: "currency", values: ["spent_minor", "received_minor"])
         case .offerViewsPerShop: return .bars(label: "shop", value: "views")
         case .pantryScanResults: return .bars(label: "result", value: "scans")
         case .pantryContributionsPerDay: return .columns(x: "day", series: nil, value: "products_posted")
+        }
+    }
+
+    /// Every value of a chart's ordered axis over `range` (every hour, day or week, with events
+    /// or not), so that a quiet day shows as a gap; nil for charts without one.
+    func axis(_ range: AnalyticsRange) -> [String]? {
+        switch self {
+        case .usersPerPlatformHour:
+            return (0..<24).map(String.init)
+        case .platformUsePerWeek:
+            let first = (range.fromDay - 4) / 7, last = (range.toDay - 4) / 7
+            return (first...last).map { AnalyticsRange.format(day: $0 * 7 + 4) }
+        case .mapConsultationsPerDay, .dailyReminderEffectiveness, .returnsWithin24h, .pantryContributionsPerDay:
+            return range.days <= 92 ? (range.fromDay...range.toDay).map(AnalyticsRange.format(day:)) : nil
+        default:
+            return nil
         }
     }
 

@@ -111,7 +111,7 @@ struct DashboardRoutes: Sendable {
         for question in AnalyticsQuestion.of(app) {
             let rows = try await service.analytics.answer(question, range: range)
             let columns = question.answerColumns
-            let svg = SVGChart(question: question, columns: columns, rows: rows).render()
+            let svg = SVGChart(question: question, columns: columns, rows: rows, axis: question.axis(range)).render()
             questions.append([
                 "id": question.rawValue, "title": question.title, "svg": svg, "columns": columns, "rowCount": rows.count,
                 "open": rows.count <= 8 && !rows.isEmpty,

@@ -34,7 +34,7 @@ enum DashboardTemplates {
         header button { background: transparent; border: 1px solid #fff; }
         section.question { background: #fff; border-radius: 8px; padding: 12px; margin: 12px 0; }
         section.question h2 { font-size: 17px; margin: 0 0 8px; }
-        svg.chart { display: block; max-width: 100%; height: auto; font-size: 12px; }
+        svg.chart { display: block; max-width: 100%; height: auto; font-size: 13px; }
         svg .axis, svg .legend { fill: #555; }
         svg .empty { fill: #777; font-size: 14px; }
         details { margin-top: 8px; }

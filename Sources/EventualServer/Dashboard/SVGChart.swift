@@ -3,48 +3,65 @@ import Foundation
 /// Draws a question's answer as inline SVG: no script, scales to the width of a phone.
 struct SVGChart {
     static let palette = ["#2f7d5b", "#3b6fb6", "#c9782b", "#8e4fb0", "#c0394b", "#4d8f8f", "#7a7a2e", "#555555"]
-    static let width = 640.0
+    static let width = 480.0
 
     let question: AnalyticsQuestion
     let columns: [String]
     let rows: [[AnalyticsCell]]
+    /// Every value of the ordered axis (`AnalyticsQuestion.axis`), or nil to show the rows' own.
+    var axis: [String]? = nil
 
     func render() -> String {
         guard !rows.isEmpty else {
             return svg(height: 48, "<text x=\"8\" y=\"30\" class=\"empty\">No events in this range</text>")
         }
         switch question.chart {
-        case .bars(let label, let value): return bars(label: index(label), value: index(value))
+        case .bars(let label, let value): return bars(label: index(label), values: [index(value)])
+        case .pairedBars(let label, let values): return bars(label: index(label), values: values.map(index))
         case .columns(let x, let series, let value): return columnChart(x: index(x), series: series.map(index), value: index(value))
         }
     }
 
     private func index(_ name: String) -> Int { columns.firstIndex(of: name) ?? 0 }
 
-    /// One horizontal bar per row: labels on the left, so long names read on a narrow screen.
-    private func bars(label: Int, value: Int) -> String {
-        let values = rows.map { $0[value].doubleValue ?? 0 }
-        let top = max(values.max() ?? 0, Double.leastNonzeroMagnitude)
-        let rowHeight = 26.0, labelWidth = 170.0, valueWidth = 80.0
+    /// Horizontal bars, one per row and value column: labels on the left, so long names read on
+    /// a narrow screen; a legend when there are several value columns.
+    private func bars(label: Int, values: [Int]) -> String {
+        let top = max(rows.flatMap { row in values.map { row[$0].doubleValue ?? 0 } }.max() ?? 0, Double.leastNonzeroMagnitude)
+        let barHeight = 18.0, gap = 8.0, labelWidth = 130.0, valueWidth = 70.0
+        let legend = values.count > 1 ? 24.0 : 0
+        let rowHeight = Double(values.count) * barHeight + gap
         let barSpace = Self.width - labelWidth - valueWidth
         var body = ""
-        for (offset, row) in rows.enumerated() {
-            let y = Double(offset) * rowHeight + 4
-            let length = max(values[offset] / top * barSpace, values[offset] > 0 ? 1 : 0)
-            let name = row[label].description
-            body += "<g class=\"bar\" data-label=\"\(Self.escape(name))\" data-value=\"\(Self.escape(row[value].description))\">"
-            body += "<title>\(Self.escape(name)): \(Self.escape(row[value].description))</title>"
-            body += "<text x=\"\(Self.format(labelWidth - 6))\" y=\"\(Self.format(y + 16))\" text-anchor=\"end\">\(Self.escape(Self.clip(name, 24)))</text>"
-            body += "<rect x=\"\(Self.format(labelWidth))\" y=\"\(Self.format(y))\" width=\"\(Self.format(length))\" height=\"\(Self.format(rowHeight - 8))\" fill=\"\(Self.palette[0])\"/>"
-            body += "<text x=\"\(Self.format(labelWidth + length + 4))\" y=\"\(Self.format(y + 16))\">\(Self.escape(row[value].description))</text>"
-            body += "</g>"
+        if values.count > 1 {
+            for (offset, column) in values.enumerated() {
+                let lx = labelWidth + Double(offset) * 140
+                body += "<rect x=\"\(Self.format(lx))\" y=\"4\" width=\"12\" height=\"12\" fill=\"\(Self.palette[offset % Self.palette.count])\"/>"
+                body += "<text x=\"\(Self.format(lx + 16))\" y=\"15\" class=\"legend\">\(Self.escape(columns[column]))</text>"
+            }
         }
-        return svg(height: Double(rows.count) * rowHeight + 8, body)
+        for (position, row) in rows.enumerated() {
+            let name = row[label].description
+            let top0 = legend + Double(position) * rowHeight + 4
+            body += "<text x=\"\(Self.format(labelWidth - 6))\" y=\"\(Self.format(top0 + 14))\" text-anchor=\"end\">\(Self.escape(Self.clip(name, 18)))</text>"
+            for (offset, column) in values.enumerated() {
+                let cell = row[column], value = cell.doubleValue ?? 0
+                let y = top0 + Double(offset) * barHeight
+                let length = max(value / top * barSpace, value > 0 ? 1 : 0)
+                let series = values.count > 1 ? " data-series=\"\(Self.escape(columns[column]))\"" : ""
+                body += "<g class=\"bar\" data-label=\"\(Self.escape(name))\"\(series) data-value=\"\(Self.escape(cell.description))\">"
+                body += "<title>\(Self.escape(name))\(values.count > 1 ? " " + Self.escape(columns[column]) : ""): \(Self.escape(cell.description))</title>"
+                body += "<rect x=\"\(Self.format(labelWidth))\" y=\"\(Self.format(y))\" width=\"\(Self.format(length))\" height=\"\(Self.format(barHeight - 3))\" fill=\"\(Self.palette[offset % Self.palette.count])\"/>"
+                body += "<text x=\"\(Self.format(labelWidth + length + 4))\" y=\"\(Self.format(y + 13))\">\(Self.escape(cell.description))</text>"
+                body += "</g>"
+            }
+        }
+        return svg(height: legend + Double(rows.count) * rowHeight + 8, body)
     }
 
     /// Columns over an ordered axis, grouped by series, with a legend.
     private func columnChart(x: Int, series: Int?, value: Int) -> String {
-        var categories: [String] = [], seriesNames: [String] = []
+        var categories: [String] = axis ?? [], seriesNames: [String] = []
         var values: [String: [String: AnalyticsCell]] = [:]
         for row in rows {
             let category = row[x].description, name = series.map { row[$0].description } ?? ""
@@ -59,7 +76,7 @@ struct SVGChart {
         var body = ""
         if series != nil {
             for (offset, name) in seriesNames.enumerated() {
-                let lx = left + Double(offset) * 110
+                let lx = left + Double(offset) * 90
                 body += "<rect x=\"\(Self.format(lx))\" y=\"6\" width=\"12\" height=\"12\" fill=\"\(Self.palette[offset % Self.palette.count])\"/>"
                 body += "<text x=\"\(Self.format(lx + 16))\" y=\"17\" class=\"legend\">\(Self.escape(Self.clip(name, 12)))</text>"
             }
@@ -67,7 +84,7 @@ struct SVGChart {
         body += "<text x=\"\(Self.format(left - 4))\" y=\"\(Self.format(plotTop + 10))\" text-anchor=\"end\" class=\"axis\">\(Self.escape(AnalyticsCell.number(top).description))</text>"
         body += "<text x=\"\(Self.format(left - 4))\" y=\"\(Self.format(plotTop + plotHeight))\" text-anchor=\"end\" class=\"axis\">0</text>"
         body += "<line x1=\"\(Self.format(left))\" y1=\"\(Self.format(plotTop + plotHeight))\" x2=\"\(Self.format(Self.width - 4))\" y2=\"\(Self.format(plotTop + plotHeight))\" stroke=\"#999\"/>"
-        let labelEvery = max(1, Int((Double(categories.count) / 12).rounded(.up)))
+        let labelEvery = max(1, Int((Double(categories.count) / 8).rounded(.up)))
         for (position, category) in categories.enumerated() {
             let slotX = left + Double(position) * slot
             for (offset, name) in seriesNames.enumerated() {
