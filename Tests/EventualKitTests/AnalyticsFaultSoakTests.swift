@@ -54,7 +54,7 @@ struct AnalyticsFaultSoakTests {
                 if counts != AnalyticsCounts() { failures.append("seed \(seed): the device still holds \(counts)") }
             }
             // Then the server holds each recorded event once, and nothing else
-            let filed = try filedEvents(in: scratch)
+            let filed = try await scratch.filedEvents()
             #expect(filed.count == recorded.count)
             #expect(Set(filed.map(\.id)) == Set(recorded))
             #expect(failures.isEmpty, "\(failures)")

@@ -4,17 +4,6 @@ import GRDB
 import Testing
 @testable import EventualKit
 
-/// The usage events a server filed, read from its SQLite file.
-func filedEvents(in scratch: ScratchFolder) throws -> [(id: String, name: String, properties: String)] {
-    let queue = try DatabaseQueue(path: scratch.url.appendingPathComponent("server.sqlite").path)
-    defer { try? queue.close() }
-    return try queue.read { db in
-        try Row.fetchAll(db, sql: "SELECT event_id, name, properties FROM analytics_events ORDER BY event_id").map {
-            (id: $0["event_id"], name: $0["name"], properties: $0["properties"])
-        }
-    }
-}
-
 @Suite("Analytics on the device", .timeLimit(.minutes(3)))
 struct AnalyticsTests {
     @Test func eventsRecordedOfflineReachTheServerOnceInBatches() async throws {
@@ -46,8 +35,8 @@ struct AnalyticsTests {
             #expect(online.failure == nil)
             #expect(online.events == 1200 && online.eventsRejected == 0)
             #expect(try analytics.counts() == AnalyticsCounts(waiting: 0, dropped: 0, rejected: 0))
-            let filed = try filedEvents(in: scratch)
-            #expect(filed.map(\.id) == ids.sorted())
+            let filed = try await scratch.filedEvents()
+            #expect(filed.map(\.id).sorted() == ids.sorted())
             #expect(filed.filter { $0.properties == #"{"source":"main"}"# }.count == 400)
         }
     }
@@ -71,14 +60,14 @@ struct AnalyticsTests {
             let report = await device.engine.syncNow()
             #expect(report.failure == nil)
             // Then the newest 100 arrive, and one event tells the server 51 were dropped
-            let filed = try filedEvents(in: scratch)
+            let filed = try await scratch.filedEvents()
             let votes = filed.filter { $0.name == AnalyticsName.productVoted }
             #expect(votes.count == 100)
             #expect(filed.filter { $0.name == AnalyticsName.productPosted }.isEmpty)
             #expect(filed.filter { $0.name == AnalyticsName.eventsDropped }.map(\.properties) == [#"{"count":51}"#])
             // Nothing is reported twice
             _ = await device.engine.syncNow()
-            #expect(try filedEvents(in: scratch).count == filed.count)
+            #expect(try await scratch.filedEvents().count == filed.count)
         }
     }
 
@@ -137,7 +126,7 @@ struct AnalyticsTests {
             await analytics.record(.productPosted)
             let report = await device.engine.syncNow()
             #expect(report.failure == nil && report.events == 0)
-            #expect(try filedEvents(in: scratch).isEmpty)
+            #expect(try await scratch.filedEvents().isEmpty)
         }
     }
 }
