@@ -42,6 +42,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", exact: "2.1.1"),
     ],
     targets: [
         // The wire contract: openapi.yaml and the types, server protocol and client generated from it.
@@ -73,6 +74,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Mustache", package: "swift-mustache"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -225,6 +227,23 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/SpendiqCommand",
+            swiftSettings: swiftSettings
+        ),
+        // Measures POST /v1/events and the analytics questions on 1,000,000 events (scripts/bench-analytics.sh).
+        .executableTarget(
+            name: "eventual-bench-analytics",
+            dependencies: [
+                "EventualServer", "EventualAPI",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // A week of usage from simulated people, recorded through EventualKit's Analytics (scripts/demo-analytics.sh).
+        .executableTarget(
+            name: "eventual-demo-analytics",
+            dependencies: ["EventualKit", "EventualAPI"],
             swiftSettings: swiftSettings
         ),
         // What every test target shares: scratch folders and databases, a live server on a

@@ -35,6 +35,7 @@ enum EngineSchema {
                 );
                 """)
         }
+        AnalyticsTable.register(in: &migrator)
     }
 
     enum Key: String {

@@ -197,6 +197,13 @@ public actor SyncEngine {
                 let now = UnixMillis.now()
                 try await store.writer.write { db in try EngineSchema.setValue(String(now), for: .lastSyncAt, db) }
             }
+            if configuration.sendsAnalytics {
+                // NB: last: usage events never hold back a person's own changes.
+                let upload = try await AnalyticsUpload(store: store, link: link, limits: configuration.analyticsLimits).run()
+                report.events += upload.sent
+                report.eventDuplicates += upload.duplicates
+                report.eventsRejected += upload.rejected
+            }
             statusBroadcast.update { $0.lastError = nil }
         } catch {
             let failure = RemoteFailure.from(error)

@@ -70,6 +70,10 @@ public struct SyncConfiguration: Sendable {
     public var retry = Backoff(initial: .seconds(1), maximum: .seconds(300))
     /// How often the engine syncs when nothing else asks it to.
     public var interval: Duration = .seconds(60)
+    /// Whether each round sends the waiting usage events (`Analytics`); false for a user who opted out.
+    public var sendsAnalytics = true
+    /// How many usage events may wait, and for how long, before the oldest are dropped.
+    public var analyticsLimits = Analytics.Limits()
 
     public init() {}
 }
@@ -90,6 +94,12 @@ public struct SyncReport: Sendable {
     public var pulled = 0
     /// Records the pull brought back whose last change was this device's own (already here).
     public var echoes = 0
+    /// Usage events the server acknowledged (filed now or before).
+    public var events = 0
+    /// Of those, events the server had filed already (a batch sent again after a lost answer).
+    public var eventDuplicates = 0
+    /// Usage events the server refused (dropped, counted).
+    public var eventsRejected = 0
     /// Why the round stopped early, if it did.
     public var failure: RemoteFailure?
 

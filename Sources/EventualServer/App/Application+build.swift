@@ -102,11 +102,13 @@ private func buildParts(_ configuration: ServerConfiguration, database: Database
             on: router,
             configuration: .init(dateTranscoder: MillisecondDateTranscoder(), jsonEncodingOptions: [])
         )
+        try DashboardRoutes(service: service).register(on: router)
     } catch {
         await passwords.shutdown()
         throw error
     }
     var extraRoutes: [String: [HTTPRequest.Method]] = ["/openapi.yaml": [.get]]
+    extraRoutes.merge(DashboardRoutes.routes) { first, _ in first }
     if configuration.metricsToken != nil { extraRoutes["/metrics"] = [.get] }
     let routes = ContractRoutes(document: String(decoding: contract, as: UTF8.self), extra: extraRoutes)
     let responder = EdgeResponder(inner: router.buildResponder(), maxBodySize: configuration.maxBodySize, metrics: metrics,

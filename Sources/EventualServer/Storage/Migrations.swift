@@ -219,6 +219,33 @@ extension Migration {
             """,
             "CREATE INDEX offer_views_by_offer ON offer_views (offer_id)",
         ]),
+        Migration(version: 8, name: "analytics", statements: [
+            // Usage events from the apps, one row per event id and user (the key that makes a resent
+            // batch change nothing). `occurred_at` is the device's clock, `received_at` the server's.
+            // `subject`, `qualifier` and `amount` hold the properties the questions group by and add
+            // up (see AnalyticsColumns), so that every question is plain SQL on both databases;
+            // `properties` keeps them all as JSON.
+            """
+            CREATE TABLE analytics_events (
+                user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                event_id TEXT NOT NULL,
+                name TEXT NOT NULL,
+                app TEXT NOT NULL,
+                app_version TEXT NOT NULL,
+                platform TEXT NOT NULL,
+                session_id TEXT NOT NULL,
+                occurred_at BIGINT NOT NULL,
+                received_at BIGINT NOT NULL,
+                subject TEXT,
+                qualifier TEXT,
+                amount DOUBLE PRECISION,
+                properties TEXT NOT NULL,
+                PRIMARY KEY (user_id, event_id)
+            )
+            """,
+            "CREATE INDEX analytics_events_by_question ON analytics_events (app, name, occurred_at)",
+            "CREATE INDEX analytics_events_by_time ON analytics_events (app, occurred_at)",
+        ]),
     ]
 }
 

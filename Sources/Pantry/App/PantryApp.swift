@@ -7,6 +7,9 @@ import GRDB
 /// and the signed-in user's pantry. One user's data lives on a device at a time, in its own
 /// database file under the data directory.
 public final class PantryApp: Sendable {
+    /// The app's version, as its usage events carry it.
+    public static let version = "1.0.0"
+
     public let configuration: PantryConfiguration
     public let accounts: DeviceAccounts
 
@@ -46,6 +49,7 @@ public final class PantryApp: Sendable {
             throw PantryError(error)
         }
         let pantry = try UserPantry(session: session, app: self)
+        await pantry.analytics.record(.login)
         let report = online ? await pantry.engine.syncNow() : nil
         return SignIn(pantry: pantry, online: online, pulled: report?.pulled ?? 0)
     }

@@ -21,6 +21,8 @@ public struct PantryConfiguration: Sendable {
     /// How long after the last online sign-in an offline one is allowed.
     public var maxOfflineAge: Duration = .seconds(7 * 24 * 3600)
     public var sync = SyncConfiguration()
+    /// Whether usage events are recorded and sent (`--no-analytics` turns it off).
+    public var analyticsEnabled = true
     /// What the sync engine logs (to stderr by default): a command-line app wants only the worst.
     public var engineLogLevel: Logger.Level = .critical
 

@@ -13,6 +13,8 @@ public final class UserPantry: Sendable {
     /// Barcode look-ups and contributions.
     public let knowledgeBase: KnowledgeBase
     public let engine: SyncEngine
+    /// Usage events for the product team's questions (off with `PantryConfiguration.analyticsEnabled`).
+    public let analytics: Analytics
     let app: PantryApp
 
     init(session: Session, app: PantryApp) throws {
@@ -20,12 +22,16 @@ public final class UserPantry: Sendable {
         self.app = app
         store = try LocalStore(path: app.configuration.databasePath(session.userID), migrations: PantrySchema.migrations)
         items = PantryStore(store: store)
-        knowledgeBase = KnowledgeBase(store: store, client: app.link.client, policy: app.configuration.lookupPolicy)
         var logger = Logger(label: "pantry.sync")
         logger.logLevel = app.configuration.engineLogLevel
+        analytics = Analytics(store: store, app: AnalyticsApp.pantry.rawValue, appVersion: PantryApp.version,
+                              isEnabled: app.configuration.analyticsEnabled, logger: logger)
+        knowledgeBase = KnowledgeBase(store: store, client: app.link.client, policy: app.configuration.lookupPolicy, analytics: analytics)
+        var sync = app.configuration.sync
+        sync.sendsAnalytics = sync.sendsAnalytics && app.configuration.analyticsEnabled
         engine = SyncEngine(store: store, link: app.link,
                             collections: [TableMirror(SyncCollections.pantryItems, table: PantrySchema.itemsTable)],
-                            calls: KnowledgeBaseCalls.handlers, configuration: app.configuration.sync, logger: logger)
+                            calls: KnowledgeBaseCalls.handlers, configuration: sync, logger: logger)
     }
 
     public var outbox: Outbox { Outbox(store: store) }
@@ -79,6 +85,14 @@ public final class UserPantry: Sendable {
             try PantryStore.insert(item, tx)
             return votes
         }
+        switch choice {
+        case .new: await analytics.record(.productPosted)
+        case .pick(_, let downvoteOthers):
+            if product?.id != nil { await analytics.record(.productVoted(rating: 1)) }
+            if downvoteOthers && votes > 1 {
+                for _ in 1..<votes { await analytics.record(.productVoted(rating: -1)) }
+            }
+        }
         return Purchase(item: item, product: product, votes: votes, postsNewProduct: product == nil)
     }
 
@@ -88,6 +102,7 @@ public final class UserPantry: Sendable {
         let gtin = try GTIN(scanned: barcode)
         guard KnowledgeBase.ratings.contains(rating) else { throw PantryError.invalidRating(rating) }
         try await store.write { tx in try KnowledgeBase.queueVote(barcode: gtin, productId: productId, rating: rating, tx) }
+        await analytics.record(.productVoted(rating: rating))
     }
 
     // MARK: - Insights

@@ -12,12 +12,14 @@ public struct KnowledgeBase: Sendable {
     let cache: ReadCache
     let client: Client
     let policy: CachePolicy
+    let analytics: Analytics?
 
-    init(store: LocalStore, client: Client, policy: CachePolicy) {
+    init(store: LocalStore, client: Client, policy: CachePolicy, analytics: Analytics? = nil) {
         self.store = store
         self.cache = ReadCache(store: store)
         self.client = client
         self.policy = policy
+        self.analytics = analytics
     }
 
     static func cacheKey(_ barcode: GTIN) -> String { "kb:products:\(barcode.normalized)" }
@@ -28,6 +30,18 @@ public struct KnowledgeBase: Sendable {
     /// The candidates for `barcode`: from the server when it answers, else from the saved copy;
     /// the user's own products are always included.
     public func lookup(_ barcode: String) async throws -> ProductLookup {
+        do {
+            let found = try await lookupWithoutRecording(barcode)
+            let result: AnalyticsEvent.ScanResult = found.source == .cache ? .offline : found.candidates.isEmpty ? .unknown : .known
+            await analytics?.record(.productScanned(result))
+            return found
+        } catch PantryError.noSavedCopy(let barcode) {
+            await analytics?.record(.productScanned(.offline))
+            throw PantryError.noSavedCopy(barcode: barcode)
+        }
+    }
+
+    private func lookupWithoutRecording(_ barcode: String) async throws -> ProductLookup {
         let gtin = try GTIN(scanned: barcode)
         let client = self.client
         let lastFailure = Mutex<RemoteFailure?>(nil)
