@@ -24,6 +24,8 @@ struct GlobalOptions: ParsableArguments {
             }
             configuration.timeouts.firstByte = .seconds(seconds)
             configuration.refreshBudget = .seconds(seconds)
+            configuration.catchUpCheck = .seconds(seconds)
+            configuration.catchUpBudget = .seconds(max(3, seconds))
         }
         if let zone = ProcessInfo.processInfo.environment["TZ"], !zone.isEmpty {
             guard let timeZone = TimeZone(identifier: zone) else { throw CLIError("TZ='\(zone.prefix(64))' is not a time zone such as Europe/Vienna") }
@@ -36,12 +38,7 @@ struct GlobalOptions: ParsableArguments {
     /// came in while they were away can be announced.
     func open() async throws -> UserRecycling {
         let recycling = try app().open()
-        if try recycling.outbox.counts().pending > 0 {
-            let monitor = await recycling.engine.connectivity
-            if await monitor.check(within: .milliseconds(800)) == .online {
-                _ = await recycling.engine.syncNow(pull: false, waitingAtMost: .seconds(3))
-            }
-        }
+        await recycling.catchUp()
         return recycling
     }
 }

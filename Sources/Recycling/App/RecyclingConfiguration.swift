@@ -15,6 +15,10 @@ public struct RecyclingConfiguration: Sendable {
     public var scanTimeouts = ServerLink.Timeouts(connect: .seconds(3), firstByte: .seconds(25))
     /// How long a command waits for queued work to go out before answering; the rest goes later.
     public var localCommandSyncBudget: Duration = .milliseconds(300)
+    /// How long a command, started with scans or visits waiting, first waits to learn whether the
+    /// server answers, and then for what waits to go out, so that it can announce the results.
+    public var catchUpCheck: Duration = .milliseconds(800)
+    public var catchUpBudget: Duration = .seconds(3)
     /// How long `scan` waits for the server's classification before saying it waits.
     public var scanBudget: Duration = .seconds(30)
     /// How long a read of server data (points, score, tips) waits for the network before it

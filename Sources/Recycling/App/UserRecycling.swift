@@ -219,6 +219,14 @@ public final class UserRecycling: Sendable {
         _ = try await tips()
     }
 
+    /// When scans or visits wait, sends them if the server answers quickly, so that a command
+    /// started after the network returned can announce what was classified meanwhile.
+    public func catchUp() async {
+        guard ((try? outbox.counts().pending) ?? 0) > 0 else { return }
+        guard await engine.connectivity.check(within: configuration.catchUpCheck) == .online else { return }
+        _ = await engine.syncNow(pull: false, waitingAtMost: configuration.catchUpBudget)
+    }
+
     /// Sends what a command just queued, waiting at most the local budget.
     @discardableResult
     public func trySend() async -> SyncReport? {
