@@ -13,10 +13,15 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .customLong("data-dir"), help: "Where this device keeps its data (env SUSTAINU_DATA_DIR; default ~/.local/share/sustainu).")
     var dataDir: String?
 
+    @Flag(name: .customLong("no-analytics"), help: "Record no usage events (env SUSTAINU_NO_ANALYTICS=1).")
+    var noAnalytics = false
+
     func app() throws -> RecyclingApp {
         let serverURL = try CommandSettings.serverURL(server, environment: "SUSTAINU_SERVER")
         let directory = try CommandSettings.dataDirectory(dataDir, environment: "SUSTAINU_DATA_DIR", app: "sustainu")
         var configuration = RecyclingConfiguration(dataDirectory: directory, serverURL: serverURL)
+        let optOut = ProcessInfo.processInfo.environment["SUSTAINU_NO_ANALYTICS"]?.lowercased() ?? ""
+        configuration.analyticsEnabled = !(noAnalytics || ["1", "true", "yes"].contains(optOut))
         if let text = ProcessInfo.processInfo.environment["SUSTAINU_ANSWER_TIMEOUT"] {
             // NB: for slow links (and busy test machines): how long the server may take to start answering.
             guard let seconds = Int(text), (1...300).contains(seconds) else {
@@ -38,6 +43,7 @@ struct GlobalOptions: ParsableArguments {
     /// came in while they were away can be announced.
     func open() async throws -> UserRecycling {
         let recycling = try app().open()
+        await recycling.analytics.record(.appOpened)
         await recycling.catchUp()
         return recycling
     }

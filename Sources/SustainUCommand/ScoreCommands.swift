@@ -84,6 +84,17 @@ struct Tips: AsyncParsableCommand {
             if cached.source == .cache { print(Terminal.paint("Offline: tips saved \(age(cached.fetchedAt))", .yellow)) }
             print(tips.map { "\(Terminal.paint($0.trashType, .bold)) → \($0.binLabel)\n  \($0.what)\n  \($0.prepare)" }.joined(separator: "\n\n"))
         }
+        if let tip = tips.first, type != nil {
+            await recycling.tipOpened(tip.trashType)
+            if Terminal.stdinIsTTY && Terminal.stdoutIsTTY && !output.json {
+                // NB: how long a tip holds attention is one of the product team's questions; on a
+                // terminal the reading ends when the person says so.
+                let opened = ContinuousClock.now
+                FileHandle.standardError.write(Data("(Enter when done)".utf8))
+                _ = readLine()
+                await recycling.tipClosed(tip.trashType, readFor: ContinuousClock.now - opened)
+            }
+        }
         await announceClassified(recycling, json: output.json)
     }
 
@@ -97,6 +108,7 @@ struct Reminders: AsyncParsableCommand {
         abstract: "The notification due now (or at --now): 10:00 \"Time to recycle!\", 20:00 a streak about to break.")
     @OptionGroup var global: GlobalOptions
     @Option(help: "The moment to ask about: HH:MM today, or YYYY-MM-DDTHH:MM (local time).") var now: String?
+    @Flag(help: "Open the notification (as tapping it would): says what to do next.") var open = false
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
@@ -130,6 +142,10 @@ struct Reminders: AsyncParsableCommand {
     func run() async throws {
         let recycling = try await global.open()
         let reminder = try recycling.reminder(at: try moment(timeZone: recycling.configurationTimeZone))
+        if let reminder {
+            await recycling.reminderShown(reminder)
+            if open { await recycling.reminderOpened(reminder) }
+        }
         if output.json {
             print(try Terminal.json(reminder.map { [$0] } ?? []))
         } else {

@@ -6,6 +6,8 @@ import GRDB
 /// SustainU on one device: accounts (register, sign in online or offline, sign out, who am I)
 /// and the signed-in person's recycling. One person's data lives on a device at a time.
 public final class RecyclingApp: Sendable {
+    /// The app's version, as its usage events carry it.
+    public static let version = "1.0.0"
     public let configuration: RecyclingConfiguration
     public let accounts: DeviceAccounts
     /// For scans: the server may wait up to 20 s for its vision model.
@@ -36,6 +38,7 @@ public final class RecyclingApp: Sendable {
     public func login(email: String, password: String) async throws -> SignedIn {
         let (session, online) = try await accounts.signIn(email: email, password: password)
         let recycling = try UserRecycling(session: session, app: self)
+        await recycling.analytics.record(.login)
         var loaded = false
         if online {
             _ = await recycling.engine.syncNow(pull: false, waitingAtMost: configuration.localCommandSyncBudget)

@@ -31,6 +31,8 @@ public struct RecyclingConfiguration: Sendable {
     /// How long after the last online sign-in an offline one is allowed.
     public var maxOfflineAge: Duration = .seconds(7 * 24 * 3600)
     public var sync = SyncConfiguration()
+    /// Usage events for the product team's questions; the person may turn them off.
+    public var analyticsEnabled = true
     /// What the sync engine logs (to stderr by default): a command-line app wants only the worst.
     public var engineLogLevel: Logger.Level = .critical
 

@@ -9,6 +9,8 @@ public final class UserRecycling: Sendable {
     public let session: Session
     public let store: LocalStore
     public let engine: SyncEngine
+    /// Usage events for the product team's questions (off with `RecyclingConfiguration.analyticsEnabled`).
+    public let analytics: Analytics
     let app: RecyclingApp
     let points: PointCatalogue
     let packaging: PackagingCatalogue
@@ -27,9 +29,13 @@ public final class UserRecycling: Sendable {
         cache = ReadCache(store: store)
         var logger = Logger(label: "sustainu.sync")
         logger.logLevel = configuration.engineLogLevel
+        analytics = Analytics(store: store, app: AnalyticsApp.sustainU.rawValue, appVersion: RecyclingApp.version,
+                              isEnabled: configuration.analyticsEnabled, logger: logger)
+        var sync = configuration.sync
+        sync.sendsAnalytics = sync.sendsAnalytics && configuration.analyticsEnabled
         engine = SyncEngine(store: store, link: app.link,
                             calls: ScanCalls.handlers(scanClient: app.scanLink.client, photos: configuration.photosDirectory(session.userID)),
-                            configuration: configuration.sync, logger: logger)
+                            configuration: sync, logger: logger)
     }
 
     var configuration: RecyclingConfiguration { app.configuration }
@@ -40,8 +46,10 @@ public final class UserRecycling: Sendable {
     /// The nearest points (or, without a position, the first ones), from the saved copy after
     /// revalidating it if the server answers within the refresh budget. The first time, with no
     /// saved copy and no network: `RecyclingError.needsConnectionForPoints`.
-    public func points(near origin: GeoPosition?, material: PointMaterial? = nil, limit: Int = 10) async throws -> PointsAnswer {
+    public func points(near origin: GeoPosition?, material: PointMaterial? = nil, limit: Int = 10,
+                       from source: AnalyticsEvent.MapSource = .navbar) async throws -> PointsAnswer {
         guard (1...1000).contains(limit) else { throw RecyclingError.invalidLimit(limit) }
+        await analytics.record(.mapOpened(from: source))
         let fresh = await refreshQuietly { try await self.points.refresh() }
         guard let meta = try points.meta() else { throw RecyclingError.needsConnectionForPoints }
         let index = PointIndex(try points.all())
@@ -56,8 +64,9 @@ public final class UserRecycling: Sendable {
         return PointsAnswer(points: try points.all().map { NearbyPoint(point: $0, distanceMeters: nil) }, fetchedAt: meta.fetchedAt, fresh: fresh)
     }
 
-    /// A point's details; opening it counts a visit, queued when offline.
-    public func visit(pointID: String) async throws -> RecyclingPoint {
+    /// A point's details; opening it counts a visit, queued when offline. `source` says where
+    /// the map was entered from (a point's link on the main page, by default).
+    public func visit(pointID: String, from source: AnalyticsEvent.MapSource = .main) async throws -> RecyclingPoint {
         if try points.meta() == nil { await refreshQuietly { try await self.points.refresh() } }
         guard try points.meta() != nil else { throw RecyclingError.needsConnectionForPoints }
         guard try points.point(id: pointID) != nil else { throw RecyclingError.noSuchPoint(pointID) }
@@ -65,6 +74,8 @@ public final class UserRecycling: Sendable {
             _ = try tx.enqueueCall(ScanCalls.visit, payload: VisitCall(visitId: UUIDv7.make(), pointId: pointID))
             try PointCatalogue.countVisit(pointID: pointID, tx.db)
         }
+        await analytics.record(.mapOpened(from: source))
+        await analytics.record(.pointVisited(pointID))
         await trySend()
         guard let point = try points.point(id: pointID) else { throw RecyclingError.noSuchPoint(pointID) }
         return point
@@ -79,6 +90,8 @@ public final class UserRecycling: Sendable {
     public func scan(photo: URL? = nil, barcode: String? = nil, at position: GeoPosition? = nil, pointID: String? = nil,
                      now: Date = Date()) async throws -> ScanOutcome {
         guard photo != nil || barcode != nil else { throw RecyclingError.nothingToScan }
+        let started = ContinuousClock.now
+        await analytics.record(.scanStarted)
         let gtin: GTIN?
         do {
             gtin = try barcode.map { try GTIN($0) }
@@ -113,6 +126,10 @@ public final class UserRecycling: Sendable {
         }
         guard let scan = try scans.scan(id: scanID) else { throw RecyclingError.nothingToScan }
         if scan.state != .waiting { try await scans.markAnnounced(scanID) }
+        if scan.state == .classified || scan.offlineGuess {
+            // NB: the recommendation the person sees now, the server's or the device's own guess.
+            await analytics.record(.scanAnswered(trashType: scan.trashType ?? "none", after: ContinuousClock.now - started))
+        }
         return ScanOutcome(scan: scan, sent: scan.state != .waiting, reason: scan.state == .waiting ? reason : nil)
     }
 
@@ -171,6 +188,25 @@ public final class UserRecycling: Sendable {
             case .undocumented(let status, _): throw RemoteFailure.status(status, message: "The tips could not be loaded (HTTP \(status))")
             }
         }
+    }
+
+    /// Records that the person opened the tip of a trash type, and, with `readFor`, how long they
+    /// read it (a screen calls this when the tip closes).
+    public func tipOpened(_ trashType: String) async {
+        await analytics.record(.tipOpened(trashType: trashType))
+    }
+
+    public func tipClosed(_ trashType: String, readFor duration: Duration) async {
+        await analytics.record(.tipClosed(trashType: trashType, after: duration))
+    }
+
+    /// Records the daily reminder shown to the person, or opened by them.
+    public func reminderShown(_ reminder: Reminder) async {
+        if reminder.kind == .daily { await analytics.record(.notificationShown(.dailyReminder)) }
+    }
+
+    public func reminderOpened(_ reminder: Reminder) async {
+        if reminder.kind == .daily { await analytics.record(.notificationOpened(.dailyReminder)) }
     }
 
     /// The notification due at `now`, from the saved score and this device's scans of today.
