@@ -221,6 +221,7 @@ let package = Package(
             name: "spendiq",
             dependencies: [
                 "Spending",
+                "CommandLineSupport",
                 "EventualKit",
                 "EventualAPI",
                 .product(name: "GRDB", package: "GRDB.swift"),

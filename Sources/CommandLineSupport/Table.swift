@@ -18,6 +18,9 @@ public struct Table {
 
     public mutating func add(_ cells: Cell...) { rows.append(cells) }
 
+    /// A row of plain cells.
+    public mutating func add(_ cells: String...) { rows.append(cells.map { Cell($0) }) }
+
     public func render() -> String {
         var widths = headers.map(\.count)
         for row in rows {

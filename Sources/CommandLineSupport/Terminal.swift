@@ -83,6 +83,11 @@ public enum Terminal {
         return try CommandLineText.checkedLine(line, what: "password")
     }
 
+    /// The password from standard input's first line, or asked on the terminal.
+    public static func password(fromStdin: Bool) throws -> String {
+        fromStdin ? try readPasswordFromStdin() : try readPassword(prompt: "Password: ")
+    }
+
     /// Pretty, sorted JSON, as every `--json` prints it.
     public static func json(_ value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
@@ -107,7 +112,14 @@ public struct CLIError: Error, CustomStringConvertible {
 /// Runs a parsed command's `async` body (on an existential, `run()` would pick the synchronous requirement).
 public func runParsed<Root: ParsableCommand>(_ root: Root.Type, arguments: [String]) async -> Never {
     do {
-        let command = try Root.parseAsRoot(try CommandLineText.checked(arguments))
+        let checked: [String]
+        do {
+            checked = try CommandLineText.checked(arguments)
+        } catch {
+            // NB: a control character in an argument is a usage mistake (status 64), like an unknown option.
+            throw ValidationError(error.description)
+        }
+        let command = try Root.parseAsRoot(checked)
         if var asyncCommand = command as? any AsyncParsableCommand {
             try await asyncCommand.run()
         } else {

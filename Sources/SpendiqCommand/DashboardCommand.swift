@@ -1,3 +1,4 @@
+import CommandLineSupport
 import ArgumentParser
 import EventualAPI
 import Foundation
@@ -12,7 +13,7 @@ struct DashboardCommand: AsyncParsableCommand {
 
     func run() async throws {
         let spending = try await global.spending()
-        let dashboard = try spending.dashboard()
+        let dashboard = try await spending.openDashboard()
         if output.json {
             print(try Terminal.json(dashboard))
             return
@@ -75,7 +76,7 @@ struct InsightsCommand: AsyncParsableCommand {
 
     func run() async throws {
         let spending = try await global.spending()
-        let result = try await spending.insights.insights()
+        let result = try await spending.openInsights()
         if output.json {
             struct Shape: Encodable { let fresh: Bool; let computedAt: String; let insights: [Insight] }
             print(try Terminal.json(Shape(fresh: result.fresh, computedAt: iso8601(result.computedAt), insights: result.insights)))

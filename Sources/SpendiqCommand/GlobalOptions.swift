@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Foundation
 import Spending
 
@@ -10,25 +11,15 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .customLong("data-dir"), help: "Where this device keeps its data (env SPENDIQ_DATA_DIR; default ~/.local/share/spendiq).")
     var dataDir: String?
 
+    @Flag(name: .customLong("no-analytics"), help: "Record no usage events (env SPENDIQ_NO_ANALYTICS=1).")
+    var noAnalytics = false
+
     func app() throws -> SpendingApp {
         let environment = ProcessInfo.processInfo.environment
-        let serverText = server ?? environment["SPENDIQ_SERVER"] ?? "http://127.0.0.1:8080"
-        guard let serverURL = URL(string: serverText), let scheme = serverURL.scheme, ["http", "https"].contains(scheme),
-              let host = serverURL.host, !host.isEmpty,
-              // NB: AsyncHTTPClient traps on a port beyond 65535 instead of failing.
-              serverURL.port.map({ (1...65_535).contains($0) }) ?? true else {
-            throw CLIError("'\(serverText.prefix(100))' is not a server URL: use http://HOST:PORT, with a port from 1 to 65535")
-        }
-        let directory: URL
-        if let path = dataDir ?? environment["SPENDIQ_DATA_DIR"], !path.isEmpty {
-            directory = URL(fileURLWithPath: (path as NSString).expandingTildeInPath, isDirectory: true)
-        } else if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty {
-            directory = URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("spendiq", isDirectory: true)
-        } else {
-            directory = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share/spendiq", isDirectory: true)
-        }
-        try Self.prepare(directory)
+        let serverURL = try CommandSettings.serverURL(server, environment: "SPENDIQ_SERVER")
+        let directory = try CommandSettings.dataDirectory(dataDir, environment: "SPENDIQ_DATA_DIR", app: "spendiq")
         var configuration = SpendingConfiguration(dataDirectory: directory, serverURL: serverURL)
+        configuration.analyticsEnabled = !(noAnalytics || ["1", "true", "yes"].contains(environment["SPENDIQ_NO_ANALYTICS"]?.lowercased() ?? ""))
         if let text = environment["SPENDIQ_ANSWER_TIMEOUT"] {
             // NB: for slow links (and busy test machines): how long the server may take to start answering.
             guard let seconds = Int(text), (1...300).contains(seconds) else {
@@ -38,24 +29,6 @@ struct GlobalOptions: ParsableArguments {
             configuration.networkReadTimeout = .seconds(seconds)
         }
         return SpendingApp(configuration: configuration)
-    }
-
-    /// Makes sure the data directory is a folder this process can write.
-    static func prepare(_ directory: URL) throws(CLIError) {
-        let path = directory.path
-        var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) {
-            guard isFolder.boolValue else { throw CLIError("The data directory \(path) is a file, not a folder: choose another --data-dir") }
-        } else {
-            do {
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            } catch {
-                throw CLIError("Cannot create the data directory \(path): \((error as NSError).localizedDescription)")
-            }
-        }
-        guard access(path, W_OK | X_OK) == 0 else {
-            throw CLIError("The data directory \(path) is not writable: choose another --data-dir, or fix its permissions")
-        }
     }
 }
 

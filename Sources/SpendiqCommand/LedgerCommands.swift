@@ -1,3 +1,4 @@
+import CommandLineSupport
 import ArgumentParser
 import EventualAPI
 import Foundation
@@ -134,7 +135,7 @@ struct Add: AsyncParsableCommand {
     func run() async throws {
         let details = try options.details(amount: amount)
         let spending = try await global.spending()
-        let recorded = try await spending.ledger.record(kind == .expense ? .expense : .income, details)
+        let recorded = try await spending.record(kind == .expense ? .expense : .income, details)
         let transaction = recorded.transaction
         print("Recorded \(kind.rawValue) \(transaction.money) on \(transaction.category ?? "other") (\(transaction.id.suffix(8))).")
         await finish(spending, warnings: recorded.warnings)

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import EventualAPI
 import ArgumentParser
 import Foundation
@@ -26,7 +27,7 @@ struct OffersList: AsyncParsableCommand {
         let given = try near.map { text throws(SpendingError) in try Coordinates(parsing: text) }
         let spending = try await global.spending()
         guard let position = try given ?? spending.location.last()?.position else { throw SpendingError.noPosition }
-        let result = try await spending.offers.offers(near: position, radius: radius)
+        let result = try await spending.openOffers(near: position, radius: radius)
         if output.json {
             struct Item: Encodable {
                 let id, name, title: String; let distanceMeters: Int; let featured, demo: Bool; let category, recommendationReason: String
@@ -66,7 +67,7 @@ struct OffersShow: AsyncParsableCommand {
         print(offer.title + (offer.demo ? " (demo)" : ""))
         print("Why: \(offer.recommendationReason)")
         print("At: \(offer.latitude),\(offer.longitude)")
-        try await spending.viewOffer(offer.id)
+        try await spending.viewOffer(offer.id, shop: offer.name)
         await finish(spending)
     }
 }

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import ArgumentParser
 
 /// `spendiq`: SpendiQ on the command line.

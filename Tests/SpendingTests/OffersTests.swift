@@ -108,7 +108,7 @@ struct OffersTests {
                 shopId: "osm-node-267885935", title: "free", category: "food"))) else { throw TestFailure("expected 403") }
             // A view queued offline reaches the server once
             let offline = try await spendingDevice(scratch.folder("phone"), server: unreachableServer).open()
-            try await offline.viewOffer("demo-osm-node-267885935")
+            try await offline.viewOffer("demo-osm-node-267885935", shop: "Carrefour")
             let online = try await spendingDevice(scratch.folder("phone"), server: server).open()
             #expect(try await online.sync().failure == nil)
             #expect(try await online.sync().failure == nil)

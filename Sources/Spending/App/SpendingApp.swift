@@ -7,6 +7,8 @@ import GRDB
 /// out), the 7-day rule, and the signed-in person's data. Only one person's data lives on a
 /// device, in its own database file under the data directory.
 public final class SpendingApp: Sendable {
+    /// The app's version, as its usage events carry it.
+    public static let version = "1.0.0"
     public let configuration: SpendingConfiguration
     public let vault: SessionVault
     let link: ServerLink
@@ -131,6 +133,7 @@ public final class SpendingApp: Sendable {
             throw SpendingError.notVerified
         }
         let spending = try UserSpending(session: session, app: self)
+        await spending.analytics.record(.login)
         try await spending.recordStart()
         var pulled = 0
         if online {

@@ -28,6 +28,8 @@ public struct SpendingConfiguration: Sendable {
     /// The person's time zone: days, weeks and months of the dashboard and limits, "offers from 14:02".
     public var timeZone: TimeZone = .current
     public var sync = SyncConfiguration()
+    /// Usage events for the product team's questions; the person may turn them off.
+    public var analyticsEnabled = true
     /// What the sync engine logs (to stderr by default): a command-line app wants only the worst.
     public var engineLogLevel: Logger.Level = .critical
 

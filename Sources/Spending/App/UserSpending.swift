@@ -13,6 +13,8 @@ public final class UserSpending: Sendable {
     public let engine: SyncEngine
     /// The last position: kept once a minute, sent once every 5 minutes.
     public let location: LocationTracker
+    /// Usage events for the product team's questions (off with `SpendingConfiguration.analyticsEnabled`).
+    public let analytics: Analytics
     let app: SpendingApp
     let cache: ReadCache
 
@@ -25,10 +27,14 @@ public final class UserSpending: Sendable {
         cache = ReadCache(store: store)
         var logger = Logger(label: "spendiq.sync")
         logger.logLevel = app.configuration.engineLogLevel
+        analytics = Analytics(store: store, app: AnalyticsApp.spendiQ.rawValue, appVersion: SpendingApp.version,
+                              isEnabled: app.configuration.analyticsEnabled, logger: logger)
+        var sync = app.configuration.sync
+        sync.sendsAnalytics = sync.sendsAnalytics && app.configuration.analyticsEnabled
         engine = SyncEngine(store: store, link: app.link,
                             collections: [TableMirror(SyncCollections.spendingAccounts, table: SpendingSchema.accountsTable),
                                           TableMirror(SyncCollections.spendingTransactions, table: SpendingSchema.transactionsTable)],
-                            calls: SpendingCalls.handlers, configuration: app.configuration.sync, logger: logger)
+                            calls: SpendingCalls.handlers, configuration: sync, logger: logger)
     }
 
     public var outbox: Outbox { Outbox(store: store) }
@@ -47,6 +53,7 @@ public final class UserSpending: Sendable {
     /// Records that the person opened the app ("last seen", seed F5): one coalesced call, sent
     /// when the server can be reached; and queues the last position if it is due.
     func recordStart() async throws {
+        await analytics.record(.appOpened)
         let now = app.configuration.clock()
         try await store.write { tx in
             try tx.enqueueCall(SpendingCalls.lastSeen, payload: LastSeenCall(at: now), coalescingKey: SpendingCalls.lastSeen)
@@ -54,10 +61,44 @@ public final class UserSpending: Sendable {
         try await location.catchUp()
     }
 
-    /// Counts a view of an offer (queued offline).
-    public func viewOffer(_ id: String) async throws {
+    /// Counts a view of an offer of `shop` (queued offline).
+    public func viewOffer(_ id: String, shop: String) async throws {
         _ = try Ledger.text(id, field: "note", collection: SyncCollections.spendingTransactions, required: true)
         try await store.write { tx in try tx.enqueueCall(SpendingCalls.offerView, payload: OfferViewCall(offerId: id)) }
+        await analytics.record(.offerViewed(id, shop: shop))
+    }
+
+    // MARK: - Screens that the product team's questions count
+
+    /// The dashboard, as its screen opens.
+    public func openDashboard() async throws -> Dashboard {
+        await analytics.record(.dashboardOpened)
+        return try dashboard()
+    }
+
+    /// The offers near `position`, as their screen opens (online, or from the saved list).
+    public func openOffers(near position: Coordinates, radius: Int = 1000) async throws -> OffersResult {
+        let result = try await offers.offers(near: position, radius: radius)
+        await analytics.record(.offersOpened(online: !result.stale && result.note == nil))
+        return result
+    }
+
+    /// The server's findings, as their screen shows them.
+    public func openInsights() async throws -> InsightsResult {
+        let result = try await insights.insights()
+        for insight in result.insights { await analytics.record(.insightShown(insight.kind)) }
+        return result
+    }
+
+    /// Records a transaction (see `Ledger.record`), counting it and any limit it exceeds.
+    public func record(_ kind: TransactionKind, _ details: TransactionDetails, automatic: Bool = false) async throws -> Recorded {
+        let recorded = try await ledger.record(kind, details, automatic: automatic)
+        if let counted: AnalyticsEvent.TransactionKind = kind == .expense ? .expense : kind == .income ? .income : nil {
+            await analytics.record(.transactionRecorded(counted, amountMinor: recorded.transaction.amountMinor,
+                                                        currency: recorded.transaction.currency))
+        }
+        for warning in recorded.warnings { await analytics.record(.limitExceeded(category: warning.limit.category.isEmpty ? "all" : warning.limit.category)) }
+        return recorded
     }
 
     // MARK: - Sync
