@@ -38,6 +38,8 @@ public final class SpendingApp: Sendable {
         switch answer {
         case .created(let created):
             let user = try created.body.json
+            // NB: remembered so that `verify CODE` needs no --email; losing it only means typing the email.
+            try? FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
             try? Data(user.email.utf8).write(to: configuration.pendingVerificationFile, options: .atomic)
             return Account(id: user.id, username: user.username, email: user.email)
         case .badRequest(let answer): throw SpendingError.server(try answer.body.json.message)
