@@ -24,6 +24,8 @@ struct RecyclingCatalogueTests {
             #expect(try await api.send(.get, "/v1/recycling/tips", headers: [.ifNoneMatch: etag]).status == .notModified)
             #expect(try await api.send(.get, "/v1/recycling/tips", headers: [.ifNoneMatch: "W/\(etag)"]).status == .notModified)
             #expect(try await api.send(.get, "/v1/recycling/tips", headers: [.ifNoneMatch: "\"other\""]).status == .ok)
+            #expect(try await api.send(.get, "/v1/recycling/tips", headers: [.ifNoneMatch: "\"other\", \(etag)"]).status == .notModified,
+                    "a list of entity tags, read as sent")
         }
     }
 

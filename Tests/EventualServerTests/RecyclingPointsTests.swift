@@ -127,11 +127,14 @@ struct RecyclingPointsTests {
     @Test func badQueriesAre400sNamingTheRule() async throws {
         try await withServer(.sqlite) { api in
             for query in ["near=91,0", "near=abc", "near=1,2,3", "near=0,181", "near=0,0&limit=0", "near=0,0&limit=1001",
-                          "near=0,0&material=gold", "limit=5", "material=glass", "near=nan,0"] {
+                          "near=0,0&material=gold", "limit=5", "material=glass", "near=nan,0",
+                          "near=%2B1,2", "near=1.,2", "near=0x1p3,2", "near=1e1,2", "near=1%00,2"] {
                 let answer = try await api.send(.get, "/v1/recycling/points?\(query)")
                 #expect(answer.status == .badRequest, "\(query): \(answer.text)")
                 _ = try answer.error()
             }
+            let longTag = try await api.send(.get, "/v1/recycling/points", headers: [.ifNoneMatch: String(repeating: "0", count: 129)])
+            #expect(longTag.status == .badRequest)
             // An empty set is an answer, not an error
             let empty = try await api.send(.get, "/v1/recycling/points?near=0,0")
             #expect(empty.status == .ok)

@@ -50,7 +50,8 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                 authorization: request.headers[.authorization],
                 remoteAddress: context.remoteAddress,
                 forwardedFor: trustForwardedFor ? request.headers[HeaderNames.forwardedFor] : nil,
-                logger: context.logger
+                logger: context.logger,
+                ifNoneMatch: request.headers[.ifNoneMatch]
             )
             response = try await RequestScope.$current.withValue(scope) {
                 try await inner.respond(to: request, context: context)

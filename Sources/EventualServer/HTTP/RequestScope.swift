@@ -9,6 +9,9 @@ struct RequestScope: Sendable {
     let remoteAddress: SocketAddress?
     let forwardedFor: String?
     let logger: Logger
+    /// `If-None-Match` as sent. NB: the generated layer percent-decodes header values and reads a
+    /// string header up to its first comma, so a list of entity tags arrives cut short there.
+    var ifNoneMatch: String? = nil
 
     @TaskLocal static var current: RequestScope?
 

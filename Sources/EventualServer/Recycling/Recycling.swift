@@ -28,8 +28,19 @@ struct Recycling: Sendable {
 
 /// ETags as `If-None-Match` sends them back: one, a list, weak or strong, or `*`.
 enum ETag {
-    static func matches(_ header: String?, _ etag: String) -> Bool {
-        guard let header else { return false }
+    static let maxHeaderLength = 128
+
+    /// A 400 when `If-None-Match` is longer than the contract allows.
+    static func checkLength(_ parsed: String?) throws(APIError) {
+        _ = try matches(parsed, "")
+    }
+
+    /// True when `If-None-Match` names `etag` (or `*`); a 400 for a header longer than the contract allows.
+    static func matches(_ parsed: String?, _ etag: String, limited: Bool = true) throws(APIError) -> Bool {
+        guard let header = RequestScope.current?.ifNoneMatch ?? parsed else { return false }
+        guard !limited || header.unicodeScalars.count <= maxHeaderLength else {
+            throw .badRequest("If-None-Match must be at most \(maxHeaderLength) characters long")
+        }
         for candidate in header.split(separator: ",") {
             var value = candidate.trimmingCharacters(in: .whitespaces)
             if value == "*" { return true }

@@ -10,6 +10,8 @@ extension APIService {
 
     func getRecyclingPoints(_ input: Operations.GetRecyclingPoints.Input) async throws -> Operations.GetRecyclingPoints.Output {
         let store = recycling.points
+        // NB: checked on every request, though only the whole set has an ETag to compare.
+        try ETag.checkLength(input.headers.ifNoneMatch)
         guard let near = input.query.near else {
             guard input.query.limit == nil, input.query.material == nil else {
                 throw APIError.badRequest("limit and material apply only with near=LAT,LON")
@@ -18,7 +20,7 @@ extension APIService {
             // any point is read.
             let versions = try await store.versions()
             let etag = "\"p\(versions.points)-v\(versions.visits)\""
-            if ETag.matches(input.headers.ifNoneMatch, etag) { return .notModified(.init()) }
+            if try ETag.matches(input.headers.ifNoneMatch, etag) { return .notModified(.init()) }
             let list = try await recycling.wholeSet.list(etag: etag) {
                 let snapshot = try await store.snapshot(atLeast: versions.points)
                 let visits = try await store.allVisits()
