@@ -4,7 +4,7 @@ import SQLKit
 import Testing
 @testable import EventualServer
 
-@Suite("eventual-server import-products", .timeLimit(.minutes(1)))
+@Suite("eventual-server import-products", .timeLimit(.minutes(3)))
 struct ImportProductsTests {
     static let sample = URL(fileURLWithPath: "/work/shared/data/off-products-1000-slim.csv")
 

@@ -4,7 +4,7 @@ import SQLKit
 import Testing
 @testable import EventualServer
 
-@Suite("A locked or full database answers 503 and recovers", .timeLimit(.minutes(1)))
+@Suite("A locked or full database answers 503 and recovers", .timeLimit(.minutes(3)))
 struct StorageFailureTests {
     @Test func aWriteLockHeldByAnotherProcessIsA503WithRetryAfterNotAHang() async throws {
         try await withServer(.sqlite, mode: .live, configure: { $0.busyTimeout = .milliseconds(300) }) { api, location in

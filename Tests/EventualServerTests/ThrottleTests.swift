@@ -3,7 +3,7 @@ import Hummingbird
 import Testing
 @testable import EventualServer
 
-@Suite("Login floods and password guessing", .timeLimit(.minutes(1)))
+@Suite("Login floods and password guessing", .timeLimit(.minutes(3)))
 struct ThrottleTests {
     private static func from(_ address: String) -> HTTPFields { [.init("X-Forwarded-For")!: address] }
 

@@ -17,7 +17,7 @@ func device(_ folder: URL, server: URL) -> PantryApp {
     configuration.requestTimeout = .seconds(30)
     configuration.timeouts = ServerLink.Timeouts(connect: .seconds(10), firstByte: .seconds(20))
     configuration.lookupPolicy = .networkFirst(timeout: .seconds(20))
-    configuration.localCommandSyncBudget = .seconds(10)
+    configuration.localCommandSyncBudget = .seconds(30)
     return PantryApp(configuration: configuration)
 }
 
