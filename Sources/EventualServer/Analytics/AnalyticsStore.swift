@@ -53,7 +53,7 @@ struct AnalyticsStore: Sendable {
                     query.appendInterpolation(unsafeRaw: ")")
                 }
                 // NB: RETURNING names only the rows inserted, so duplicates are counted without a second query.
-                query.appendInterpolation(unsafeRaw: " ON CONFLICT (user_id, event_id) DO NOTHING RETURNING event_id")
+                query.appendInterpolation(unsafeRaw: " ON CONFLICT (event_id, user_id) DO NOTHING RETURNING event_id")
                 inserted += try await sql.raw(query).all().count
             }
             return inserted
