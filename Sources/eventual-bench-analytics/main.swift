@@ -90,7 +90,7 @@ func batchBody(_ batch: Int, of batches: Int, now: Int64, random: inout SystemRa
         }
         if index > 0 { text += "," }
         // NB: ids sort by time, as the devices' UUIDv7s do.
-        text += #"{"id":"\#(String(format: "b%07d-%03d", batch, index))","name":"\#(name)","app":"\#(app)","appVersion":"1.0.0","platform":"\#(platforms[index & 1])","#
+        text += #"{"id":"\#(String(format: "b%07d-%03d", batch, index))","name":"\#(name)","app":"\#(app)","appVersion":"1.0.0","platform":"\#(platforms[(batch % users) & 1])","#
             + #""sessionId":"s\#(batch)","at":\#(at),"properties":\#(properties)}"#
     }
     text += "]}"

@@ -141,20 +141,20 @@ enum AnalyticsQuestion: String, Sendable, CaseIterable {
         switch self {
         case .usersPerPlatformHour:
             return """
-                SELECT platform, (occurred_at / 3600000) % 24 AS hour, COUNT(DISTINCT user_id) AS users
-                FROM analytics_events
-                WHERE app = \(bind: app) AND occurred_at >= \(bind: start) AND occurred_at < \(bind: end)
-                GROUP BY platform, (occurred_at / 3600000) % 24
+                SELECT platform, hour_bucket % 24 AS hour, COUNT(DISTINCT user_id) AS users
+                FROM analytics_activity
+                WHERE app = \(bind: app) AND hour_bucket >= \(bind: start / 3_600_000) AND hour_bucket < \(bind: end / 3_600_000)
+                GROUP BY platform, hour_bucket % 24
                 ORDER BY platform, hour
                 """
         case .platformUsePerWeek:
-            // NB: 1970-01-05 (345,600,000 ms) was a Monday: weeks start on Mondays.
+            // NB: 1970-01-05 (hour 96) was a Monday: weeks of 168 hours start on Mondays.
             return """
-                SELECT (occurred_at - 345600000) / 604800000 AS week, platform,
-                       COUNT(DISTINCT user_id) AS users, COUNT(*) AS events
-                FROM analytics_events
-                WHERE app = \(bind: app) AND occurred_at >= \(bind: start) AND occurred_at < \(bind: end)
-                GROUP BY (occurred_at - 345600000) / 604800000, platform
+                SELECT (hour_bucket - 96) / 168 AS week, platform,
+                       COUNT(DISTINCT user_id) AS users, CAST(SUM(events) AS BIGINT) AS events
+                FROM analytics_activity
+                WHERE app = \(bind: app) AND hour_bucket >= \(bind: start / 3_600_000) AND hour_bucket < \(bind: end / 3_600_000)
+                GROUP BY (hour_bucket - 96) / 168, platform
                 ORDER BY week, platform
                 """
         case .scanTime:
