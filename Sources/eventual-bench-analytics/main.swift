@@ -55,12 +55,14 @@ func account(_ name: String, base: String) async throws -> String {
 }
 
 /// One batch's body: a realistic mix of every app's events, spread over the last 30 days.
-func batchBody(_ batch: Int, now: Int64, random: inout SystemRandomNumberGenerator) -> ByteBuffer {
+func batchBody(_ batch: Int, of batches: Int, now: Int64, random: inout SystemRandomNumberGenerator) -> ByteBuffer {
     var text = #"{"events":["#
     text.reserveCapacity(batchSize * 230)
     let trash = ["plastic", "glass", "paper", "metal", "organic"], platforms = ["ios", "android"]
     for index in 0..<batchSize {
-        let at = now - Int64.random(in: 0..<(30 * 86_400_000), using: &random)
+        // NB: devices send what happened lately: batch after batch, the month goes by in order.
+        let slice = 30 * 86_400_000 / Int64(max(1, batches))
+        let at = now - 30 * 86_400_000 + Int64(batch) * slice + Int64.random(in: 0..<max(1, slice), using: &random)
         let (app, name, properties): (String, String, String)
         switch Int.random(in: 0..<20, using: &random) {
         case 0: (app, name, properties) = ("sustainu", "login", "{}")
@@ -87,7 +89,8 @@ func batchBody(_ batch: Int, now: Int64, random: inout SystemRandomNumberGenerat
         default: (app, name, properties) = ("sustainu", "app_opened", "{}")
         }
         if index > 0 { text += "," }
-        text += #"{"id":"b\#(batch)-\#(index)","name":"\#(name)","app":"\#(app)","appVersion":"1.0.0","platform":"\#(platforms[index & 1])","#
+        // NB: ids sort by time, as the devices' UUIDv7s do.
+        text += #"{"id":"\#(String(format: "b%07d-%03d", batch, index))","name":"\#(name)","app":"\#(app)","appVersion":"1.0.0","platform":"\#(platforms[(batch % users) & 1])","#
             + #""sessionId":"s\#(batch)","at":\#(at),"properties":\#(properties)}"#
     }
     text += "]}"
@@ -118,7 +121,7 @@ func run() async throws {
     let batches = (total + batchSize - 1) / batchSize
     let now = UnixMillis.now()
     var random = SystemRandomNumberGenerator()
-    let bodies = (0..<batches).map { batchBody($0, now: now, random: &random) }
+    let bodies = (0..<batches).map { batchBody($0, of: batches, now: now, random: &random) }
     FileHandle.standardError.write(Data("made \(batches) batches of \(batchSize); sending on \(connections) connections\n".utf8))
 
     let signedIn = tokens

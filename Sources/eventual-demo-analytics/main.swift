@@ -148,7 +148,7 @@ func simulate(_ options: Options) async throws {
         let email = "demo-\(person)-\(run)@demo.example", password = "demo-password"
         let phone = folder.appendingPathComponent("p\(person)")
         let store = try LocalStore(path: phone.appendingPathComponent("store.sqlite").path)
-        let vault = SessionVault(secrets: FileSecretStore(directory: phone.appendingPathComponent("secrets")), rounds: 1_000)
+        let vault = SessionVault(secrets: FileSecretStore(directory: phone.appendingPathComponent("secrets")), rounds: 100_000)
         let link = ServerLink(serverURL: options.server) { vault.accessToken }
         guard case .created = try await link.client.register(body: .json(.init(username: "demo_\(person)_\(run)", email: email, password: password))) else {
             throw Failure(description: "registering \(email) failed: is \(options.server) an Eventual server that allows many registrations?")

@@ -20,8 +20,9 @@ struct AnalyticsIngestTests {
             let again = try await api.postEvents(events + [events[0]], as: user).decode(EventBatchResultJSON.self)
             #expect((first.accepted, first.duplicates) == (20, 0))
             #expect((again.accepted, again.duplicates) == (0, 21))
-            // Then the question counts 20 entries
+            // Then the questions count 20 events, from the events and from the hours of activity alike
             #expect(try await api.ask("map-entry-sources", as: admin).rows == [["main", 20, 1]])
+            #expect(try await api.ask("platform-use-per-week", as: admin).rows == [[.text(AnalyticsDays.date(0)), "ios", 1, 20]])
         }
     }
 

@@ -75,7 +75,8 @@ extension APIService {
             return .failure(EventProblem(message: problem))
         }
         let columns = AnalyticsColumns.of(event.name)
-        let json = (try? JSONEncoder.sortedKeys.encode(properties)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        // NB: not a JSONEncoder per event: that was a tenth of the time of filing a batch.
+        let json = CompactJSON.object(properties)
         return .success(FiledEvent(
             id: event.id, name: event.name, app: event.app, appVersion: event.appVersion, platform: event.platform,
             sessionID: event.sessionId, occurredAt: event.at,
@@ -106,14 +107,5 @@ extension APIService {
             rows: try rows.map { row in try row.map { try OpenAPIValueContainer(unvalidatedValue: $0.anyValue) } }
         )
         return .ok(.init(body: .json(body)))
-    }
-}
-
-extension JSONEncoder {
-    /// Keys sorted, so that equal properties are equal text.
-    static var sortedKeys: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
     }
 }

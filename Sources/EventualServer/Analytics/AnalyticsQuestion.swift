@@ -141,20 +141,20 @@ enum AnalyticsQuestion: String, Sendable, CaseIterable {
         switch self {
         case .usersPerPlatformHour:
             return """
-                SELECT platform, (occurred_at / 3600000) % 24 AS hour, COUNT(DISTINCT user_id) AS users
-                FROM analytics_events
-                WHERE app = \(bind: app) AND occurred_at >= \(bind: start) AND occurred_at < \(bind: end)
-                GROUP BY platform, (occurred_at / 3600000) % 24
+                SELECT platform, hour_bucket % 24 AS hour, COUNT(DISTINCT user_id) AS users
+                FROM analytics_activity
+                WHERE app = \(bind: app) AND hour_bucket >= \(bind: start / 3_600_000) AND hour_bucket < \(bind: end / 3_600_000)
+                GROUP BY platform, hour_bucket % 24
                 ORDER BY platform, hour
                 """
         case .platformUsePerWeek:
-            // NB: 1970-01-05 (345,600,000 ms) was a Monday: weeks start on Mondays.
+            // NB: 1970-01-05 (hour 96) was a Monday: weeks of 168 hours start on Mondays.
             return """
-                SELECT (occurred_at - 345600000) / 604800000 AS week, platform,
-                       COUNT(DISTINCT user_id) AS users, COUNT(*) AS events
-                FROM analytics_events
-                WHERE app = \(bind: app) AND occurred_at >= \(bind: start) AND occurred_at < \(bind: end)
-                GROUP BY (occurred_at - 345600000) / 604800000, platform
+                SELECT (hour_bucket - 96) / 168 AS week, platform,
+                       COUNT(DISTINCT user_id) AS users, CAST(SUM(events) AS BIGINT) AS events
+                FROM analytics_activity
+                WHERE app = \(bind: app) AND hour_bucket >= \(bind: start / 3_600_000) AND hour_bucket < \(bind: end / 3_600_000)
+                GROUP BY (hour_bucket - 96) / 168, platform
                 ORDER BY week, platform
                 """
         case .scanTime:
@@ -209,20 +209,24 @@ enum AnalyticsQuestion: String, Sendable, CaseIterable {
                 ORDER BY average_seconds DESC, trash_type
                 """
         case .dailyReminderEffectiveness:
-            // A user reminded on a day counts once; they count as scanning after it when a scan of
-            // theirs was answered after their first reminder that day and before the day ended.
+            // A user reminded on a day counts once; they count as scanning after it when their last
+            // scan answered that day came at or after their first reminder that day. NB: a join of
+            // two per-user-per-day summaries, not a lookup per reminder (which read every event of
+            // the user each time: two seconds at a million events).
             return """
                 SELECT reminders.day AS day, COUNT(*) AS reminded,
-                       SUM(CASE WHEN EXISTS (
-                           SELECT 1 FROM analytics_events scans
-                           WHERE scans.user_id = reminders.user_id AND scans.app = \(bind: app) AND scans.name = \(bind: N.scanAnswered)
-                             AND scans.occurred_at >= reminders.first_at AND scans.occurred_at < (reminders.day + 1) * 86400000
-                       ) THEN 1 ELSE 0 END) AS scanned_after
+                       SUM(CASE WHEN scans.last_at >= reminders.first_at THEN 1 ELSE 0 END) AS scanned_after
                 FROM (SELECT user_id, occurred_at / 86400000 AS day, MIN(occurred_at) AS first_at
                       FROM analytics_events
                       WHERE app = \(bind: app) AND name = \(bind: N.notificationShown) AND subject = \(bind: AnalyticsEvent.Notification.dailyReminder.rawValue)
                         AND occurred_at >= \(bind: start) AND occurred_at < \(bind: end)
                       GROUP BY user_id, occurred_at / 86400000) reminders
+                LEFT JOIN (SELECT user_id, occurred_at / 86400000 AS day, MAX(occurred_at) AS last_at
+                           FROM analytics_events
+                           WHERE app = \(bind: app) AND name = \(bind: N.scanAnswered)
+                             AND occurred_at >= \(bind: start) AND occurred_at < \(bind: end)
+                           GROUP BY user_id, occurred_at / 86400000) scans
+                       ON scans.user_id = reminders.user_id AND scans.day = reminders.day
                 GROUP BY reminders.day
                 ORDER BY day
                 """

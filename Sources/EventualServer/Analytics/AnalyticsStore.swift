@@ -30,6 +30,7 @@ struct AnalyticsStore: Sendable {
         guard !events.isEmpty else { return 0 }
         return try await database.transaction { sql in
             var inserted = 0
+            var activity: [ActivityKey: Int64] = [:]
             for chunk in events.chunks(of: Self.rowsPerStatement) {
                 var query = SQLQueryString("""
                     INSERT INTO analytics_events (user_id, event_id, name, app, app_version, platform, session_id,
@@ -53,10 +54,44 @@ struct AnalyticsStore: Sendable {
                     query.appendInterpolation(unsafeRaw: ")")
                 }
                 // NB: RETURNING names only the rows inserted, so duplicates are counted without a second query.
-                query.appendInterpolation(unsafeRaw: " ON CONFLICT (user_id, event_id) DO NOTHING RETURNING event_id")
-                inserted += try await sql.raw(query).all().count
+                query.appendInterpolation(unsafeRaw: " ON CONFLICT (event_id, user_id) DO NOTHING RETURNING event_id")
+                let filed = Set(try await sql.raw(query).all().map { try $0.decode(column: "event_id", as: String.self) })
+                inserted += filed.count
+                for event in chunk where filed.contains(event.id) {
+                    activity[ActivityKey(app: event.app, hour: event.occurredAt / 3_600_000, platform: event.platform), default: 0] += 1
+                }
             }
+            try await addActivity(activity, userID: userID, on: sql)
             return inserted
+        }
+    }
+
+    private struct ActivityKey: Hashable {
+        let app: String
+        let hour: Int64
+        let platform: String
+    }
+
+    /// Adds the newly filed events to the user's hours of activity, in one statement per 100 hours.
+    private func addActivity(_ activity: [ActivityKey: Int64], userID: String, on sql: any SQLDatabase) async throws {
+        for chunk in activity.sorted(by: { ($0.key.app, $0.key.hour, $0.key.platform) < ($1.key.app, $1.key.hour, $1.key.platform) })
+            .chunks(of: 100) {
+            var query = SQLQueryString("INSERT INTO analytics_activity (app, hour_bucket, platform, user_id, events) VALUES")
+            for (index, entry) in chunk.enumerated() {
+                query.appendInterpolation(unsafeRaw: index == 0 ? " (" : ", (")
+                query.appendInterpolation(bind: entry.key.app)
+                query.appendInterpolation(unsafeRaw: ", ")
+                query.appendInterpolation(bind: entry.key.hour)
+                query.appendInterpolation(unsafeRaw: ", ")
+                query.appendInterpolation(binds: [entry.key.platform, userID])
+                query.appendInterpolation(unsafeRaw: ", ")
+                query.appendInterpolation(bind: entry.value)
+                query.appendInterpolation(unsafeRaw: ")")
+            }
+            query.appendInterpolation(unsafeRaw: """
+                 ON CONFLICT (app, hour_bucket, platform, user_id) DO UPDATE SET events = analytics_activity.events + excluded.events
+                """)
+            try await sql.raw(query).run()
         }
     }
 
