@@ -181,7 +181,10 @@ func simulate(_ options: Options) async throws {
 
 do {
     try await simulate(try Options(CommandLine.arguments))
+} catch let failure as Failure {
+    FileHandle.standardError.write(Data("demo failed: \(failure)\n".utf8))
+    exit(1)
 } catch {
-    FileHandle.standardError.write(Data("demo failed: \(error)\n".utf8))
+    FileHandle.standardError.write(Data("demo failed: \(RemoteFailure.from(error).description)\n".utf8))
     exit(1)
 }
