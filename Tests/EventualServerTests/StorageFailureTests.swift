@@ -49,11 +49,12 @@ struct StorageFailureTests {
             try await lock.release()
             // Then all are 503, answered together: one each in turn would space them a busy timeout
             // (3 s) apart, 27 s from first to last. NB: the spread, not the total, is measured: a
-            // machine busy with the whole suite delays them all alike.
+            // machine busy with the whole suite delays them all alike; under two busy timeouts
+            // tells "together" from "in turn" with room for that load (3.3 s was seen in CI).
             #expect(answers.map(\.status) == Array(repeating: 503, count: 10))
             let instants = answers.map(\.at)
             let spread = instants.max()! - instants.min()!
-            #expect(spread < .seconds(3), "answers spread over \(spread)")
+            #expect(spread < .seconds(6), "answers spread over \(spread)")
         }
     }
 
