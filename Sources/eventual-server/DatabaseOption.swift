@@ -1,6 +1,7 @@
 import ArgumentParser
 import EventualServer
 import Foundation
+import Logging
 
 /// `--database`, shared by every subcommand.
 struct DatabaseOption: ParsableArguments {
@@ -9,5 +10,26 @@ struct DatabaseOption: ParsableArguments {
 
     var location: DatabaseLocation {
         (database ?? ProcessInfo.processInfo.environment["DATABASE_URL"]).map(DatabaseLocation.init(argument:)) ?? .defaultSQLite
+    }
+}
+
+/// Opens the database named by the options, runs `body`, and closes it whatever happens; every
+/// failure becomes one line.
+func withDatabase<T: Sendable>(_ option: DatabaseOption, _ body: (Database) async throws -> T) async throws -> T {
+    var logger = Logger(label: "eventual-server")
+    logger.logLevel = .warning
+    let opened: Database
+    do {
+        opened = try await Database.open(option.location, logger: logger)
+    } catch {
+        throw ImportFailure(message: "cannot open the database \(option.location): \(error)")
+    }
+    do {
+        let result = try await body(opened)
+        await opened.close()
+        return result
+    } catch {
+        await opened.close()
+        throw ImportFailure(message: "\(error)")
     }
 }

@@ -23,26 +23,17 @@ struct ImportProducts: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOption
 
     func run() async throws {
-        // NB: checked before the database is opened, so that a mistyped path creates no database.
-        guard FileManager.default.isReadableFile(atPath: file) else {
-            throw ImportFailure(message: "cannot read \(file): no such file, or not readable")
-        }
-        var logger = Logger(label: "eventual-server")
-        logger.logLevel = .warning
-        let opened: Database
-        do {
-            opened = try await Database.open(database.location, logger: logger)
-        } catch {
-            throw ImportFailure(message: "cannot open the database \(database.location): \(error)")
-        }
-        do {
-            let summary = try await ProductImporter(database: opened).importCSV(at: URL(fileURLWithPath: file))
-            await opened.close()
-            print(summary)
-        } catch {
-            await opened.close()
-            throw ImportFailure(message: "\(error)")
-        }
+        try requireReadable(file)
+        let url = URL(fileURLWithPath: file)
+        print(try await withDatabase(database) { try await ProductImporter(database: $0).importCSV(at: url) })
+    }
+}
+
+/// Refuses a file that cannot be read. NB: checked before the database is opened, so that a
+/// mistyped path creates no database.
+func requireReadable(_ file: String) throws {
+    guard FileManager.default.isReadableFile(atPath: file) else {
+        throw ImportFailure(message: "cannot read \(file): no such file, or not readable")
     }
 }
 

@@ -24,10 +24,7 @@ struct ImportPoints: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOption
 
     func run() async throws {
-        // NB: checked before the database is opened, so that a mistyped path creates no database.
-        guard FileManager.default.isReadableFile(atPath: file) else {
-            throw ImportFailure(message: "cannot read \(file): no such file, or not readable")
-        }
+        try requireReadable(file)
         let url = URL(fileURLWithPath: file)
         print(try await withDatabase(database) { try await PointImporter(database: $0).importGeoJSON(at: url) })
     }
@@ -54,9 +51,7 @@ struct ImportPackaging: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOption
 
     func run() async throws {
-        guard FileManager.default.isReadableFile(atPath: file) else {
-            throw ImportFailure(message: "cannot read \(file): no such file, or not readable")
-        }
+        try requireReadable(file)
         let url = URL(fileURLWithPath: file)
         print(try await withDatabase(database) { try await PackagingImporter(database: $0).importCSV(at: url) })
     }

@@ -25,24 +25,8 @@ struct ImportShops: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOption
 
     func run() async throws {
-        guard FileManager.default.isReadableFile(atPath: file) else {
-            throw ImportFailure(message: "cannot read \(file): no such file, or not readable")
-        }
-        var logger = Logger(label: "eventual-server")
-        logger.logLevel = .warning
-        let opened: Database
-        do {
-            opened = try await Database.open(database.location, logger: logger)
-        } catch {
-            throw ImportFailure(message: "cannot open the database \(database.location): \(error)")
-        }
-        do {
-            let summary = try await ShopImporter(database: opened).importGeoJSON(at: URL(fileURLWithPath: file), demoOffers: demoOffers)
-            await opened.close()
-            print(summary)
-        } catch {
-            await opened.close()
-            throw ImportFailure(message: "\(error)")
-        }
+        try requireReadable(file)
+        let url = URL(fileURLWithPath: file), demo = demoOffers
+        print(try await withDatabase(database) { try await ShopImporter(database: $0).importGeoJSON(at: url, demoOffers: demo) })
     }
 }

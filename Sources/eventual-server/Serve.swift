@@ -55,6 +55,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Products one user may create in the knowledge base.")
     var maxProductsPerUser = 5_000
 
+    @Option(help: "MiB one user may store: synced records and the text and images of their products.")
+    var maxMibPerUser = 100
+
     @Option(help: "Seconds before an idle or half-sent connection is closed.")
     var idleTimeout = 30
 
@@ -98,6 +101,10 @@ struct Serve: AsyncParsableCommand {
         var quotas = Quotas()
         quotas.syncRecordsPerUser = maxSyncRecordsPerUser
         quotas.productsPerUser = maxProductsPerUser
+        guard maxMibPerUser > 0, maxMibPerUser <= Int(Int64.max / 1_048_576) else {
+            throw ValidationError("--max-mib-per-user must be a positive number of MiB")
+        }
+        quotas.bytesPerUser = Int64(maxMibPerUser) * 1_048_576
         var configuration = ServerConfiguration(
             hostname: hostname, port: port, database: database.location, logLevel: level,
             sessionKey: environment["EVENTUAL_SESSION_KEY"]

@@ -57,24 +57,3 @@ private func setRole(_ role: UserRole, email: String, database: DatabaseOption) 
     let found = try await withDatabase(database) { try await RoleAdministration(database: $0).set(role, email: email) }
     guard found else { throw ImportFailure(message: "no account is registered with \(email)") }
 }
-
-/// Opens the database named by the options, runs `body`, and closes it whatever happens; every
-/// failure becomes one line.
-func withDatabase<T: Sendable>(_ option: DatabaseOption, _ body: (Database) async throws -> T) async throws -> T {
-    var logger = Logger(label: "eventual-server")
-    logger.logLevel = .warning
-    let opened: Database
-    do {
-        opened = try await Database.open(option.location, logger: logger)
-    } catch {
-        throw ImportFailure(message: "cannot open the database \(option.location): \(error)")
-    }
-    do {
-        let result = try await body(opened)
-        await opened.close()
-        return result
-    } catch {
-        await opened.close()
-        throw ImportFailure(message: "\(error)")
-    }
-}

@@ -76,6 +76,55 @@ struct GrowthAndFingerprintTests {
     }
 
     @Test(arguments: Backend.available)
+    func storedBytesPastTheQuotaAreA413AndShrinkingFreesRoom(_ backend: Backend) async throws {
+        // NB: 4,000 bytes hold two records of a 1,500-byte description (plus their stamps), not three.
+        try await withServer(backend, configure: { $0.quotas.bytesPerUser = 4_000 }) { api in
+            let account = try await api.signUp()
+            let long = String(repeating: "é", count: 750)  // 1,500 bytes in UTF-8
+            func item(_ id: String, _ description: String, _ age: Int64) -> SyncChangeJSON {
+                SyncChangeJSON(recordId: id, hlc: Stamps.at(age), fields: pantryItem(["description": .string(description)]))
+            }
+            #expect(try await api.pushed([item("a", long, -3000), item("b", long, -3000)], as: account).map(\.status) == ["applied", "applied"])
+            // When a third such record comes, the whole push is refused with a message naming the quota
+            let third = try await api.push([item("c", long, -3000)], as: account)
+            #expect(third.status == .contentTooLarge, "\(third.text)")
+            let message = try third.error().message
+            #expect(message.contains("Quota") && message.contains("MiB"), "\(message)")
+            // And nothing of it was stored: a pull has only a and b
+            #expect(try await api.pulledRecords(as: account).keys.sorted() == ["a", "b"])
+            // Shrinking a record always goes through, and frees room for the third
+            #expect(try await api.pushed([item("a", "Oat", -2000)], as: account).map(\.status) == ["applied"])
+            #expect(try await api.pushed([item("c", long, -1000)], as: account).map(\.status) == ["applied"])
+            // Another user has a quota of their own
+            let other = try await api.signUp()
+            #expect(try await api.pushed([item("x", long, -1000), item("y", long, -1000)], as: other).map(\.status) == ["applied", "applied"])
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func productBytesCountTowardsTheQuotaAndDeletingFreesThem(_ backend: Backend) async throws {
+        try await withServer(backend, configure: { $0.quotas.bytesPerUser = 3_000 }) { api in
+            let account = try await api.signUp()
+            let description = String(repeating: "Ingredients: oats, water. ", count: 70)  // 1,820 bytes
+            func post(_ barcode: String) async throws -> Answer {
+                let token = try await api.sessionToken(barcode, as: account)
+                return try await api.postProduct(barcode, name: "Oat drink", token: token, as: account, description: description)
+            }
+            let first = try await post(Barcodes.unique())
+            #expect(first.status == .created, "\(first.text)")
+            let secondBarcode = Barcodes.unique()
+            let second = try await post(secondBarcode)
+            #expect(second.status == .contentTooLarge, "\(second.text)")
+            #expect(try second.error().message.contains("Quota"))
+            #expect(try await api.products(secondBarcode, as: account).isEmpty)
+            // Deleting the first product frees its bytes
+            let id = try first.decode(ProductJSON.self).id
+            #expect(try await api.send(.delete, "/products/\(id)", headers: account.bearer).status == .ok)
+            #expect(try await post(secondBarcode).status == .created)
+        }
+    }
+
+    @Test(arguments: Backend.available)
     func appliedChangeIDsOlderThanTheRetentionArePurged(_ backend: Backend) async throws {
         let scratch = try await ScratchDatabase.make(backend)
         let database = try await Database.open(scratch.location, logger: Logger(label: "test"))

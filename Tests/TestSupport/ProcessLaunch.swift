@@ -11,9 +11,28 @@ public enum ProcessLaunch {
 
     /// Starts `process` (Foundation), one launch at a time.
     public static func run(_ process: Process) throws {
+        try launching { try process.run() }
+    }
+
+    /// Runs `body` (a pipe's creation, a spawn) while no other child is being started.
+    public static func launching<R>(_ body: () throws -> R) rethrows -> R {
         lock.lock()
         defer { lock.unlock() }
-        try process.run()
+        return try body()
+    }
+
+    /// A pipe whose two ends are closed on exec, so that a child started at the same moment by
+    /// another test does not inherit them (an inherited write end keeps a reader from ever seeing
+    /// the end of its input). posix_spawn's dup2 clears the flag on the copy a child is meant to get.
+    /// NB: pipe2(O_CLOEXEC) is not visible from Swift's Glibc module; the flags are set while no
+    /// child is being started, which is as good.
+    public static func pipeClosedOnExec() throws -> [Int32] {
+        try launching {
+            var ends: [Int32] = [-1, -1]
+            guard pipe(&ends) == 0 else { throw TestFailure("pipe: \(String(cString: strerror(errno)))") }
+            for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            return ends
+        }
     }
 
     /// Runs `executable` with `arguments` and `environment`, `input` on its stdin and its stdout
@@ -27,8 +46,7 @@ public enum ProcessLaunch {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        var stdinPipe: [Int32] = [-1, -1]
-        guard pipe(&stdinPipe) == 0 else { throw TestFailure("pipe: \(String(cString: strerror(errno)))") }
+        let stdinPipe = try pipeClosedOnExec()
         posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], 0)
         posix_spawn_file_actions_addclose(&actions, stdinPipe[0])
         posix_spawn_file_actions_addclose(&actions, stdinPipe[1])
@@ -41,7 +59,7 @@ public enum ProcessLaunch {
             envp.forEach { free($0) }
         }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        let spawned = launching { posix_spawn(&pid, executable, &actions, nil, argv, envp) }
         close(stdinPipe[0])
         guard spawned == 0 else {
             close(stdinPipe[1])

@@ -22,3 +22,17 @@ func withinBudget<T: Sendable>(_ budget: Duration, _ work: @escaping @Sendable (
         }
     }
 }
+
+/// Runs `body`, giving up with `RemoteFailure.unreachable` after `limit`: for an app's call to
+/// its server that must not hold a screen (or a command) longer than that.
+public func withTimeLimit<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            throw RemoteFailure.unreachable("The server did not answer in \(limit.components.seconds) s")
+        }
+        defer { group.cancelAll() }
+        return try await group.next()!
+    }
+}

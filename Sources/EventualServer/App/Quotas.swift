@@ -2,9 +2,10 @@
 public struct Quotas: Sendable, Equatable {
     /// Synced records (a deleted record keeps its tombstone and still counts).
     public var syncRecordsPerUser = 100_000
-    /// Products created in the knowledge base. With the 1 MiB body cap this also bounds a user's
-    /// bytes there: at most this many images of at most 1 MiB each.
+    /// Products created in the knowledge base.
     public var productsPerUser = 5_000
+    /// Bytes stored: synced records' values and products' text and images, in UTF-8 (see StorageUsage).
+    public var bytesPerUser: Int64 = 100 * 1_048_576
 
     public init() {}
 }

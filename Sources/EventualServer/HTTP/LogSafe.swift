@@ -21,6 +21,8 @@ enum LogSafe {
         case let error as SQLiteError:
             // SQLite's messages name tables, columns and constraints, never bound values.
             return "SQLite \(error.reason): \(error.message)"
+        case let error as SQLiteWriteError:
+            return error.description
         case let error as PSQLError:
             return describe(error)
         case let error as DecodingError:

@@ -32,6 +32,14 @@ enum StorageAvailability {
         case let error as StorageError:
             guard case .busy = error else { return nil }
             self = .busy
+        case let error as SQLiteWriteError:
+            switch error.primaryCode {
+            case 5, 6: self = .busy      // SQLITE_BUSY, SQLITE_LOCKED
+            // NB: a write that fails for lack of space often surfaces as an I/O error (a short write
+            // to the WAL) rather than SQLITE_FULL.
+            case 13, 10: self = .full    // SQLITE_FULL, SQLITE_IOERR
+            default: return nil
+            }
         case let error as SQLiteError:
             switch error.reason {
             case .busy, .locked, .busyTimeout, .busyInRecovery, .busyInSnapshot, .lockedBySharedCache: self = .busy

@@ -61,11 +61,12 @@ extension APIService {
         let record = ProductRecord(id: UUID().uuidString.lowercased(), gtin: gtin.normalized, barcode: body.barcode,
                                    name: name, description: description, img: body.img, userID: userID,
                                    score: 0, createdAt: now, updatedAt: now)
-        let products = self.products, quota = quotas.productsPerUser
+        let products = self.products, quota = quotas.productsPerUser, byteQuota = quotas.bytesPerUser
         let product = try await idempotency.perform(replay) { sql in
             // NB: a test product "disappears instantly": answered like a real one, never stored.
             if !isTest {
                 try await products.requireRoom(for: userID, quota: quota, on: sql)
+                try await StorageUsage.add(StorageUsage.bytes(of: record), for: userID, quota: byteQuota, on: sql)
                 try await products.insert(record, on: sql)
             }
             var answer = Components.Schemas.Product(record, withScore: false)

@@ -106,6 +106,7 @@ struct ProductStore: Sendable {
             guard let product = try await product(id: id, on: sql) else { throw APIError.notFound("no product with id \(id)") }
             guard product.userID == userID else { throw APIError.forbidden("only the user who created a product may delete it") }
             try await sql.delete(from: "products").where("id", .equal, id).run()
+            try await StorageUsage.add(-StorageUsage.bytes(of: product), for: userID, quota: .max, on: sql)
             return product
         }
     }

@@ -17,7 +17,7 @@ public final class Database: Service, Sendable {
     enum Dialect: Sendable { case sqlite, postgres }
 
     private enum Backend: Sendable {
-        case sqlite(writer: SQLiteConnection, lock: AsyncLock, thread: NIOThreadPool)
+        case sqlite(writer: SQLiteWriter, lock: AsyncLock)
         case postgres(client: PostgresClient, runner: Task<Void, Never>)
     }
 
@@ -88,35 +88,39 @@ public final class Database: Service, Sendable {
         }
         // NB: the writer runs its statements on a thread of its own. On NIO's shared pool it queued
         // behind whatever else used that pool (bcrypt did, once), and every write waited.
-        let thread = NIOThreadPool(numberOfThreads: 1)
-        thread.start()
-        let writer: SQLiteConnection
+        let writer: SQLiteWriter
         do {
-            writer = try await SQLiteConnection.open(storage: .file(path: path), threadPool: thread, logger: logger,
-                                                   on: MultiThreadedEventLoopGroup.singleton.any())
+            writer = try SQLiteWriter(path: path)
         } catch {
-            try? await thread.shutdownGracefully()
-            throw error
+            throw StorageError.cannotOpen(LogSafe.describe(error))
         }
-        let sql = writer.sql(queryLogLevel: nil)
-        // NB: SQLiteNIO installs a busy handler that retries for ever: while another process held a
-        // write lock the server spun at full CPU and every write hung. A busy timeout replaces it;
-        // past it the write fails with SQLITE_BUSY and is answered 503 with Retry-After.
+        let sql = writer.sql
+        // NB: without a busy handler SQLite fails at once while another process holds the write
+        // lock, and SQLiteNIO's retried for ever (the server spun at full CPU and every write hung).
+        // A busy timeout waits a while; past it the write fails with SQLITE_BUSY and is answered
+        // 503 with Retry-After.
         var pragmas = ["PRAGMA busy_timeout = \(max(0, options.busyTimeout.milliseconds))",
                        "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON",
                        // NB: SQLite's default cache (2 MiB) made every insert of a million analytics
                        // events read its index pages back from the kernel; the mapping serves the
                        // analytics questions' scans without copies.
                        "PRAGMA cache_size = -65536", "PRAGMA mmap_size = 268435456"]
-        if let maxBytes = options.maxSQLiteBytes {
-            let pageSize = try await sql.raw("PRAGMA page_size").first()?.decode(column: "page_size", as: Int.self) ?? 4096
-            pragmas.append("PRAGMA max_page_count = \(max(1, maxBytes / pageSize))")
-        }
-        for pragma in pragmas {
-            try await sql.raw(SQLQueryString(pragma)).run()
+        do {
+            try await writer.run {
+                if let maxBytes = options.maxSQLiteBytes {
+                    let pageSize = try await sql.raw("PRAGMA page_size").first()?.decode(column: "page_size", as: Int.self) ?? 4096
+                    pragmas.append("PRAGMA max_page_count = \(max(1, maxBytes / pageSize))")
+                }
+                for pragma in pragmas {
+                    try await sql.raw(SQLQueryString(pragma)).run()
+                }
+            }
+        } catch {
+            await writer.close()
+            throw error
         }
         let reader = SQLiteFastReader(path: path)
-        return Database(dialect: .sqlite, backend: .sqlite(writer: writer, lock: AsyncLock(), thread: thread), fastReader: reader, logger: logger,
+        return Database(dialect: .sqlite, backend: .sqlite(writer: writer, lock: AsyncLock()), fastReader: reader, logger: logger,
                         metrics: options.metrics)
     }
 
@@ -159,10 +163,12 @@ public final class Database: Service, Sendable {
     func withConnection<R: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
         let asked = ContinuousClock.now
         switch backend {
-        case .sqlite(let writer, let lock, _):
-            return try await lock.withLock {
-                metrics?.databaseWaited(ContinuousClock.now - asked)
-                return try await body(writer.sql(queryLogLevel: nil))
+        case .sqlite(let writer, let lock):
+            return try await writer.run {
+                try await lock.withLock {
+                    metrics?.databaseWaited(ContinuousClock.now - asked)
+                    return try await body(writer.sql)
+                }
             }
         case .postgres(let client, _):
             return try await client.withConnection { connection in
@@ -213,16 +219,11 @@ public final class Database: Service, Sendable {
     public func close() async {
         fastReader?.close()
         switch backend {
-        case .sqlite(let writer, let lock, let thread):
+        case .sqlite(let writer, let lock):
             // NB: closing must happen even when the caller's task is cancelled (a service group
             // tearing down), so it runs in a task of its own that does not inherit cancellation.
             let closing = Task {
-                do {
-                    try await lock.withLock { try await writer.close() }
-                } catch {
-                    self.logger.error("closing the SQLite database failed", metadata: ["error": "\(LogSafe.describe(error))"])
-                }
-                try? await thread.shutdownGracefully()
+                _ = try? await lock.withLock { await writer.close() }
             }
             await closing.value
         case .postgres(_, let runner):

@@ -264,6 +264,29 @@ extension Migration {
             )
             """,
         ]),
+        Migration(version: 9, name: "storage usage", statements: [
+            // The bytes each user stores: synced records' values and stamps, and the text and image
+            // of the products they created. Kept in the transaction of every change to them, so the
+            // byte quota is checked without adding anything up (see StorageUsage).
+            """
+            CREATE TABLE storage_usage (
+                user_id TEXT PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+                bytes BIGINT NOT NULL
+            )
+            """,
+            """
+            INSERT INTO storage_usage (user_id, bytes)
+            SELECT user_id, SUM(bytes) FROM (
+                SELECT user_id, octet_length(fields) + octet_length(field_stamps)
+                    + COALESCE(octet_length(counter_deltas), 0) + COALESCE(octet_length(tombstone), 0) AS bytes
+                FROM sync_records
+                UNION ALL
+                SELECT user_id, octet_length(name) + COALESCE(octet_length(description), 0) + COALESCE(octet_length(img), 0) AS bytes
+                FROM products
+            ) AS stored
+            GROUP BY user_id
+            """,
+        ]),
     ]
 }
 

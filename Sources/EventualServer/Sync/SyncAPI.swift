@@ -27,7 +27,8 @@ extension APIService {
                                    deltas: change.deltas?.additionalProperties ?? [:], deleted: change.deleted, now: now)
             })
         }
-        let outcomes = try await sync.push(submissions, userID: userID, now: now, quota: quotas.syncRecordsPerUser)
+        let outcomes = try await sync.push(submissions, userID: userID, now: now, quota: quotas.syncRecordsPerUser,
+                                           byteQuota: quotas.bytesPerUser)
         var counts = (applied: 0, duplicate: 0, rejected: 0)
         for outcome in outcomes {
             switch outcome {

@@ -60,8 +60,9 @@ struct SyncStore: Sendable {
     }
 
     /// Applies a batch in one transaction and answers each change, in order. A batch that would
-    /// take the user past `quota` records is refused whole (413).
-    func push(_ submissions: [SyncSubmission], userID: String, now: Int64, quota: Int = .max) async throws -> [SyncOutcome] {
+    /// take the user past `quota` records or past `byteQuota` stored bytes is refused whole (413).
+    func push(_ submissions: [SyncSubmission], userID: String, now: Int64, quota: Int = .max,
+              byteQuota: Int64 = .max) async throws -> [SyncOutcome] {
         try await database.transaction { sql in
             let lastSeq = try await lockCounter(of: userID, on: sql)
             var appliedIDs = try await appliedChangeIDs(among: submissions.map(\.id), of: userID, on: sql)
@@ -69,7 +70,8 @@ struct SyncStore: Sendable {
                 guard case .success(let change) = submission.change else { return nil }
                 return RecordKey(collection: change.collection, recordID: change.recordID)
             }
-            var records = try await states(of: keys, userID: userID, on: sql)
+            let stored = try await states(of: keys, userID: userID, on: sql)
+            var records = stored.mapValues(\.state)
             let existing = Set(records.keys)
 
             var outcomes: [SyncOutcome] = []
@@ -109,9 +111,11 @@ struct SyncStore: Sendable {
                 }
             }
             try await recordApplied(newlyApplied, userID: userID, now: now, on: sql)
-            let rows = changedKeys.enumerated().map { offset, key in
-                (key: key, state: records[key]!, seq: lastSeq + Int64(offset) + 1)
+            let rows = try changedKeys.enumerated().map { offset, key in
+                (key: key, columns: try records[key]!.columns(), seq: lastSeq + Int64(offset) + 1)
             }
+            let grown = rows.reduce(Int64(0)) { $0 + StorageUsage.bytes(of: $1.columns) - (stored[$1.key]?.bytes ?? 0) }
+            try await StorageUsage.add(grown, for: userID, quota: byteQuota, on: sql)
             try await save(rows, userID: userID, now: now, on: sql)
             if !rows.isEmpty {
                 try await sql.update("sync_counters").set("last_seq", to: lastSeq + Int64(rows.count))
@@ -185,8 +189,11 @@ struct SyncStore: Sendable {
         return applied
     }
 
-    private func states(of keys: [RecordKey], userID: String, on sql: any SQLDatabase) async throws -> [RecordKey: SyncRecordState] {
-        var states: [RecordKey: SyncRecordState] = [:]
+    /// The stored state of each of `keys` that exists, with the bytes its columns take.
+    private func states(of keys: [RecordKey], userID: String, on sql: any SQLDatabase) async throws
+        -> [RecordKey: (state: SyncRecordState, bytes: Int64)]
+    {
+        var states: [RecordKey: (state: SyncRecordState, bytes: Int64)] = [:]
         let byCollection = Dictionary(grouping: Set(keys), by: \.collection)
         for (collection, keys) in byCollection {
             for chunk in Self.chunks(of: keys.map(\.recordID)) {
@@ -198,7 +205,8 @@ struct SyncStore: Sendable {
                     .all()
                 for row in rows {
                     let key = RecordKey(collection: collection, recordID: try row.decode(column: "record_id", as: String.self))
-                    states[key] = try Self.state(of: row)
+                    let columns = try Self.columns(of: row)
+                    states[key] = (try SyncRecordState(columns), StorageUsage.bytes(of: columns))
                 }
             }
         }
@@ -214,14 +222,14 @@ struct SyncStore: Sendable {
     }
 
     private func save(
-        _ rows: [(key: RecordKey, state: SyncRecordState, seq: Int64)], userID: String, now: Int64, on sql: any SQLDatabase
+        _ rows: [(key: RecordKey, columns: SyncRecordState.Columns, seq: Int64)], userID: String, now: Int64, on sql: any SQLDatabase
     ) async throws {
         for chunk in Self.chunks(of: rows) {
             let upsert = sql.insert(into: "sync_records")
                 .columns("user_id", "collection", "record_id", "fields", "field_stamps", "counter_deltas", "tombstone", "seq",
                          "updated_at")
             for row in chunk {
-                let columns = try row.state.columns()
+                let columns = row.columns
                 upsert.values(SQLBind(userID), SQLBind(row.key.collection), SQLBind(row.key.recordID),
                               SQLBind(columns.fields), SQLBind(columns.fieldStamps), SQLBind(columns.counterDeltas),
                               SQLBind(columns.tombstone),
@@ -235,12 +243,16 @@ struct SyncStore: Sendable {
     }
 
     private static func state(of row: any SQLRow) throws -> SyncRecordState {
-        try SyncRecordState(.init(
+        try SyncRecordState(columns(of: row))
+    }
+
+    private static func columns(of row: any SQLRow) throws -> SyncRecordState.Columns {
+        .init(
             fields: try row.decode(column: "fields", as: String.self),
             fieldStamps: try row.decode(column: "field_stamps", as: String.self),
             counterDeltas: try row.decode(column: "counter_deltas", as: String?.self),
             tombstone: try row.decode(column: "tombstone", as: String?.self)
-        ))
+        )
     }
 
     private static func chunks<Element>(of elements: [Element]) -> [ArraySlice<Element>] {

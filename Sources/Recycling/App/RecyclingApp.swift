@@ -42,7 +42,7 @@ public final class RecyclingApp: Sendable {
         var loaded = false
         if online {
             _ = await recycling.engine.syncNow(pull: false, waitingAtMost: configuration.localCommandSyncBudget)
-            loaded = (try? await withDeadline(.seconds(20)) { try await recycling.refreshCatalogues() }) != nil
+            loaded = (try? await withTimeLimit(.seconds(20)) { try await recycling.refreshCatalogues() }) != nil
         }
         return SignedIn(recycling: recycling, online: online, catalogueLoaded: loaded)
     }
@@ -76,17 +76,4 @@ public struct SignedIn: Sendable {
     public let online: Bool
     /// The points, packaging catalogue and tips were loaded for offline use.
     public let catalogueLoaded: Bool
-}
-
-/// Runs `body`, giving up with `DeadlineExceeded` after `timeout`.
-func withDeadline<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: timeout)
-            throw RemoteFailure.unreachable("The server did not answer in \(timeout.components.seconds) s")
-        }
-        defer { group.cancelAll() }
-        return try await group.next()!
-    }
 }

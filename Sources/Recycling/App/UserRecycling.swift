@@ -275,7 +275,7 @@ public final class UserRecycling: Sendable {
     @discardableResult
     private func refreshQuietly(_ refresh: @escaping @Sendable () async throws -> Bool) async -> Bool {
         do {
-            _ = try await withDeadline(configuration.refreshBudget) { try await refresh() }
+            _ = try await withTimeLimit(configuration.refreshBudget) { try await refresh() }
             return true
         } catch {
             return false

@@ -31,8 +31,7 @@ final class HeadlessChromium {
         }
         profile = FileManager.default.temporaryDirectory.appendingPathComponent("eventual-chromium-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
-        var commands: [Int32] = [-1, -1], answers: [Int32] = [-1, -1]
-        guard pipe(&commands) == 0, pipe(&answers) == 0 else { throw Failure(description: "pipe failed") }
+        let commands = try ProcessLaunch.pipeClosedOnExec(), answers = try ProcessLaunch.pipeClosedOnExec()
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -54,7 +53,7 @@ final class HeadlessChromium {
             envp.forEach { free($0) }
         }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        let spawned = ProcessLaunch.launching { posix_spawn(&pid, executable, &actions, nil, argv, envp) }
         close(commands[0])
         close(answers[1])
         guard spawned == 0 else {

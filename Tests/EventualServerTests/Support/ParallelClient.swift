@@ -9,11 +9,11 @@ struct ParallelClient: Sendable {
     let port: Int
     private let session: URLSession
 
-    init(port: Int, connections: Int = 256) {
+    init(port: Int, connections: Int = 256, timeout: TimeInterval = 50) {
         self.port = port
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpMaximumConnectionsPerHost = connections
-        configuration.timeoutIntervalForRequest = 50
+        configuration.timeoutIntervalForRequest = timeout
         session = URLSession(configuration: configuration)
     }
 

@@ -10,7 +10,16 @@ final class RawConnection: @unchecked Sendable {
     private let descriptor: Int32
 
     init(port: Int, timeout: Duration = .seconds(5)) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        descriptor = try Self.connected(port: port, timeout: timeout)
+    }
+
+    /// A socket connected to `port`, or an error with nothing left open.
+    /// NB: the descriptor is stored only once connected. Closing it here and again in `deinit`
+    /// (which runs when an initialiser throws after every property is set) closed a number that
+    /// another thread may already have reused: a test's pipe was closed under it and its number
+    /// given to a non-blocking socket, and the test process crashed reading it (EAGAIN).
+    private static func connected(port: Int, timeout: Duration) throws -> Int32 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw RawConnectionError("socket() failed") }
         var time = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
@@ -25,6 +34,7 @@ final class RawConnection: @unchecked Sendable {
             close(descriptor)
             throw RawConnectionError("connect() to port \(port) failed")
         }
+        return descriptor
     }
 
     deinit { close(descriptor) }
