@@ -21,6 +21,8 @@
 #   BUILD_ARGS=""                            extra arguments for `swift build`
 #   LOG_LEVEL=warning                        server --log-level
 #   KEEP_LOAD_DIR=1                          keep the temp dir (database, logs, wrk output)
+#   ROUTES=1                                 also print each route's requests and mean time, from the
+#                                            server's GET /metrics (a token is made for the run)
 set -euo pipefail
 
 DATABASE=""
@@ -89,7 +91,9 @@ log "importing $CSV"
 
 PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
 BASE="http://127.0.0.1:$PORT"
-"$BIN" --hostname 127.0.0.1 --port "$PORT" --database "$DB" --log-level "$LOG_LEVEL" \
+METRICS_ARGS=()
+if [[ "${ROUTES:-0}" == 1 ]]; then METRICS_ARGS=(--metrics-token "load-$RANDOM$RANDOM"); fi
+"$BIN" --hostname 127.0.0.1 --port "$PORT" --database "$DB" --log-level "$LOG_LEVEL" "${METRICS_ARGS[@]}" \
     --bcrypt-cost "$BCRYPT_COST" --max-registrations-per-hour 100000 --max-failed-logins-per-address 100000 \
     --max-products-per-user 1000000 --max-connections 4096 >"$DIR/server.log" 2>&1 &
 SERVER_PID=$!
@@ -153,6 +157,11 @@ LOAD_DIR="$DIR" LOGIN_SHARE="${LOGIN_SHARE:-0.0005}" wrk -t"$THREADS" -c"$CONNEC
 cat "$DIR/wrk.txt"
 kill -0 "$SERVER_PID" 2>/dev/null || { tail -20 "$DIR/server.log" >&2; die "the server died under load"; }
 echo "server log: $(wc -l <"$DIR/server.log") lines, $(grep -ciE 'error|critical' "$DIR/server.log" || true) mentioning error/critical"
+if [[ "${ROUTES:-0}" == 1 ]]; then
+    echo "per route (method route status: requests, mean ms, share of requests over 100 ms / 1 s):"
+    curl -fsS -H "Authorization: Bearer ${METRICS_ARGS[1]}" "$BASE/metrics" | python3 "$SCRIPT_DIR/bench/routes.py" \
+        || echo "  (metrics unavailable)"
+fi
 
 RPS="$(awk '/^Requests\/sec:/ { print $2 }' "$DIR/wrk.txt")"
 NON2XX="$(awk -F: '/Non-2xx or 3xx responses/ { gsub(/ /, "", $2); print $2 }' "$DIR/wrk.txt")"

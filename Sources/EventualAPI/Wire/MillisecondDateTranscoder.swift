@@ -12,25 +12,29 @@ public struct MillisecondDateTranscoder: DateTranscoder {
     public init() {}
 
     public func encode(_ date: Date) throws -> String {
-        let totalMillis = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        Self.text(milliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded()))
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS.mmmZ` of a Unix time in milliseconds: what `encode` writes for its date.
+    public static func text(milliseconds totalMillis: Int64) -> String {
         let days = totalMillis >= 0 ? totalMillis / 86_400_000 : (totalMillis - 86_399_999) / 86_400_000
         let millisOfDay = totalMillis - days * 86_400_000
-        let (year, month, day) = Self.civil(fromDays: days)
+        let (year, month, day) = civil(fromDays: days)
         var text = ""
         text.reserveCapacity(24)
-        Self.append(year, width: 4, to: &text)
+        append(year, width: 4, to: &text)
         text += "-"
-        Self.append(month, width: 2, to: &text)
+        append(month, width: 2, to: &text)
         text += "-"
-        Self.append(day, width: 2, to: &text)
+        append(day, width: 2, to: &text)
         text += "T"
-        Self.append(millisOfDay / 3_600_000, width: 2, to: &text)
+        append(millisOfDay / 3_600_000, width: 2, to: &text)
         text += ":"
-        Self.append(millisOfDay / 60_000 % 60, width: 2, to: &text)
+        append(millisOfDay / 60_000 % 60, width: 2, to: &text)
         text += ":"
-        Self.append(millisOfDay / 1000 % 60, width: 2, to: &text)
+        append(millisOfDay / 1000 % 60, width: 2, to: &text)
         text += "."
-        Self.append(millisOfDay % 1000, width: 3, to: &text)
+        append(millisOfDay % 1000, width: 3, to: &text)
         text += "Z"
         return text
     }

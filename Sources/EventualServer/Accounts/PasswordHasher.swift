@@ -70,8 +70,16 @@ final class PasswordHasher: Service, Sendable {
         guard waiting <= maxQueued else {
             throw APIError(.serviceUnavailable, "Too many sign-ins at once; retry in a moment", retryAfter: 2)
         }
-        return try await pool.runIfActive(work)
+        return try await pool.runIfActive {
+            // NB: a hash yields the core to requests when both want it (see ThreadPriority); alone,
+            // as in a login flood on an idle server, it still has the whole core.
+            ThreadPriority.lower(to: Self.niceness)
+            return work()
+        }
     }
+
+    /// The hashing threads' nice value.
+    static let niceness: Int32 = 5
 
     /// Stops the pool when the server shuts down.
     func run() async throws {

@@ -113,7 +113,8 @@ private func buildParts(_ configuration: ServerConfiguration, database: Database
     let routes = ContractRoutes(document: String(decoding: contract, as: UTF8.self), extra: extraRoutes)
     let responder = EdgeResponder(inner: router.buildResponder(), maxBodySize: configuration.maxBodySize, metrics: metrics,
                                   trustForwardedFor: configuration.trustForwardedFor, routes: routes,
-                                  bodyLimits: ["/v1/recycling/scans": configuration.maxScanBodySize])
+                                  bodyLimits: ["/v1/recycling/scans": configuration.maxScanBodySize],
+                                  lookups: LookupFastPath(service: service))
     return ServerParts(responder: responder, passwords: passwords, idempotency: idempotency, throttle: throttle)
 }
 

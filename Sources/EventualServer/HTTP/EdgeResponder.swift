@@ -20,6 +20,8 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     let routes: ContractRoutes
     /// Paths whose bodies may be larger than `maxBodySize` (a scan with its photo), and their limits.
     var bodyLimits: [String: Int] = [:]
+    /// Barcode look-ups answered without the router (nil: the router answers them).
+    var lookups: LookupFastPath? = nil
 
     /// The body could not be read to its end: the client hung up or sent a broken stream.
     private struct BodyUnreadable: Error {
@@ -30,6 +32,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
         let start = ContinuousClock.now
         metrics.requestStarted()
         var response: Response
+        let fastBarcode = lookups == nil ? nil : LookupFastPath.barcode(of: request)
         do {
             var request = request
             let limit = bodyLimits[request.uri.path] ?? maxBodySize
@@ -54,7 +57,8 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                 ifNoneMatch: request.headers[.ifNoneMatch]
             )
             response = try await RequestScope.$current.withValue(scope) {
-                try await inner.respond(to: request, context: context)
+                if let lookups, let fastBarcode { return try await lookups.respond(barcode: fastBarcode) }
+                return try await inner.respond(to: request, context: context)
             }
             if let etag = response.headers[.eTag], etag.contains("%"), let decoded = etag.removingPercentEncoding {
                 // NB: the generated server percent-encodes header values ("\"p1\"" leaves as "%22p1%22"),
@@ -100,7 +104,8 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
         }
         response.headers[HeaderNames.requestID] = context.id
         let elapsed = ContinuousClock.now - start
-        metrics.requestFinished(route: context.endpointPath ?? "unmatched", method: request.method.rawValue,
+        let route = fastBarcode == nil ? context.endpointPath : LookupFastPath.route
+        metrics.requestFinished(route: route ?? "unmatched", method: request.method.rawValue,
                                 status: Int(response.status.code), duration: elapsed)
         context.logger.info("request", metadata: [
             "method": "\(request.method.rawValue)",

@@ -6,11 +6,23 @@ extension APIService {
     static let maxDescriptionLength = 2000
 
     func getProducts(_ input: Operations.GetProducts.Input) async throws -> Operations.GetProducts.Output {
+        let answer = try await lookUp(barcode: input.query.barcode)
+        return .ok(.init(body: .json(.init(products: answer.products.map { product in
+            var item = Components.Schemas.Product(product, withScore: true)
+            item.packaging = answer.packaging?.map(Components.Schemas.PackagingPart.init)
+            return item
+        }, token: answer.token))))
+    }
+
+    /// The products of a barcode, best first, with a session token for it and, when the packaging
+    /// catalogue knows the barcode, what its packaging is made of (an Eventual addition). Both
+    /// `GET /products` and its fast path (`LookupFastPath`) answer with this.
+    func lookUp(barcode: String) async throws -> LookupAnswer {
         guard let bearer = RequestScope.current?.bearerToken else { throw Self.missingToken }
-        guard let gtin = try? GTIN(validating: input.query.barcode) else {
+        guard let gtin = try? GTIN(validating: barcode) else {
             // NB: a bad token is a 401 before a bad barcode is a 400, as on every other route.
             _ = try await authenticatedUserID()
-            _ = try GTIN(validating: input.query.barcode)
+            _ = try GTIN(validating: barcode)
             throw APIError.badRequest("barcode is invalid")
         }
         // NB: the token check and the products in one read (one round trip on PostgreSQL).
@@ -18,13 +30,7 @@ extension APIService {
         let now = UnixMillis.now()
         guard let record, record.isValid(at: now) else { throw Self.invalidToken }
         let token = sessionTokens.issue(userID: record.userID, gtin: gtin, now: now)
-        // An Eventual addition: what the packaging is made of, when the catalogue knows the barcode.
-        let parts = try packaging.map { try PackagingCatalogue.decode($0).map(Components.Schemas.PackagingPart.init) }
-        return .ok(.init(body: .json(.init(products: products.map { product in
-            var answer = Components.Schemas.Product(product, withScore: true)
-            answer.packaging = parts
-            return answer
-        }, token: token))))
+        return LookupAnswer(products: products, token: token, packaging: try packaging.map { try PackagingCatalogue.decode($0) })
     }
 
     func postProduct(_ input: Operations.PostProduct.Input) async throws -> Operations.PostProduct.Output {

@@ -18,6 +18,14 @@ final class AsyncLock: Sendable {
     }
 
     private func acquire() async {
+        // NB: the common case, a free lock, takes it without suspending: a resumed continuation
+        // would put the task back at the end of its executor's queue (the SQLite writer's thread).
+        let taken = state.withLock { state -> Bool in
+            guard !state.isLocked else { return false }
+            state.isLocked = true
+            return true
+        }
+        if taken { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let acquired = state.withLock { state -> Bool in
                 if state.isLocked {

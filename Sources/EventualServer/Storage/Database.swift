@@ -104,7 +104,10 @@ public final class Database: Service, Sendable {
                        // NB: SQLite's default cache (2 MiB) made every insert of a million analytics
                        // events read its index pages back from the kernel; the mapping serves the
                        // analytics questions' scans without copies.
-                       "PRAGMA cache_size = -65536", "PRAGMA mmap_size = 268435456"]
+                       "PRAGMA cache_size = -65536", "PRAGMA mmap_size = 268435456",
+                       // NB: the checkpoints run on a thread of their own (SQLiteCheckpointer); this
+                       // is the writer's fallback should that thread fall behind.
+                       "PRAGMA wal_autocheckpoint = \(SQLiteCheckpointer.writerFallbackPages)"]
         do {
             try await writer.run {
                 if let maxBytes = options.maxSQLiteBytes {

@@ -56,7 +56,8 @@ final class SQLiteReadConnection: @unchecked Sendable {
         sqlite_nio_sqlite3_busy_timeout(handle, 5_000)
         // NB: memory-mapped reads skip a copy of every page from the OS cache into SQLite's own,
         // which the profile of the look-up showed (readDbPage, copy_to_iter).
-        sqlite_nio_sqlite3_exec(handle, "PRAGMA mmap_size = 268435456", nil, nil, nil)
+        sqlite_nio_sqlite3_exec(handle, "PRAGMA mmap_size = 0", nil, nil, nil)
+        sqlite_nio_sqlite3_exec(handle, "PRAGMA cache_size = -16384", nil, nil, nil)
         self.handle = handle
     }
 

@@ -19,6 +19,7 @@ final class SQLiteWriter: TaskExecutor, @unchecked Sendable {
     // NB: @unchecked because `connection` is touched only on the writer's thread (every use goes
     // through `run(_:)`, which runs on it), and the job queue is guarded by its condition lock.
     private let connection: SQLiteWriteConnection
+    private let checkpointer: SQLiteCheckpointer
     private let jobs = NSCondition()
     private var queue: [UnownedJob] = []
     private var isStopping = false
@@ -29,6 +30,12 @@ final class SQLiteWriter: TaskExecutor, @unchecked Sendable {
     /// Opens `path` (creating it) and starts the writer's thread.
     init(path: String) throws {
         connection = try SQLiteWriteConnection(path: path)
+        do {
+            checkpointer = try SQLiteCheckpointer(path: path)
+        } catch {
+            connection.close()
+            throw error
+        }
         let thread = Thread { [unowned self] in self.runJobs() }
         thread.name = "sqlite-writer"
         self.thread = thread
@@ -59,6 +66,8 @@ final class SQLiteWriter: TaskExecutor, @unchecked Sendable {
     }
 
     private func runJobs() {
+        // NB: every write waits for this one thread: it runs before the request handlers when it can.
+        ThreadPriority.raise(toOneOf: [-10, -5, -1])
         let executor = asUnownedTaskExecutor()
         while true {
             jobs.lock()
@@ -80,7 +89,10 @@ final class SQLiteWriter: TaskExecutor, @unchecked Sendable {
 
     /// Closes the connection and stops the thread once the jobs already queued have run.
     func close() async {
-        _ = try? await run { connection.close() }
+        _ = try? await run {
+            checkpointer.stop()
+            connection.close()
+        }
         stopThread()
         // NB: waited for on a thread of its own, never on the cooperative pool.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
