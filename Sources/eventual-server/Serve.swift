@@ -101,8 +101,8 @@ struct Serve: AsyncParsableCommand {
         var quotas = Quotas()
         quotas.syncRecordsPerUser = maxSyncRecordsPerUser
         quotas.productsPerUser = maxProductsPerUser
-        guard maxMibPerUser > 0, maxMibPerUser <= Int(Int64.max / 1_048_576) else {
-            throw ValidationError("--max-mib-per-user must be a positive number of MiB")
+        guard (1...Int(Int64.max / 1_048_576)).contains(maxMibPerUser) else {
+            throw ValidationError("--max-mib-per-user must be from 1 to \(Int64.max / 1_048_576) (MiB)")
         }
         quotas.bytesPerUser = Int64(maxMibPerUser) * 1_048_576
         var configuration = ServerConfiguration(

@@ -23,7 +23,7 @@ final class SQLiteWriter: TaskExecutor, @unchecked Sendable {
     private let jobs = NSCondition()
     private var queue: [UnownedJob] = []
     private var isStopping = false
-    private var thread: Thread?
+    private var threadHasExited = false
     private let stopped = NSCondition()
     private var hasStopped = false
 
@@ -36,9 +36,9 @@ final class SQLiteWriter: TaskExecutor, @unchecked Sendable {
             connection.close()
             throw error
         }
-        let thread = Thread { [unowned self] in self.runJobs() }
+        // NB: the thread keeps the writer alive until `close()` stops it.
+        let thread = Thread { [self] in runJobs() }
         thread.name = "sqlite-writer"
-        self.thread = thread
         thread.start()
     }
 
@@ -53,6 +53,14 @@ final class SQLiteWriter: TaskExecutor, @unchecked Sendable {
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         jobs.lock()
+        guard !threadHasExited else {
+            jobs.unlock()
+            // NB: a task that reaches a closed writer must still run (to find the connection
+            // closed and throw), never wait for ever on a thread that is gone.
+            let executor = asUnownedTaskExecutor()
+            Thread { job.runSynchronously(on: executor) }.start()
+            return
+        }
         queue.append(job)
         jobs.signal()
         jobs.unlock()
@@ -73,6 +81,7 @@ final class SQLiteWriter: TaskExecutor, @unchecked Sendable {
             jobs.lock()
             while queue.isEmpty && !isStopping { jobs.wait() }
             if queue.isEmpty {
+                threadHasExited = true
                 jobs.unlock()
                 break
             }
