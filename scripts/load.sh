@@ -21,6 +21,7 @@
 #   BUILD_ARGS=""                            extra arguments for `swift build`
 #   LOG_LEVEL=warning                        server --log-level
 #   KEEP_LOAD_DIR=1                          keep the temp dir (database, logs, wrk output)
+#   SERVER_ARGS=""                           extra arguments for the server, e.g. "--bcrypt-threads 2"
 #   ROUTES=1                                 also print each route's requests and mean time, from the
 #                                            server's GET /metrics (a token is made for the run)
 set -euo pipefail
@@ -93,7 +94,8 @@ PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
 BASE="http://127.0.0.1:$PORT"
 METRICS_ARGS=()
 if [[ "${ROUTES:-0}" == 1 ]]; then METRICS_ARGS=(--metrics-token "load-$RANDOM$RANDOM"); fi
-"$BIN" --hostname 127.0.0.1 --port "$PORT" --database "$DB" --log-level "$LOG_LEVEL" "${METRICS_ARGS[@]}" \
+# shellcheck disable=SC2086
+"$BIN" --hostname 127.0.0.1 --port "$PORT" --database "$DB" --log-level "$LOG_LEVEL" "${METRICS_ARGS[@]}" ${SERVER_ARGS:-} \
     --bcrypt-cost "$BCRYPT_COST" --max-registrations-per-hour 100000 --max-failed-logins-per-address 100000 \
     --max-products-per-user 1000000 --max-connections 4096 >"$DIR/server.log" 2>&1 &
 SERVER_PID=$!
