@@ -29,12 +29,17 @@ set -euo pipefail
 DATABASE=""
 while (($#)); do
     case "$1" in
-        --database) DATABASE="$2"; shift 2 ;;
+        --database) (($# >= 2)) || { echo "load: --database takes a postgres:// URL" >&2; exit 2; }; DATABASE="$2"; shift 2 ;;
         --database=*) DATABASE="${1#--database=}"; shift ;;
-        -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+        -h|--help) awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; exit 0 ;;
         *) echo "load: unknown argument $1" >&2; exit 2 ;;
     esac
 done
+
+if [[ -n "$DATABASE" && ! "$DATABASE" =~ ^postgres(ql)?:// ]]; then
+    echo "load: --database takes a postgres:// URL (a fresh SQLite file is the default)" >&2
+    exit 2
+fi
 
 DURATION="${DURATION:-60s}"
 CONNECTIONS="${CONNECTIONS:-256}"

@@ -172,20 +172,7 @@ struct RecyclingImportTests {
         #expect(help.status == 0 && help.stdout.contains("--database"))
     }
 
-    private static func run(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ServerExecutable.path)
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment.removeValue(forKey: "DATABASE_URL")
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try ProcessLaunch.run(process)
-        let (outReader, errReader) = (out.fileHandleForReading, err.fileHandleForReading)
-        let (stdout, stderr) = await onAThread { (outReader.readDataToEndOfFile(), errReader.readDataToEndOfFile()) }
-        await onAThread { process.waitUntilExit() }
-        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    private static func run(_ arguments: [String]) async throws -> ProcessLaunch.Output {
+        try await ServerExecutable.run(arguments)
     }
 }

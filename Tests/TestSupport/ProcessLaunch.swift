@@ -35,6 +35,34 @@ public enum ProcessLaunch {
         }
     }
 
+    /// What a child printed, and how it ended.
+    public struct Output: Sendable {
+        public let status: Int32
+        public let stdout: String
+        public let stderr: String
+    }
+
+    /// Runs `executable` to its end and returns what it printed. The child is waited for on a
+    /// thread of its own, never the cooperative pool, and writes its output to temporary files,
+    /// never to pipes that could fill up while nobody reads them.
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String],
+                           input: String? = nil) async throws -> Output {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("out"), err = folder.appendingPathComponent("err")
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result {
+                    try spawnAndWait(executable, arguments, environment: environment, input: input, stdout: out.path, stderr: err.path)
+                })
+            }.start()
+        }
+        // NB: decoded with replacement characters, so that bytes that are not UTF-8 still show.
+        return Output(status: status, stdout: String(decoding: try Data(contentsOf: out), as: UTF8.self),
+                      stderr: String(decoding: try Data(contentsOf: err), as: UTF8.self))
+    }
+
     /// Runs `executable` with `arguments` and `environment`, `input` on its stdin and its stdout
     /// and stderr into files, and returns its exit status (128 + the signal when killed).
     ///

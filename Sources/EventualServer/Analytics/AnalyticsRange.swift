@@ -47,13 +47,10 @@ struct AnalyticsRange: Sendable, Equatable {
         else {
             throw .badRequest("\(field) must be a date YYYY-MM-DD from 1970 on, not '\(text.prefix(40))'")
         }
-        return daysFromCivil(year: year, month: month, day: day)
+        return CivilCalendar.dayNumber(year: year, month: month, day: day)
     }
 
-    static func format(day: Int64) -> String {
-        let (year, month, dayOfMonth) = civil(fromDays: day)
-        return String(format: "%04d-%02d-%02d", year, month, dayOfMonth)
-    }
+    static func format(day: Int64) -> String { CivilCalendar.text(ofDay: day) }
 
     static func daysIn(month: Int64, year: Int64) -> Int64 {
         switch month {
@@ -61,28 +58,5 @@ struct AnalyticsRange: Sendable, Equatable {
         case 4, 6, 9, 11: return 30
         default: return 31
         }
-    }
-
-    // NB: Howard Hinnant's days-from-civil algorithm, in proleptic Gregorian UTC days: no calendar
-    // or time zone objects, so it reads the same on every platform.
-    static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

@@ -160,9 +160,10 @@ final class SQLiteWriteConnection: SQLDatabase, @unchecked Sendable {
 
     // MARK: SQLDatabase
 
-    var logger: Logger { Logger(label: "eventual-server.sqlite-writer") }
+    // NB: made once: SQLKit reads the dialect many times for every statement it writes.
+    let logger = Logger(label: "eventual-server.sqlite-writer")
+    let dialect: any SQLDialect = SQLiteDialect()
     var eventLoop: any EventLoop { MultiThreadedEventLoopGroup.singleton.any() }
-    var dialect: any SQLDialect { SQLiteDialect() }
     var queryLogLevel: Logger.Level? { nil }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) async throws {

@@ -41,13 +41,9 @@ public struct RecyclingConfiguration: Sendable {
         self.serverURL = serverURL
     }
 
-    var secretsDirectory: URL { dataDirectory.appendingPathComponent("secrets", isDirectory: true) }
+    var secretsDirectory: URL { DeviceFolders(dataDirectory).secrets }
 
-    func userDirectory(_ userID: String) -> URL {
-        // NB: the id comes from the server; keep only safe characters for a folder name.
-        let safe = String(userID.unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || $0 == "-" }.map(Character.init))
-        return dataDirectory.appendingPathComponent("users", isDirectory: true).appendingPathComponent(safe.isEmpty ? "user" : safe)
-    }
+    func userDirectory(_ userID: String) -> URL { DeviceFolders(dataDirectory).user(userID) }
 
     func databasePath(_ userID: String) -> String { userDirectory(userID).appendingPathComponent("sustainu.sqlite").path }
 

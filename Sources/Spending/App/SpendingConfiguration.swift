@@ -38,15 +38,11 @@ public struct SpendingConfiguration: Sendable {
         self.serverURL = serverURL
     }
 
-    var secretsDirectory: URL { dataDirectory.appendingPathComponent("secrets", isDirectory: true) }
+    var secretsDirectory: URL { DeviceFolders(dataDirectory).secrets }
     /// The email of a registration whose code has not been typed yet.
     var pendingVerificationFile: URL { dataDirectory.appendingPathComponent("pending-verification") }
 
-    func userDirectory(_ userID: String) -> URL {
-        // NB: the id comes from the server; keep only safe characters for a folder name.
-        let safe = String(userID.unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || $0 == "-" }.map(Character.init))
-        return dataDirectory.appendingPathComponent("users", isDirectory: true).appendingPathComponent(safe.isEmpty ? "user" : safe)
-    }
+    func userDirectory(_ userID: String) -> URL { DeviceFolders(dataDirectory).user(userID) }
 
     func databasePath(_ userID: String) -> String { userDirectory(userID).appendingPathComponent("spending.sqlite").path }
 

@@ -11,6 +11,13 @@ enum ServerExecutable {
         }
         return "eventual-server"
     }
+
+    /// Runs `eventual-server ARGUMENTS` to its end (on SQLite unless the arguments say otherwise).
+    static func run(_ arguments: [String]) async throws -> ProcessLaunch.Output {
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "DATABASE_URL")
+        return try await ProcessLaunch.run(path, arguments, environment: environment)
+    }
 }
 
 /// Runs blocking work on a thread of its own, never on the cooperative pool (a blocking read

@@ -33,12 +33,6 @@ struct PantryProcess: Sendable {
     /// `environment` says otherwise: on a machine busy with the whole suite, 5 s is not always enough.
     func run(_ arguments: [String], input: String? = nil, server: URL? = nil, onTerminal: Bool = false,
              environment overrides: [String: String] = [:]) async throws -> Outcome {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pantry-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let out = folder.appendingPathComponent("out"), err = folder.appendingPathComponent("err")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
-        FileManager.default.createFile(atPath: err.path, contents: nil)
         let executable: String, commandLine: [String]
         if onTerminal {
             let command = ([Self.executable] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
@@ -52,16 +46,7 @@ struct PantryProcess: Sendable {
         environment["NO_COLOR"] = "1"
         environment["PANTRY_ANSWER_TIMEOUT"] = "20"
         environment.merge(overrides) { $1 }
-        let status: Int32 = try await withCheckedThrowingContinuation { [environment] continuation in
-            // NB: the child is waited for on a thread of its own, never on the cooperative pool.
-            Thread {
-                continuation.resume(with: Result {
-                    try ProcessLaunch.spawnAndWait(executable, commandLine, environment: environment, input: input,
-                                                   stdout: out.path, stderr: err.path)
-                })
-            }.start()
-        }
-        return Outcome(status: status, stdout: try String(contentsOf: out, encoding: .utf8),
-                       stderr: try String(contentsOf: err, encoding: .utf8))
+        let output = try await ProcessLaunch.run(executable, commandLine, environment: environment, input: input)
+        return Outcome(status: output.status, stdout: output.stdout, stderr: output.stderr)
     }
 }

@@ -66,28 +66,14 @@ struct CommandRun: Sendable {
     let stdout: String
     let stderr: String
 
-    /// Runs `executable` on a thread of its own (never the cooperative pool), as posix_spawn does it.
+    /// Runs `executable` to its end (see ProcessLaunch.run), without colours.
     static func run(_ executable: String, _ arguments: [String], input: String? = nil,
                     environment overrides: [String: String] = [:]) async throws -> CommandRun {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let out = folder.appendingPathComponent("out"), err = folder.appendingPathComponent("err")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
-        FileManager.default.createFile(atPath: err.path, contents: nil)
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"
         environment.merge(overrides) { $1 }
-        let status: Int32 = try await withCheckedThrowingContinuation { [environment] continuation in
-            Thread {
-                continuation.resume(with: Result {
-                    try ProcessLaunch.spawnAndWait(executable, arguments, environment: environment, input: input,
-                                                   stdout: out.path, stderr: err.path)
-                })
-            }.start()
-        }
-        return CommandRun(status: status, stdout: try String(contentsOf: out, encoding: .utf8),
-                          stderr: try String(contentsOf: err, encoding: .utf8))
+        let output = try await ProcessLaunch.run(executable, arguments, environment: environment, input: input)
+        return CommandRun(status: output.status, stdout: output.stdout, stderr: output.stderr)
     }
 
     /// Exactly one line on stderr, nothing on stdout, a non-zero status: how every error looks.

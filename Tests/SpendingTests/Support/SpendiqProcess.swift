@@ -32,25 +32,13 @@ struct SpendiqProcess: Sendable {
 
     /// Runs `spendiq ARGUMENTS` with `input` on stdin, on a thread of its own.
     func run(_ arguments: [String], input: String? = nil, environment overrides: [String: String] = [:]) async throws -> Outcome {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("spendiq-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let out = folder.appendingPathComponent("out"), err = folder.appendingPathComponent("err")
         var environment = ProcessInfo.processInfo.environment
         environment["SPENDIQ_DATA_DIR"] = dataDirectory.path
         environment["SPENDIQ_SERVER"] = server.absoluteString
         environment["NO_COLOR"] = "1"
         environment["SPENDIQ_ANSWER_TIMEOUT"] = "20"
         environment.merge(overrides) { $1 }
-        let executable = Self.executable
-        let status: Int32 = try await withCheckedThrowingContinuation { [environment] continuation in
-            Thread {
-                continuation.resume(with: Result {
-                    try ProcessLaunch.spawnAndWait(executable, arguments, environment: environment, input: input, stdout: out.path, stderr: err.path)
-                })
-            }.start()
-        }
-        return Outcome(status: status, stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
-                       stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+        let output = try await ProcessLaunch.run(Self.executable, arguments, environment: environment, input: input)
+        return Outcome(status: output.status, stdout: output.stdout, stderr: output.stderr)
     }
 }
