@@ -3,7 +3,7 @@ import Logging
 import Testing
 @testable import EventualServer
 
-@Suite("Connections: body limits, half-open clients, hang-ups", .timeLimit(.minutes(1)))
+@Suite("Connections: body limits, half-open clients, hang-ups", .timeLimit(.minutes(2)))
 struct ConnectionTests {
     @Test func aChunkedBodyOverOneMebibyteIsA413() async throws {
         try await withServer(.sqlite, mode: .live) { api in
@@ -35,7 +35,7 @@ struct ConnectionTests {
             let port = try #require(api.client.port)
             var connections: [RawConnection] = []
             for index in 0..<40 {
-                let connection = try RawConnection(port: port, timeout: .seconds(10))
+                let connection = try RawConnection(port: port, timeout: .seconds(30))
                 if index.isMultiple(of: 2) {
                     try connection.send("GET /health HTTP/1.1\r\nHost: 127.0")
                 } else {
@@ -43,14 +43,16 @@ struct ConnectionTests {
                 }
                 connections.append(connection)
             }
-            // Then the server closes every one of them within a few seconds
+            // Then the server closes every one of them after the configured second, not the default
+            // 30 s, and not never. NB: with the whole suite beside it on two cores, closing them
+            // took up to 11 s in CI; the bound tells the configured timeout from the default.
             // NB: the blocking reads run on a thread of their own: on the cooperative pool they held
             // one of its two threads, which the server in this process needs to close them.
             let started = ContinuousClock.now
             let sealed = connections
             let closed = await onAThread { sealed.map { $0.isClosedByPeer() } }
             #expect(closed.allSatisfy { $0 }, "\(closed.filter { !$0 }.count) of 40 still open")
-            #expect(ContinuousClock.now - started < .seconds(10))
+            #expect(ContinuousClock.now - started < .seconds(25))
             // And still serves new requests (on a new connection: the test client's own idled out too)
             let fresh = try RawConnection(port: port)
             try fresh.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
