@@ -6,24 +6,49 @@ import Foundation
 import Spending
 
 struct Export: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Write every transaction to a CSV file.")
+    static let configuration = CommandConfiguration(
+        abstract: "Write every transaction to a CSV file (or - for standard output); spendiq import reads it back.")
     @OptionGroup var global: GlobalOptions
-    @Option(help: "The file to write.") var csv: String
+    @Option(help: "The file to write, or - for standard output. An existing file needs --force; a device or folder is refused.") var csv: String
+    @Flag(help: "Write over the file if it exists.") var force = false
 
     func run() async throws {
         let spending = try await global.spending()
-        let count = try spending.csv.export(to: URL(fileURLWithPath: csv))
-        print("Exported \(count) transaction(s) to \(csv).")
+        if csv == "-" {
+            let (text, count) = try spending.csv.exportText()
+            FileHandle.standardOutput.write(Data(text.utf8))
+            // NB: said on stderr, so that the CSV on stdout stays whole for a pipe.
+            Terminal.error("Exported \(count) transaction(s).")
+            return
+        }
+        do {
+            let count = try spending.csv.export(to: csv, overwrite: force)
+            print("Exported \(count) transaction(s) to \(csv).")
+        } catch SpendingError.exportExists(let path) {
+            throw CLIError("\(path) already exists: add --force to write over it, or choose another name")
+        }
+    }
+}
+
+extension AmountText.DecimalSeparator: ExpressibleByArgument {
+    public init?(argument: String) {
+        switch argument.lowercased() {
+        case ".", "dot", "point": self = .dot
+        case ",", "comma": self = .comma
+        default: return nil
+        }
     }
 }
 
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Import a bank's CSV export (date, amount, description) into an account; a re-import adds nothing twice.")
+        abstract: "Import a SpendiQ export (as it was) or a bank's CSV export (date, amount, description) into an account; a re-import adds nothing twice.",
+        discussion: "The decimal separator is read once from the file's amounts and said; when they never tell, give --decimal.")
     @OptionGroup var global: GlobalOptions
     @Option(help: "The CSV file.") var csv: String
-    @Option(help: "The account the rows belong to.") var account: String
+    @Option(help: "For a bank's export: the account its rows belong to (a SpendiQ export names its own).") var account: String?
     @Option(help: "Column names when the header differs: date=Fecha,amount=Importe,description=Concepto.") var map: String?
+    @Option(help: "The file's decimal separator, . or , (default: read from its amounts).") var decimal: AmountText.DecimalSeparator?
 
     func run() async throws {
         var columns: [String: String] = [:]
@@ -33,7 +58,19 @@ struct Import: AsyncParsableCommand {
             columns[parts[0].lowercased()] = parts[1]
         }
         let spending = try await global.spending()
-        let summary = try await spending.csv.importCSV(from: URL(fileURLWithPath: csv), account: account, map: columns)
+        let summary: CSVImportSummary
+        do {
+            summary = try await spending.csv.importCSV(from: URL(fileURLWithPath: csv), account: account, map: columns, decimal: decimal)
+        } catch let error as SpendingError {
+            switch error {
+            case .mixedDecimalSeparators, .undecidedDecimalSeparator: throw CLIError(error.description + ": give --decimal . or --decimal ,")
+            default: throw error
+            }
+        }
+        let kind = summary.format == .spendiq ? "a SpendiQ export" : "a bank's export"
+        let separator = summary.decimalSeparator.map { ", amounts with \($0.name)" } ?? ", whole amounts"
+        print("Read \(csv) as \(kind)\(separator).")
+        if !summary.openedAccounts.isEmpty { print("Opened account(s) it names: \(summary.openedAccounts.joined(separator: ", ")).") }
         print("Imported \(summary.imported) transaction(s); \(summary.alreadyImported) already there; \(summary.skippedCount) skipped.")
         for line in summary.skipped { print("  skipped \(line)") }
         await finish(spending)

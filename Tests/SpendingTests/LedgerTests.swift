@@ -21,12 +21,14 @@ struct LedgerTests {
         #expect(try AmountText.parse("12,5", currency: "EUR") == 1250)
         #expect(try AmountText.parse("1.234,56", currency: "EUR") == 123_456)
         #expect(try AmountText.parse("1,234.56", currency: "USD") == 123_456)
-        #expect(try AmountText.parse("COP 12.500", currency: "COP") == 1_250_000)
+        #expect(try AmountText.parse("COP 12.500,00", currency: "COP") == 1_250_000)
         #expect(try AmountText.parse("1200", currency: "JPY") == 1200)
         #expect(try AmountText.parse("1.250", currency: "BHD") == 1250)
         #expect(try AmountText.parseSigned("-42.10", currency: "EUR") == -4210)
-        // Three digits after a lone separator group thousands in a currency of two decimals
-        #expect(try AmountText.parse("12.505", currency: "EUR") == 1_250_500)
+        // Three digits after a lone separator read two ways in a currency of two decimals: refused (AmountTextTests)
+        #expect(throws: SpendingError.ambiguousAmount("12.505", currency: "EUR", digits: 2, readings: ["12.51", "12505"])) {
+            try AmountText.parse("12.505", currency: "EUR")
+        }
         for bad in ["0", "-3", "abc", "12.345.6,7,8", "1e308", "99999999999999999999", "", "12.5055", "1,23,456"] {
             #expect(throws: SpendingError.self) { try AmountText.parse(bad, currency: "EUR") }
         }
@@ -123,9 +125,9 @@ struct LedgerTests {
         #expect(try await csv.importCSV(from: strange, account: "Bank", map: ["date": "When", "amount": "How much"]).imported == 1)
         // And the export holds every row
         let out = scratch.url.appendingPathComponent("out.csv")
-        #expect(try csv.export(to: out) == 4)
+        #expect(try csv.export(to: out.path) == 4)
         let lines = try String(contentsOf: out, encoding: .utf8).split(separator: "\n")
-        #expect(lines.first == "id,date,account,kind,amount,currency,category,note,place,automatic")
+        #expect(lines.first == "id,date,account,kind,amount,currency,category,note,place,automatic,to_account,latitude,longitude")
         #expect(lines.count == 5)
     }
 }

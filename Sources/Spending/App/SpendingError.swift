@@ -4,6 +4,13 @@ import Foundation
 public enum SpendingError: Error, Equatable, CustomStringConvertible {
     case notSignedIn
     case invalidAmount(String)
+    /// "1.234" in a currency of two decimals: 1.23 or 1234? Never guessed.
+    case ambiguousAmount(String, currency: String, digits: Int, readings: [String])
+    case tooManyDecimals(String, currency: String, digits: Int, typed: Int)
+    /// A file whose amounts use both a decimal point and a decimal comma.
+    case mixedDecimalSeparators(dot: String, comma: String)
+    /// A file whose amounts never say which separator is the decimal one, and one of them reads two ways.
+    case undecidedDecimalSeparator(example: String)
     case invalidCurrency(String)
     case invalidDate(String)
     case invalidCoordinates(String)
@@ -27,11 +34,23 @@ public enum SpendingError: Error, Equatable, CustomStringConvertible {
     case server(String)
     case unreachable(String)
     case file(String)
+    /// An export asked to write over a file that is already there.
+    case exportExists(String)
+    /// An export asked to write over a device, a folder or a pipe.
+    case exportNotAFile(String)
 
     public var description: String {
         switch self {
         case .notSignedIn: return "Not signed in: run `spendiq login --email EMAIL` first"
         case .invalidAmount(let text): return "'\(text)' is not an amount: use a number above zero like 12.50, with at most the currency's decimals"
+        case .ambiguousAmount(_, let currency, let digits, let readings):
+            return "\(currency) has \(Self.decimals(digits)): did you mean \(readings.joined(separator: " or "))?"
+        case .tooManyDecimals(let text, let currency, let digits, let typed):
+            return "\(currency) has \(Self.decimals(digits)), and '\(text)' has \(typed): type at most \(digits)"
+        case .mixedDecimalSeparators(let dot, let comma):
+            return "The file's amounts use both a decimal point ('\(dot)') and a decimal comma ('\(comma)'): say which one it uses"
+        case .undecidedDecimalSeparator(let example):
+            return "The file's amounts do not say whether '\(example)' has a decimal point or a thousands separator: say which one it uses"
         case .invalidCurrency(let text): return "'\(text)' is not a currency: use an ISO 4217 code such as EUR, USD or COP"
         case .invalidDate(let text): return "'\(text)' is not a date: use 2026-11-20, 2026-11-20T14:30, today or yesterday"
         case .invalidCoordinates(let text): return "'\(text)' is not a position: use LATITUDE,LONGITUDE like 43.7384,7.4246"
@@ -59,6 +78,13 @@ public enum SpendingError: Error, Equatable, CustomStringConvertible {
         case .server(let message): return message
         case .unreachable(let reason): return reason
         case .file(let message): return message
+        case .exportExists(let path): return "\(path) already exists: choose another name, or say to write over it"
+        case .exportNotAFile(let path): return "\(path) is not a regular file (a device, a folder or a pipe): choose a file name"
         }
+    }
+
+    /// "2 decimals", "no decimals".
+    private static func decimals(_ digits: Int) -> String {
+        digits == 0 ? "no decimals" : digits == 1 ? "1 decimal" : "\(digits) decimals"
     }
 }

@@ -6,24 +6,33 @@ import GRDB
 
 /// What an import did.
 public struct CSVImportSummary: Sendable, Equatable, CustomStringConvertible {
+    /// A SpendiQ export (each row names its account and kind) or a bank's (date, amount, description).
+    public enum Format: String, Sendable { case spendiq, bank }
+
+    public var format: Format = .bank
+    /// The file's decimal separator, read once from its amounts; nil when they are whole numbers.
+    public var decimalSeparator: AmountText.DecimalSeparator?
     public var imported = 0
     /// Rows imported before (from this file or another device's import of it): not added again.
     public var alreadyImported = 0
     /// Rows that could not be read, with their line and why (the first few).
     public var skipped: [String] = []
     public var skippedCount = 0
+    /// Accounts a SpendiQ export named that did not exist here, opened by the import.
+    public var openedAccounts: [String] = []
 
     public var description: String {
         "imported \(imported), already there \(alreadyImported), skipped \(skippedCount)"
     }
 }
 
-/// Export of the ledger as CSV, and import of a bank's export (date, amount, description).
+/// Export of the ledger as CSV, and import of that export or of a bank's (date, amount, description).
 public struct CSVExchange: Sendable {
     let ledger: Ledger
 
     /// The columns of an export, in order.
-    public static let exportColumns = ["id", "date", "account", "kind", "amount", "currency", "category", "note", "place", "automatic"]
+    public static let exportColumns = ["id", "date", "account", "kind", "amount", "currency", "category", "note", "place", "automatic",
+                                       "to_account", "latitude", "longitude"]
     /// Header names tried for each column of a bank's export when `--map` does not say.
     public static let knownNames: [String: [String]] = [
         "date": ["date", "booking date", "transaction date", "fecha", "datum", "data", "valuta", "value date"],
@@ -32,72 +41,112 @@ public struct CSVExchange: Sendable {
     ]
     static let maxBytes = 64 * 1024 * 1024
 
-    /// Writes every transaction, oldest first, to `url`; returns how many.
-    @discardableResult
-    public func export(to url: URL) throws -> Int {
-        let calendar = ledger.configuration.calendar
+    /// Every transaction, oldest first, as CSV text, and how many.
+    public func exportText() throws -> (text: String, count: Int) {
         let accounts = Dictionary(uniqueKeysWithValues: try ledger.accounts(includeArchived: true).map { ($0.id, $0.name) })
         let transactions = try ledger.transactions().reversed()
+        let dates = ISO8601DateFormatter()
+        dates.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        dates.timeZone = ledger.configuration.calendar.timeZone
         var text = Self.exportColumns.joined(separator: ",") + "\n"
         for transaction in transactions {
-            let fields = [
-                transaction.id, DateText.format(transaction.occurredAt, calendar: calendar).replacingOccurrences(of: " ", with: "T"),
+            let texts = [
+                transaction.id, dates.string(from: Date(timeIntervalSince1970: Double(transaction.occurredAt) / 1000)),
                 accounts[transaction.accountId] ?? transaction.accountId, transaction.kind.rawValue, transaction.money.amountText,
-                transaction.currency, transaction.category ?? "", transaction.note ?? "", transaction.place ?? "", transaction.automatic ? "true" : "false",
-            ]
-            text += fields.map(CSVTable.escape).joined(separator: ",") + "\n"
+                transaction.currency, transaction.category ?? "", transaction.note ?? "", transaction.place ?? "",
+                transaction.automatic ? "true" : "false", transaction.toAccountId.map { accounts[$0] ?? $0 } ?? "",
+            ].map(CSVTable.escape)
+            let numbers = [transaction.latitude, transaction.longitude].map { $0.map { "\($0)" } ?? "" }
+            text += (texts + numbers).joined(separator: ",") + "\n"
         }
-        do {
-            try Data(text.utf8).write(to: url, options: .atomic)
-        } catch {
-            throw SpendingError.file("Cannot write \(url.path): \((error as NSError).localizedDescription)")
-        }
-        return transactions.count
+        return (text, transactions.count)
     }
 
-    /// Imports a bank's export into `account`: negative amounts are expenses, positive ones
-    /// incomes, each marked `automatic`. `map` names the file's columns (`date`, `amount`,
-    /// `description`) when its header uses other words. A row already imported (same account,
-    /// date, amount, description and occurrence in the file) is not added again.
-    public func importCSV(from url: URL, account reference: String, map: [String: String] = [:]) async throws -> CSVImportSummary {
-        let account = try ledger.account(reference)
+    /// Writes every transaction to `path`: a new file, or an existing regular one when
+    /// `overwrite` (through a symbolic link to its target); never a device, folder or pipe.
+    @discardableResult
+    public func export(to path: String, overwrite: Bool = false) throws -> Int {
+        let (text, count) = try exportText()
+        try ExportFile.write(Data(text.utf8), to: path, overwrite: overwrite)
+        return count
+    }
+
+    /// Imports a CSV file. A SpendiQ export (its header names `id`, `kind`, `account`...) comes
+    /// back as it was: kinds, categories, notes, places, positions and transfer targets, each row
+    /// into the account it names (opened when missing); `account` must then be nil. A bank's
+    /// export goes into `account`: negative amounts are expenses, positive ones incomes, each
+    /// marked `automatic`; `map` names its columns (`date`, `amount`, `description`) when its
+    /// header uses other words. The decimal separator is read once for the whole file (or
+    /// given as `decimal`). A row already imported is not added again.
+    public func importCSV(from url: URL, account reference: String?, map: [String: String] = [:],
+                          decimal: AmountText.DecimalSeparator? = nil) async throws -> CSVImportSummary {
+        let table = try Self.read(url)
+        for key in map.keys where Self.knownNames[key] == nil {
+            throw SpendingError.invalidField("--map knows date, amount and description, not '\(key)'")
+        }
+        if let export = SpendiqExport(table) {
+            guard reference == nil else {
+                throw SpendingError.invalidField("This file is a SpendiQ export: each row names its account, so import it without choosing one")
+            }
+            return try await importExport(table, export, decimal: decimal)
+        }
+        guard let reference else { throw SpendingError.invalidField("Which account do the file's rows belong to? Give --account NAME") }
+        return try await importBank(table, name: url.path, account: try ledger.account(reference), map: map, decimal: decimal)
+    }
+
+    private static func read(_ url: URL) throws -> CSVTable {
         let data: Data
         do {
             data = try Data(contentsOf: url, options: .mappedIfSafe)
         } catch {
             throw SpendingError.file("Cannot read \(url.path): \((error as NSError).localizedDescription)")
         }
-        guard data.count <= Self.maxBytes else { throw SpendingError.file("\(url.path) is over 64 MiB: split it") }
+        guard data.count <= maxBytes else { throw SpendingError.file("\(url.path) is over 64 MiB: split it") }
         guard let text = String(data: data, encoding: .utf8) ?? String(data: data, encoding: .isoLatin1) else {
             throw SpendingError.file("\(url.path) is not text")
         }
-        let table = try CSVTable(text: text)
-        for key in map.keys where Self.knownNames[key] == nil {
-            throw SpendingError.invalidField("--map knows date, amount and description, not '\(key)'")
-        }
-        var columns: [String: Int] = [:]
-        for (name, guesses) in Self.knownNames {
-            let wanted = map[name].map { [$0] } ?? guesses
-            guard let index = table.column(wanted) else {
-                if name == "description" { continue }
-                throw SpendingError.file("\(url.path) has no \(name) column (header: \(table.header.joined(separator: ", ")).prefix(200)): name it with --map \(name)=COLUMN")
+        return try CSVTable(text: text)
+    }
+
+    /// The file's decimal separator: given, or read from its amounts; refused when the amounts
+    /// never say and one of them reads two ways.
+    private static func decimal(of amounts: [String], currency: String, given: AmountText.DecimalSeparator?) throws(SpendingError)
+        -> AmountText.DecimalSeparator? {
+        if let given { return given }
+        if let found = try AmountText.decimalSeparator(of: amounts, currency: currency) { return found }
+        for amount in amounts {
+            do { _ = try AmountText.parseSigned(amount, currency: currency) } catch {
+                if case .ambiguousAmount = error { throw .undecidedDecimalSeparator(example: amount) }
             }
-            columns[name] = index
+        }
+        return nil
+    }
+
+    private func importBank(_ table: CSVTable, name: String, account: SpendingAccount, map: [String: String],
+                            decimal given: AmountText.DecimalSeparator?) async throws -> CSVImportSummary {
+        var columns: [String: Int] = [:]
+        for (column, guesses) in Self.knownNames {
+            let wanted = map[column].map { [$0] } ?? guesses
+            guard let index = table.column(wanted) else {
+                if column == "description" { continue }
+                throw SpendingError.file("\(name) has no \(column) column (header: \(table.header.joined(separator: ", ").prefix(200))): name it with --map \(column)=COLUMN")
+            }
+            columns[column] = index
         }
         let calendar = ledger.configuration.calendar
         let now = ledger.now
-        var summary = CSVImportSummary()
+        var summary = CSVImportSummary(format: .bank)
+        summary.decimalSeparator = try Self.decimal(of: table.rows.compactMap { table.field(columns["amount"], of: $0) },
+                                                    currency: account.currency, given: given)
         var seen: [String: Int] = [:]
         var drafts: [SpendingTransaction] = []
         for row in table.rows {
-            func field(_ name: String) -> String? {
-                columns[name].flatMap { $0 < row.fields.count ? row.fields[$0].trimmingCharacters(in: .whitespaces) : nil }
-            }
             do throws(SpendingError) {
-                let signed = try AmountText.parseSigned(field("amount") ?? "", currency: account.currency)
+                let signed = try AmountText.parseSigned(table.field(columns["amount"], of: row) ?? "", currency: account.currency,
+                                                        decimal: summary.decimalSeparator)
                 guard signed != 0 else { throw .invalidAmount("0") }
-                let at = try DateText.parse(field("date") ?? "", now: now, calendar: calendar)
-                let description = try Ledger.text(field("description").flatMap { $0.isEmpty ? nil : String($0.prefix(500)) },
+                let at = try DateText.parse(table.field(columns["date"], of: row) ?? "", now: now, calendar: calendar)
+                let description = try Ledger.text(table.field(columns["description"], of: row).flatMap { $0.isEmpty ? nil : String($0.prefix(500)) },
                                                   field: "note", collection: SyncCollections.spendingTransactions)
                 let identity = "\(account.id)|\(at)|\(signed)|\(description ?? "")"
                 let occurrence = seen[identity, default: 0]
@@ -109,14 +158,48 @@ public struct CSVExchange: Sendable {
                     category: signed < 0 ? "other" : "income", note: description, occurredAt: at, place: nil, position: nil,
                     automatic: true, toAccountId: nil))
             } catch {
-                summary.skippedCount += 1
-                if summary.skipped.count < 5 { summary.skipped.append("line \(row.line): \(error.description)") }
+                summary.skip(line: row.line, error.description)
             }
         }
-        let rows = drafts
+        try await insert(drafts, into: &summary)
+        return summary
+    }
+
+    private func importExport(_ table: CSVTable, _ export: SpendiqExport, decimal given: AmountText.DecimalSeparator?) async throws -> CSVImportSummary {
+        var summary = CSVImportSummary(format: .spendiq)
+        let currencies = Set(table.rows.compactMap { table.field(export.currency, of: $0)?.uppercased() })
+        // NB: the export writes amounts with a decimal point; a spreadsheet may have saved them with a comma.
+        summary.decimalSeparator = try Self.decimal(of: table.rows.compactMap { table.field(export.amount, of: $0) },
+                                                    currency: currencies.count == 1 ? currencies.first! : "EUR", given: given)
+        var accounts: [String: SpendingAccount] = [:]
+        func account(_ name: String, currency: String) async throws -> SpendingAccount {
+            if let known = accounts[name.lowercased()] { return known }
+            let found: SpendingAccount
+            do {
+                found = try ledger.account(name, allowArchived: true)
+            } catch SpendingError.noSuchAccount {
+                found = try await ledger.addAccount(name: name, currency: currency)
+                summary.openedAccounts.append(found.name)
+            }
+            accounts[name.lowercased()] = found
+            return found
+        }
+        var drafts: [SpendingTransaction] = []
+        for row in table.rows {
+            do {
+                drafts.append(try await export.transaction(row, in: table, decimal: summary.decimalSeparator, ledger: ledger, account: account))
+            } catch let error as SpendingError {
+                summary.skip(line: row.line, error.description)
+            }
+        }
+        try await insert(drafts, into: &summary)
+        return summary
+    }
+
+    private func insert(_ drafts: [SpendingTransaction], into summary: inout CSVImportSummary) async throws {
         let counts = try await ledger.store.write { tx -> (Int, Int) in
             var imported = 0, existing = 0
-            for transaction in rows {
+            for transaction in drafts {
                 if try Bool.fetchOne(tx.db, sql: "SELECT EXISTS (SELECT 1 FROM spending_transactions WHERE id = ?)", arguments: [transaction.id]) == true {
                     existing += 1
                     continue
@@ -128,6 +211,85 @@ public struct CSVExchange: Sendable {
         }
         summary.imported = counts.0
         summary.alreadyImported = counts.1
-        return summary
+    }
+}
+
+extension CSVImportSummary {
+    mutating func skip(line: Int, _ reason: String) {
+        skippedCount += 1
+        if skipped.count < 5 { skipped.append("line \(line): \(reason)") }
+    }
+}
+
+extension CSVTable {
+    /// A row's field in `column`, trimmed; nil when the row is shorter.
+    func field(_ column: Int?, of row: (line: Int, fields: [String])) -> String? {
+        column.flatMap { $0 < row.fields.count ? row.fields[$0].trimmingCharacters(in: .whitespaces) : nil }
+    }
+}
+
+/// The columns of a file SpendiQ exported (found by name, so a spreadsheet may reorder them).
+struct SpendiqExport {
+    let id: Int, date: Int, account: Int, kind: Int, amount: Int, currency: Int
+    let category: Int?, note: Int?, place: Int?, automatic: Int?, toAccount: Int?, latitude: Int?, longitude: Int?
+
+    init?(_ table: CSVTable) {
+        guard let id = table.column(["id"]), let date = table.column(["date"]), let account = table.column(["account"]),
+              let kind = table.column(["kind"]), let amount = table.column(["amount"]), let currency = table.column(["currency"]) else { return nil }
+        (self.id, self.date, self.account, self.kind, self.amount, self.currency) = (id, date, account, kind, amount, currency)
+        category = table.column(["category"])
+        note = table.column(["note"])
+        place = table.column(["place"])
+        automatic = table.column(["automatic"])
+        toAccount = table.column(["to_account"])
+        latitude = table.column(["latitude"])
+        longitude = table.column(["longitude"])
+    }
+
+    /// The transaction a row holds, as it was exported.
+    func transaction(_ row: (line: Int, fields: [String]), in table: CSVTable, decimal: AmountText.DecimalSeparator?, ledger: Ledger,
+                     account: (String, String) async throws -> SpendingAccount) async throws -> SpendingTransaction {
+        func text(_ column: Int?) -> String? {
+            guard let value = table.field(column, of: row).map(CSVTable.unescape), !value.isEmpty else { return nil }
+            return value
+        }
+        guard let id = text(self.id), id.count <= 128, !id.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { throw SpendingError.invalidField("the id is missing or too long") }
+        guard let kind = text(self.kind).flatMap({ TransactionKind(rawValue: $0.lowercased()) }) else {
+            throw SpendingError.invalidField("the kind is not expense, income or transfer")
+        }
+        let currency = (text(self.currency) ?? "").uppercased()
+        guard Currency.isCode(currency) else { throw SpendingError.invalidCurrency(currency) }
+        guard let name = text(self.account) else { throw SpendingError.invalidField("the account is missing") }
+        let owner = try await account(name, currency)
+        guard owner.currency == currency else {
+            throw SpendingError.invalidField("the row is in \(currency) but the account \(owner.name) holds \(owner.currency)")
+        }
+        var target: SpendingAccount?
+        if kind == .transfer {
+            guard let name = text(toAccount) else { throw SpendingError.invalidField("the transfer has no to_account") }
+            target = try await account(name, currency)
+            guard target!.currency == currency, target!.id != owner.id else { throw SpendingError.transferCurrencies(from: currency, to: target!.currency) }
+        }
+        let amount = try AmountText.parse(text(self.amount) ?? "", currency: currency, decimal: decimal)
+        let occurredAt = try Self.date(text(date) ?? "", ledger: ledger)
+        var position: Coordinates?
+        if let latitude = text(latitude), let longitude = text(longitude) { position = try Coordinates(parsing: "\(latitude),\(longitude)") }
+        let transactions = SyncCollections.spendingTransactions
+        return SpendingTransaction(
+            id: id, accountId: owner.id, kind: kind, amountMinor: amount, currency: currency,
+            category: try ledger.category(text(category), default: kind == .income ? "income" : kind == .transfer ? "transfer" : "other"),
+            note: try Ledger.text(text(note), field: "note", collection: transactions), occurredAt: occurredAt,
+            place: try Ledger.text(text(place), field: "place", collection: transactions), position: position,
+            automatic: text(automatic)?.lowercased() == "true", toAccountId: target?.id)
+    }
+
+    /// The export's `2026-11-20T14:30:05.120+01:00`, or a date as people type it.
+    static func date(_ text: String, ledger: Ledger) throws(SpendingError) -> Int64 {
+        let dates = ISO8601DateFormatter()
+        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime]] {
+            dates.formatOptions = options
+            if let date = dates.date(from: text) { return Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+        }
+        return try DateText.parse(text, now: ledger.now, calendar: ledger.configuration.calendar)
     }
 }

@@ -55,13 +55,18 @@ struct CSVTable {
         return nil
     }
 
-    /// A field as CSV writes it: quoted when it holds a delimiter, a quote or a line break.
+    /// Text as CSV writes it: quoted when it holds a delimiter, a quote or a line break.
     static func escape(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == ";" }) else {
-            // NB: a leading = + - @ makes spreadsheets run a formula; a quote mark keeps it text.
-            if let first = text.first, "=+@".contains(first) { return "'" + text }
-            return text
-        }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // NB: a leading = + - @ makes spreadsheets run a formula; a quote mark keeps it text (and a
+        // leading quote mark gets one more, so that `unescape` gives back exactly what was written).
+        let guarded = text.first.map { "=+-@'".contains($0) } == true ? "'" + text : text
+        guard guarded.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == ";" }) else { return guarded }
+        return "\"" + guarded.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// The text `escape` was given.
+    static func unescape(_ field: String) -> String {
+        guard field.count > 1, field.first == "'", let second = field.dropFirst().first, "=+-@'".contains(second) else { return field }
+        return String(field.dropFirst())
     }
 }

@@ -1,43 +1,51 @@
 import EventualAPI
 import Foundation
 
-/// Turns what a person (or a bank's export) wrote into minor units, without floating point.
+/// Turns what a person (or a bank's export) wrote into minor units, without floating point, and
+/// without guessing: an amount that reads two ways is refused with both readings.
 public enum AmountText {
     /// The largest amount accepted, in minor units: beyond it a number is a typing mistake.
     public static let maxMinor: Int64 = 1_000_000_000_000_000
 
-    /// An amount above zero: "12.50", "12,50", "1.234,56", "COP 12.500" for pesos with a
-    /// thousands dot. A separator followed by more digits than the currency has is a thousands one.
-    public static func parse(_ text: String, currency: String) throws(SpendingError) -> Int64 {
-        let value = try parseSigned(text, currency: currency)
+    /// The character between the units and the fraction of an amount.
+    public enum DecimalSeparator: Character, Sendable, CaseIterable {
+        case dot = ".", comma = ","
+
+        /// "a decimal comma".
+        public var name: String { self == .dot ? "a decimal point" : "a decimal comma" }
+        var other: Character { self == .dot ? "," : "." }
+    }
+
+    /// An amount above zero: "12.50", "12,50", "1.234,56", "1 234,56", "1,234.56". A lone "." or
+    /// "," followed by three digits ("1.234") reads two ways in a currency of two decimals and is
+    /// refused with both readings.
+    public static func parse(_ text: String, currency: String, decimal: DecimalSeparator? = nil) throws(SpendingError) -> Int64 {
+        let value = try parseSigned(text, currency: currency, decimal: decimal)
         guard value > 0 else { throw .invalidAmount(text) }
         return value
     }
 
-    /// A signed amount (a bank's export: negative is money out).
-    public static func parseSigned(_ text: String, currency: String) throws(SpendingError) -> Int64 {
-        var body = text.trimmingCharacters(in: .whitespaces)
-        if body.uppercased().hasPrefix(currency) { body = String(body.dropFirst(currency.count)) }
-        body = String(body.unicodeScalars.filter { !" \u{A0}\u{202F}'€$£¥".unicodeScalars.contains($0) }.map(Character.init))
-        var negative = false
-        if body.hasPrefix("-") || body.hasPrefix("−") { negative = true; body.removeFirst() } else if body.hasPrefix("+") { body.removeFirst() }
-        if body.hasPrefix("(") && body.hasSuffix(")") { negative = true; body = String(body.dropFirst().dropLast()) }
-        guard !body.isEmpty, body.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == ",") }) else { throw .invalidAmount(text) }
+    /// A signed amount (a bank's export: negative is money out). `decimal`, when known (a file's
+    /// separator), settles what a lone separator means.
+    public static func parseSigned(_ text: String, currency: String, decimal known: DecimalSeparator? = nil) throws(SpendingError) -> Int64 {
+        guard let number = Written(text, currency: currency) else { throw .invalidAmount(text) }
         let digits = Currency.digits(currency)
-        let dots = body.filter { $0 == "." }.count, commas = body.filter { $0 == "," }.count
-        var decimal: Character?
-        if dots > 0 && commas > 0 {
-            decimal = body.lastIndex(of: ".")! > body.lastIndex(of: ",")! ? "." : ","
-        } else if dots + commas == 1 {
-            let separator: Character = dots == 1 ? "." : ","
-            let after = body.split(separator: separator, omittingEmptySubsequences: false)[1].count
-            decimal = (after >= 1 && after <= max(digits, 2) && !(after == 3 && digits < 3)) ? separator : nil
+        let decimal: Character?
+        switch number.reading(known) {
+        case .integer: decimal = nil
+        case .decimal(let separator): decimal = separator
+        case .twoWays(let separator):
+            // NB: "1.234" is 1.234 or 1234: it fits a currency of three decimals, else it is never guessed.
+            guard digits < 3 else { decimal = separator; break }
+            let (whole, fraction) = number.split(at: separator)
+            let grouped = whole + fraction
+            throw .ambiguousAmount(text, currency: currency, digits: digits,
+                                   readings: [rounded(whole, fraction, digits: digits, separator: separator), grouped])
         }
-        var whole = body, fraction = ""
+        var whole = number.body, fraction = ""
         if let decimal {
-            guard body.filter({ $0 == decimal }).count == 1, let index = body.lastIndex(of: decimal) else { throw .invalidAmount(text) }
-            whole = String(body[..<index])
-            fraction = String(body[body.index(after: index)...])
+            guard number.body.filter({ $0 == decimal }).count == 1 else { throw .invalidAmount(text) }
+            (whole, fraction) = number.split(at: decimal)
         }
         // NB: thousands separators group by three ("12.5055" is a typing mistake, not 125,055).
         let groups = whole.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "." || $0 == "," })
@@ -46,9 +54,8 @@ public enum AmountText {
         }
         whole.removeAll { $0 == "." || $0 == "," }
         if whole.isEmpty { whole = "0" }
-        guard fraction.count <= digits, whole.count <= 16, fraction.allSatisfy(\.isNumber), let units = Int64(whole) else {
-            throw .invalidAmount(text)
-        }
+        guard fraction.allSatisfy(\.isNumber), whole.count <= 16, let units = Int64(whole) else { throw .invalidAmount(text) }
+        guard fraction.count <= digits else { throw .tooManyDecimals(text, currency: currency, digits: digits, typed: fraction.count) }
         var scale: Int64 = 1
         for _ in 0..<digits { scale *= 10 }
         let padded = fraction + String(repeating: "0", count: digits - fraction.count)
@@ -56,7 +63,85 @@ public enum AmountText {
         guard !overflow, let minor = Int64(padded.isEmpty ? "0" : padded) else { throw .invalidAmount(text) }
         let total = product + minor
         guard total <= maxMinor else { throw .invalidAmount(text) }
-        return negative ? -total : total
+        return number.negative ? -total : total
+    }
+
+    /// The decimal separator a file's amounts agree on: nil when none of them tells (whole
+    /// numbers, or only amounts like "1.234"). Throws when some say "." and others ",".
+    public static func decimalSeparator(of texts: [String], currency: String) throws(SpendingError) -> DecimalSeparator? {
+        var seen: [DecimalSeparator: String] = [:]
+        for text in texts {
+            guard let number = Written(text, currency: currency), case .decimal(let separator) = number.reading(nil),
+                  let found = DecimalSeparator(rawValue: separator) else { continue }
+            if seen[found] == nil { seen[found] = text }
+        }
+        if let dot = seen[.dot], let comma = seen[.comma] {
+            throw .mixedDecimalSeparators(dot: dot, comma: comma)
+        }
+        return seen.keys.first
+    }
+
+    /// `whole.fraction` rounded half up to the currency's digits, written with `separator`.
+    private static func rounded(_ whole: String, _ fraction: String, digits: Int, separator: Character) -> String {
+        var units = Int64(whole.isEmpty ? "0" : whole) ?? 0
+        var kept = Int64(fraction.prefix(digits)) ?? 0
+        var scale: Int64 = 1
+        for _ in 0..<digits { scale *= 10 }
+        if let next = fraction.dropFirst(digits).first, let value = next.wholeNumberValue, value >= 5 {
+            kept += 1
+            if kept == scale { kept = 0; units += 1 }
+        }
+        guard digits > 0 else { return String(units) }
+        let text = String(kept)
+        return String(units) + String(separator) + String(repeating: "0", count: digits - text.count) + text
+    }
+
+    /// An amount as written: its sign apart, its currency, spaces and symbols removed.
+    private struct Written {
+        enum Reading { case integer, decimal(Character), twoWays(Character) }
+
+        let body: String
+        let negative: Bool
+        /// Spaces or apostrophes grouped its digits ("1 234,56"): then a lone separator is decimal.
+        let spaced: Bool
+
+        init?(_ text: String, currency: String) {
+            var body = text.trimmingCharacters(in: .whitespaces)
+            if body.uppercased().hasPrefix(currency) { body = String(body.dropFirst(currency.count)) }
+            if body.uppercased().hasSuffix(currency) { body = String(body.dropLast(currency.count)) }
+            body = body.trimmingCharacters(in: .whitespaces)
+            var negative = false
+            if body.hasPrefix("-") || body.hasPrefix("−") { negative = true; body.removeFirst() } else if body.hasPrefix("+") { body.removeFirst() }
+            if body.hasPrefix("(") && body.hasSuffix(")") { negative = true; body = String(body.dropFirst().dropLast()) }
+            let marks: Set<Unicode.Scalar> = [" ", "\u{A0}", "\u{202F}", "'"]
+            let symbols: Set<Unicode.Scalar> = ["€", "$", "£", "¥"]
+            let trimmed = String(String.UnicodeScalarView(body.unicodeScalars.filter { !symbols.contains($0) }))
+                .trimmingCharacters(in: .whitespaces)
+            spaced = trimmed.unicodeScalars.contains { marks.contains($0) }
+            body = String(String.UnicodeScalarView(trimmed.unicodeScalars.filter { !marks.contains($0) }))
+            guard !body.isEmpty, body.contains(where: \.isNumber),
+                  body.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == ",") }) else { return nil }
+            self.body = body
+            self.negative = negative
+        }
+
+        /// What its separators say, alone or with the file's `known` decimal separator.
+        func reading(_ known: DecimalSeparator?) -> Reading {
+            if let known { return body.contains(known.rawValue) ? .decimal(known.rawValue) : .integer }
+            let dots = body.filter { $0 == "." }.count, commas = body.filter { $0 == "," }.count
+            if dots > 0 && commas > 0 { return .decimal(body.lastIndex(of: ".")! > body.lastIndex(of: ",")! ? "." : ",") }
+            guard dots + commas == 1 else { return .integer }
+            let separator: Character = dots == 1 ? "." : ","
+            let (whole, fraction) = split(at: separator)
+            // NB: only "1.234" to "999.999" could group thousands: "0.015", "12.5" and "1234.567" cannot.
+            let couldGroup = fraction.count == 3 && (1...3).contains(whole.count) && !whole.hasPrefix("0")
+            return couldGroup && !spaced ? .twoWays(separator) : .decimal(separator)
+        }
+
+        func split(at separator: Character) -> (String, String) {
+            guard let index = body.lastIndex(of: separator) else { return (body, "") }
+            return (String(body[..<index]), String(body[body.index(after: index)...]))
+        }
     }
 }
 
