@@ -37,6 +37,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Accounts that one address may create per hour.")
     var maxRegistrationsPerHour = 30
 
+    @Option(help: "Failed email verifications for one email within 24 hours (whatever the codes mailed meanwhile) before 429.")
+    var maxFailedVerifications = 20
+
+    @Option(help: "Failed email verifications from one address, across all emails, within an hour before 429.")
+    var maxFailedVerificationsPerAddress = 30
+
     @Flag(help: "Count the last X-Forwarded-For address as the client's (only behind a reverse proxy that sets it).")
     var trustForwardedFor = false
 
@@ -98,6 +104,8 @@ struct Serve: AsyncParsableCommand {
         throttle.failedLoginsPerAccountAndAddress.limit = maxFailedLogins
         throttle.failedLoginsPerAddress.limit = maxFailedLoginsPerAddress
         throttle.registrationsPerAddress.limit = maxRegistrationsPerHour
+        throttle.failedVerificationsPerEmail.limit = maxFailedVerifications
+        throttle.failedVerificationsPerAddress.limit = maxFailedVerificationsPerAddress
         var quotas = Quotas()
         quotas.syncRecordsPerUser = maxSyncRecordsPerUser
         quotas.productsPerUser = maxProductsPerUser

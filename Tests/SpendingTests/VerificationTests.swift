@@ -25,7 +25,9 @@ struct VerificationTests {
         let database = try await Database.open(scratch.location, logger: logger)
         do {
             let recorder = MailRecorder()
-            let verification = EmailVerification(database: database, key: Data(repeating: 7, count: 32), mailer: recorder, from: "t@example.com", logger: logger)
+            let key = Data(repeating: 7, count: 32)
+            let verification = EmailVerification(database: database, key: key, mailer: recorder, from: "t@example.com",
+                                                 throttle: Throttle(database: database, limits: ThrottleLimits(), keyBytes: key), logger: logger)
             let user = UserRecord(id: UUID().uuidString.lowercased(), username: "vera", email: "vera@example.com", passwordHash: "x", createdAt: 0, updatedAt: 0)
             try await database.transaction { sql in try await AccountStore(database: database).register(user, on: sql) }
             try await body(verification, recorder, database, user.id)
@@ -62,7 +64,7 @@ struct VerificationTests {
             try await verification.issue(userID: userID, email: "vera@example.com", now: now)
             let code = try #require(recorder.lastCode)
             #expect(try await verification.verify(email: "vera@example.com", code: code, now: now + 10 * 60_000) == .expired)
-            #expect(EmailVerification.Outcome.expired.refusal?.message == "The code expired (codes last 10 minutes): ask for a new one")
+            #expect(EmailVerification.Outcome.expired.refusal == EmailVerification.Outcome.failure)
             // A new code works, and the old one no longer does
             try await verification.issue(userID: userID, email: "vera@example.com", now: now + 11 * 60_000)
             let fresh = try #require(recorder.lastCode)
@@ -88,6 +90,65 @@ struct VerificationTests {
         }
     }
 
+    @Test(arguments: Backend.available)
+    func resendsDoNotResetTheDaysGuesses(_ backend: Backend) async throws {
+        try await Self.withVerification(backend) { verification, recorder, _, userID in
+            let start: Int64 = 1_800_000_000_000
+            // Given four codes, each mailed after the last one's five wrong tries
+            var failures = 0
+            for round in 0..<4 {
+                let now = start + Int64(round) * 61_000
+                try await verification.issue(userID: userID, email: "vera@example.com", now: now)
+                let code = try #require(recorder.lastCode)
+                let wrong = code == "000000" ? "111111" : "000000"
+                for _ in 0..<5 {
+                    _ = try await verification.verify(email: "vera@example.com", code: wrong, now: now + 1000)
+                    failures += 1
+                }
+            }
+            #expect(failures == ThrottleLimits().failedVerificationsPerEmail.limit)
+            // When a fifth code is mailed, even the right code is refused for the rest of the day
+            let later = start + 5 * 61_000
+            try await verification.issue(userID: userID, email: "vera@example.com", now: later)
+            let code = try #require(recorder.lastCode)
+            do {
+                _ = try await verification.verify(email: "vera@example.com", code: code, now: later + 1000)
+                Issue.record("a 21st try within a day was checked")
+            } catch let error as APIError {
+                #expect(error.status == .tooManyRequests && (error.retryAfter ?? 0) > 23 * 3600)
+            }
+            // An unknown email is bounded the same way, so the refusal tells nothing
+            for _ in 0..<20 { _ = try await verification.verify(email: "nobody@example.com", code: code, now: later + 2000) }
+            await #expect(throws: APIError.self) { try await verification.verify(email: "nobody@example.com", code: code, now: later + 3000) }
+            // Then a day after the first failures, a fresh code verifies
+            let nextDay = start + 24 * 3600 * 1000 + 400_000
+            try await verification.issue(userID: userID, email: "vera@example.com", now: nextDay)
+            let fresh = try #require(recorder.lastCode)
+            #expect(try await verification.verify(email: "vera@example.com", code: fresh, now: nextDay + 1000) == .verified)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func atMostTenCodesAreMailedToAnAccountADay(_ backend: Backend) async throws {
+        try await Self.withVerification(backend) { verification, recorder, _, userID in
+            let start: Int64 = 1_800_000_000_000
+            for minute in 0..<15 {
+                try await verification.resend(email: "vera@example.com", now: start + Int64(minute) * 61_000)
+            }
+            #expect(recorder.mails.withLock { $0.count } == ThrottleLimits().verificationMailsPerAccount.limit)
+            try await verification.resend(email: "vera@example.com", now: start + 24 * 3600 * 1000 + 1)
+            #expect(recorder.mails.withLock { $0.count } == ThrottleLimits().verificationMailsPerAccount.limit + 1)
+            _ = userID
+        }
+    }
+
+    @Test func everyFailureIsOneAnswerAndOnlyAVerifyingTryIs204() {
+        let failures: [EmailVerification.Outcome] = [.alreadyVerified, .noAccount, .noCode, .tooManyTries, .expired,
+                                                     .wrong(triesLeft: 4), .wrong(triesLeft: 0)]
+        #expect(failures.allSatisfy { $0.refusal == EmailVerification.Outcome.failure })
+        #expect(EmailVerification.Outcome.verified.refusal == nil)
+    }
+
     @Test func registrationMailsTheCodeThroughSMTPAndVerifyingOpensSpendiq() async throws {
         let sink = try await SMTPSink.start()
         do {
@@ -99,7 +160,7 @@ struct VerificationTests {
                 await #expect(throws: SpendingError.notVerified) { try await app.login(email: user.email, password: user.password) }
                 // Wrong, then right: the server counts the try and then verifies
                 let code = try code(in: mail.data)
-                await #expect(throws: SpendingError.server("Wrong code: 4 tries left")) {
+                await #expect(throws: SpendingError.server(EmailVerification.Outcome.failure.message)) {
                     try await app.verify(code: code == "123456" ? "654321" : "123456", email: user.email)
                 }
                 try await app.verify(code: code, email: user.email)

@@ -38,7 +38,8 @@ extension APIService {
         }
         if profile.id == user.id {
             // NB: a replayed registration (same Idempotency-Key) created nothing and mails nothing.
-            await verification.issueAfterRegistration(userID: user.id, email: user.email, now: now)
+            await verification.issueAfterRegistration(userID: user.id, email: user.email,
+                                                      app: registration.app.flatMap { AnalyticsApp(rawValue: $0.rawValue) }, now: now)
         }
         return .created(.init(body: .json(profile)))
     }

@@ -22,6 +22,13 @@ public struct ThrottleLimits: Sendable, Equatable {
     public var failedLoginsPerAddress = ThrottleRule(limit: 100, window: .seconds(15 * 60))
     /// Accounts created from one address (a class behind one NAT fits under the default).
     public var registrationsPerAddress = ThrottleRule(limit: 30, window: .seconds(3600))
+    /// Failed email verifications for one email over a day, whatever the codes mailed meanwhile:
+    /// with 6 digits, 20 guesses a day leave a guesser one chance in 50,000 a day.
+    public var failedVerificationsPerEmail = ThrottleRule(limit: 20, window: .seconds(24 * 3600))
+    /// Failed email verifications from one address across all emails (someone probing who has an account).
+    public var failedVerificationsPerAddress = ThrottleRule(limit: 30, window: .seconds(3600))
+    /// Verification codes mailed to one account over a day (each resend mails its owner).
+    public var verificationMailsPerAccount = ThrottleRule(limit: 10, window: .seconds(24 * 3600))
 
     public init() {}
 }
@@ -102,9 +109,44 @@ struct Throttle: Sendable {
             .values(SQLBind(bucket("register", address)), SQLBind(now)).run()
     }
 
+    /// Refuses (429) a verification try for `email` from `address` past a limit. Whether the
+    /// email has an account plays no part, so the refusal tells nobody who has one.
+    func checkVerification(email: String, address: String, now: Int64) async throws {
+        let perEmail = limits.failedVerificationsPerEmail, perAddress = limits.failedVerificationsPerAddress
+        let emailBucket = bucket("verify", AccountRules.key(email)), addressBucket = bucket("verify-address", address)
+        let counts: ((events: Int, oldest: Int64), (events: Int, oldest: Int64)) = try await database.withConnection { sql in
+            (try await count(emailBucket, within: perEmail.window, now: now, on: sql),
+             try await count(addressBucket, within: perAddress.window, now: now, on: sql))
+        }
+        let rules = Self.tellsClientsApart(address) ? [(counts.0, perEmail), (counts.1, perAddress)] : [(counts.0, perEmail)]
+        for (count, rule) in rules where count.events >= rule.limit {
+            let retryAfter = Int((count.oldest + rule.window.milliseconds - now + 999) / 1000)
+            throw APIError.tooManyRequests(
+                "Too many wrong verification codes; try again in \(Self.describe(seconds: retryAfter))", retryAfter: retryAfter)
+        }
+    }
+
+    /// Counts a failed verification of `email` from `address`, in the transaction that decided it.
+    func recordVerificationFailure(email: String, address: String, now: Int64, on sql: any SQLDatabase) async throws {
+        try await sql.insert(into: "throttle_events").columns("bucket", "at")
+            .values(SQLBind(bucket("verify", AccountRules.key(email))), SQLBind(now))
+            .values(SQLBind(bucket("verify-address", address)), SQLBind(now))
+            .run()
+    }
+
+    /// Whether another verification code may be mailed to `userID` now; if so, counts it.
+    func allowVerificationMail(userID: String, now: Int64, on sql: any SQLDatabase) async throws -> Bool {
+        let rule = limits.verificationMailsPerAccount
+        let mails = bucket("verify-mail", userID)
+        guard try await count(mails, within: rule.window, now: now, on: sql).events < rule.limit else { return false }
+        try await sql.insert(into: "throttle_events").columns("bucket", "at").values(SQLBind(mails), SQLBind(now)).run()
+        return true
+    }
+
     /// Forgets events older than every window.
     func purge(now: Int64) async throws {
-        let longest = [limits.failedLoginsPerAccountAndAddress, limits.failedLoginsPerAddress, limits.registrationsPerAddress]
+        let longest = [limits.failedLoginsPerAccountAndAddress, limits.failedLoginsPerAddress, limits.registrationsPerAddress,
+                       limits.failedVerificationsPerEmail, limits.failedVerificationsPerAddress, limits.verificationMailsPerAccount]
             .map { $0.window.milliseconds }.max() ?? 0
         try await database.withConnection { sql in
             try await sql.delete(from: "throttle_events").where("at", .lessThanOrEqual, now - longest).run()

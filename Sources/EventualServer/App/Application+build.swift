@@ -85,7 +85,7 @@ private func buildParts(_ configuration: ServerConfiguration, database: Database
         metrics: metrics,
         recycling: try Recycling(database: database, configuration: configuration),
         verification: EmailVerification(database: database, key: fingerprintKey, mailer: try configuration.mailDelivery.sender(),
-                                        from: configuration.mailFrom, logger: logger),
+                                        from: configuration.mailFrom, throttle: throttle, logger: logger),
         spending: SpendingStore(database: database)
     )
 

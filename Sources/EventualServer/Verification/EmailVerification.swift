@@ -7,6 +7,10 @@ import SQLKit
 /// Email verification: a 6-digit code mailed at registration (and on request), valid 10 minutes,
 /// 5 tries, kept only as an HMAC under a server key. Accounts are shared by the apps; SpendiQ's
 /// endpoints need a verified email, the course contract's endpoints do not.
+///
+/// Guessing is bounded whatever the resends: failures per email over a day and per address over
+/// an hour (`Throttle`), and mails per account over a day. Every failure answers alike, so a
+/// try tells nobody who has an account or whether it is verified.
 struct EmailVerification: Sendable {
     static let lifetime: Int64 = 10 * 60 * 1000
     static let maxTries = 5
@@ -17,6 +21,7 @@ struct EmailVerification: Sendable {
     let key: Data
     let mailer: any MailSender
     let from: String
+    let throttle: Throttle
     let logger: Logger
 
     /// The outcome of a try, decided in a transaction that must commit even for a wrong code.
@@ -25,39 +30,68 @@ struct EmailVerification: Sendable {
         case wrong(triesLeft: Int)
     }
 
-    /// A new code for `userID`, replacing any earlier one, mailed to `email`.
-    func issue(userID: String, email: String, now: Int64) async throws {
+    /// A new code for `userID`, replacing any earlier one, mailed to `email` in the words of `app`
+    /// (nil: words that fit every app). Nothing is mailed past the day's mails for the account.
+    func issue(userID: String, email: String, app: AnalyticsApp? = nil, now: Int64) async throws {
         let code = Self.newCode()
         let hash = self.hash(code, userID: userID)
-        try await database.withConnection { sql in
+        let allowed = try await database.transaction { [throttle] sql in
+            guard try await throttle.allowVerificationMail(userID: userID, now: now, on: sql) else { return false }
             try await sql.raw("""
                 INSERT INTO email_verifications (user_id, code_hash, expires_at, failed_attempts, sent_at)
                 VALUES (\(bind: userID), \(bind: hash), \(bind: now + Self.lifetime), 0, \(bind: now))
                 ON CONFLICT (user_id) DO UPDATE SET code_hash = excluded.code_hash, expires_at = excluded.expires_at,
                     failed_attempts = 0, sent_at = excluded.sent_at
                 """).run()
+            return true
         }
-        try await mailer.send(Mail(
-            from: from, to: email, subject: "Your Eventual verification code: \(code)",
-            body: """
-                Your verification code is \(code).
-
-                Type it within 10 minutes (spendiq verify \(code)). If you did not register, ignore this mail.
-                """))
+        guard allowed else {
+            logger.notice("verification mail not sent: the account's mails for the day are used up")
+            return
+        }
+        try await mailer.send(Self.mail(code: code, app: app, from: from, to: email))
     }
 
-    /// Mails the first code of a new account. A failure is logged (its kind, never the code) and
-    /// does not undo the registration: the person asks for a new code.
-    func issueAfterRegistration(userID: String, email: String, now: Int64) async {
+    /// The mail carrying `code`: it names the app that asked, or no app at all.
+    static func mail(code: String, app: AnalyticsApp?, from: String, to email: String) -> Mail {
+        let name: String, howTo: String
+        switch app {
+        case .spendiQ?:
+            name = "SpendiQ"
+            howTo = "Type it in SpendiQ within 10 minutes (spendiq verify \(code))."
+        case .sustainU?:
+            name = "SustainU"
+            howTo = "Type it in SustainU within 10 minutes."
+        case .pantry?:
+            name = "Tracking My Pantry"
+            howTo = "Type it in Tracking My Pantry within 10 minutes."
+        case nil:
+            name = "Eventual"
+            howTo = "Type it within 10 minutes in the app that asks you to confirm your email."
+        }
+        return Mail(from: from, to: email, subject: "Your \(name) verification code: \(code)", body: """
+            Your verification code is \(code).
+
+            \(howTo) If you did not register, ignore this mail.
+            """)
+    }
+
+    /// Mails the first code of a new account, unless the app that registered it (`app`) does not
+    /// ask for a verified email. A failure is logged (its kind, never the code) and does not undo
+    /// the registration: the person asks for a new code.
+    func issueAfterRegistration(userID: String, email: String, app: AnalyticsApp? = nil, now: Int64) async {
+        // NB: only SpendiQ needs a verified email; a client that names no app (an older one, or
+        // the course contract's) gets a mail that names none.
+        guard app == nil || app == .spendiQ else { return }
         do {
-            try await issue(userID: userID, email: email, now: now)
+            try await issue(userID: userID, email: email, app: app, now: now)
         } catch {
             logger.warning("verification mail not sent", metadata: ["error": "\(LogSafe.describe(error))"])
         }
     }
 
     /// Mails a new code if `email` belongs to an unverified account whose last mail is at least a minute old.
-    func resend(email: String, now: Int64) async throws {
+    func resend(email: String, app: AnalyticsApp? = nil, now: Int64) async throws {
         let target: (String, String)? = try await database.withConnection { sql in
             guard let user = try await sql.select().columns("id", "email", "email_verified_at").from("users")
                 .where("email_key", .equal, AccountRules.key(email)).first(),
@@ -70,30 +104,41 @@ struct EmailVerification: Sendable {
             return (id, try user.decode(column: "email", as: String.self))
         }
         guard let (id, address) = target else { return }
-        try await issue(userID: id, email: address, now: now)
+        try await issue(userID: id, email: address, app: app, now: now)
     }
 
-    /// Checks a code typed by the person who registered `email`.
-    func verify(email: String, code: String, now: Int64) async throws -> Outcome {
-        try await database.transaction { sql in
-            guard let user = try await sql.select().columns("id", "email_verified_at").from("users")
-                .where("email_key", .equal, AccountRules.key(email)).first() else { return .noAccount }
-            if try user.decode(column: "email_verified_at", as: Int64?.self) != nil { return .alreadyVerified }
-            let id = try user.decode(column: "id", as: String.self)
-            guard let row = try await sql.select().columns("code_hash", "expires_at", "failed_attempts").from("email_verifications")
-                .where("user_id", .equal, id).first() else { return .noCode }
-            let failed = try row.decode(column: "failed_attempts", as: Int.self)
-            guard failed < Self.maxTries else { return .tooManyTries }
-            guard try row.decode(column: "expires_at", as: Int64.self) > now else { return .expired }
-            let stored = try row.decode(column: "code_hash", as: String.self)
-            guard Self.constantTimeEqual(stored, self.hash(code, userID: id)) else {
-                try await sql.update("email_verifications").set("failed_attempts", to: failed + 1).where("user_id", .equal, id).run()
-                return .wrong(triesLeft: Self.maxTries - failed - 1)
+    /// Checks a code typed by the person who registered `email`, from `address` (the request's
+    /// client when nil). Past a limit on failures it throws 429 before looking at anything.
+    func verify(email: String, code: String, now: Int64, from address: String? = nil) async throws -> Outcome {
+        let address = address ?? RequestScope.current?.clientAddress ?? "unknown"
+        try await throttle.checkVerification(email: email, address: address, now: now)
+        return try await database.transaction { [throttle] sql in
+            let outcome = try await Self.decide(email: email, code: code, now: now, hash: { self.hash(code, userID: $0) }, on: sql)
+            if outcome != .verified {
+                try await throttle.recordVerificationFailure(email: email, address: address, now: now, on: sql)
             }
-            try await sql.update("users").set("email_verified_at", to: now).where("id", .equal, id).run()
-            try await sql.delete(from: "email_verifications").where("user_id", .equal, id).run()
-            return .verified
+            return outcome
         }
+    }
+
+    private static func decide(email: String, code: String, now: Int64, hash: (String) -> String, on sql: any SQLDatabase) async throws -> Outcome {
+        guard let user = try await sql.select().columns("id", "email_verified_at").from("users")
+            .where("email_key", .equal, AccountRules.key(email)).first() else { return .noAccount }
+        if try user.decode(column: "email_verified_at", as: Int64?.self) != nil { return .alreadyVerified }
+        let id = try user.decode(column: "id", as: String.self)
+        guard let row = try await sql.select().columns("code_hash", "expires_at", "failed_attempts").from("email_verifications")
+            .where("user_id", .equal, id).first() else { return .noCode }
+        let failed = try row.decode(column: "failed_attempts", as: Int.self)
+        guard failed < maxTries else { return .tooManyTries }
+        guard try row.decode(column: "expires_at", as: Int64.self) > now else { return .expired }
+        let stored = try row.decode(column: "code_hash", as: String.self)
+        guard constantTimeEqual(stored, hash(id)) else {
+            try await sql.update("email_verifications").set("failed_attempts", to: failed + 1).where("user_id", .equal, id).run()
+            return .wrong(triesLeft: maxTries - failed - 1)
+        }
+        try await sql.update("users").set("email_verified_at", to: now).where("id", .equal, id).run()
+        try await sql.delete(from: "email_verifications").where("user_id", .equal, id).run()
+        return .verified
     }
 
     func hash(_ code: String, userID: String) -> String {
@@ -115,17 +160,14 @@ struct EmailVerification: Sendable {
 }
 
 extension EmailVerification.Outcome {
-    /// The answer for people; nil when the email is verified.
+    /// One answer for every failure.
+    static let failure = APIError.badRequest(
+        "Wrong or expired code, or nothing to verify: type the code of the newest mail (codes last 10 minutes and allow 5 tries), or ask for a new one")
+
+    /// The answer for people; nil only when this try verified the email.
     var refusal: APIError? {
-        switch self {
-        case .verified, .alreadyVerified: return nil
-        // NB: an unknown email reads like a wrong code: nobody learns who has an account.
-        case .noAccount: return .badRequest("Wrong code")
-        case .noCode: return .badRequest("No code is waiting for this email: ask for a new one")
-        case .tooManyTries: return .badRequest("Too many wrong codes: ask for a new one")
-        case .expired: return .badRequest("The code expired (codes last 10 minutes): ask for a new one")
-        case .wrong(let left):
-            return .badRequest(left > 0 ? "Wrong code: \(left) \(left == 1 ? "try" : "tries") left" : "Wrong code, and no tries left: ask for a new one")
-        }
+        // NB: one answer for an unknown email, an unverified one, a verified one, a wrong, an
+        // expired or a used-up code: nobody learns who has an account, or whether it is verified.
+        self == .verified ? nil : Self.failure
     }
 }
