@@ -59,8 +59,9 @@ struct OffersShow: AsyncParsableCommand {
         let spending = try await global.spending()
         guard let position = try spending.location.last()?.position ?? nil else { throw SpendingError.noPosition }
         let result = try await spending.offers.offers(near: position, radius: 20_000)
-        let matches = result.offers.filter { $0.id == id || $0.id.hasSuffix(id) }
+        let matches = result.offers.filter { $0.id == id || (id.count >= Ledger.shownIDLength && $0.id.hasSuffix(id)) }
         guard matches.count == 1, let offer = matches.first else {
+            if matches.isEmpty, id.count < Ledger.shownIDLength { throw SpendingError.idTooShort(id) }
             throw CLIError(matches.isEmpty ? "No offer \(id) in the last list: see spendiq offers" : "\(id) matches \(matches.count) offers: give more of the id")
         }
         print("\(offer.name) (\(offer.shopType), \(offer.distanceMeters) m)")

@@ -21,6 +21,8 @@ public enum SpendingError: Error, Equatable, CustomStringConvertible {
     case archivedAccount(String)
     case noSuchTransaction(String)
     case ambiguousTransaction(String, matches: Int)
+    /// Fewer characters of an id than lists show.
+    case idTooShort(String)
     case transferCurrencies(from: String, to: String)
     case transferToItself
     case notVerified
@@ -61,6 +63,7 @@ public enum SpendingError: Error, Equatable, CustomStringConvertible {
         case .archivedAccount(let name): return "The account '\(name)' is archived"
         case .noSuchTransaction(let id): return "No transaction \(id): see spendiq list"
         case .ambiguousTransaction(let id, let matches): return "\(id) matches \(matches) transactions: give more of the id"
+        case .idTooShort(let id): return "'\(id)' is too short to pick one safely: give the 8 characters of the id that lists show"
         case .transferCurrencies(let from, let to): return "A transfer moves one currency: the accounts hold \(from) and \(to)"
         case .transferToItself: return "A transfer needs two different accounts"
         case .notVerified:

@@ -81,14 +81,17 @@ public struct Ledger: Sendable {
     public func editAccount(_ reference: String, name: String? = nil, kind: AccountKind? = nil, colour: String? = nil) async throws -> SpendingAccount {
         let account = try self.account(reference, allowArchived: true)
         var fields: [String: SyncValue] = [:]
-        if let name = try Self.text(name, field: "name", collection: SyncCollections.spendingAccounts) {
+        // NB: a name of nothing or of spaces would sync an account nobody can name again.
+        if let name = try name.map({ text throws(SpendingError) in try Self.text(text, field: "name", collection: SyncCollections.spendingAccounts, required: true)! }) {
             if name.lowercased() != account.name.lowercased(), try findAccounts(name).contains(where: { $0.name.lowercased() == name.lowercased() }) {
                 throw SpendingError.accountExists(name)
             }
             fields["name"] = .string(name)
         }
         if let kind { fields["kind"] = .string(kind.rawValue) }
-        if let colour = try Self.text(colour, field: "colour", collection: SyncCollections.spendingAccounts) { fields["colour"] = .string(colour) }
+        if let colour = try Self.text(colour, field: "colour", collection: SyncCollections.spendingAccounts) {
+            fields["colour"] = .string(colour.isEmpty ? nil : colour)
+        }
         guard !fields.isEmpty else { throw SpendingError.invalidField("Nothing to change: give --name, --kind or --colour") }
         try await update(SpendingSchema.accountsTable, account.id, fields, SyncCollections.spendingAccounts)
         return try self.account(account.id, allowArchived: true)
@@ -130,7 +133,7 @@ public struct Ledger: Sendable {
         return try store.reader.read { db in
             try SpendingAccount.fetchAll(db, sql: """
                 SELECT * FROM spending_accounts
-                WHERE lower(name) = lower(?1) OR id = ?1 OR (length(?1) >= 6 AND substr(id, -length(?1)) = lower(?1))
+                WHERE lower(name) = lower(?1) OR id = ?1 OR (length(?1) >= \(Self.shownIDLength) AND substr(id, -length(?1)) = lower(?1))
                 """, arguments: [trimmed])
         }
     }
@@ -217,7 +220,11 @@ public struct Ledger: Sendable {
         return current
     }
 
-    /// The transaction whose id is `reference`, or ends or starts with it (lists show the last 8 characters).
+    /// How many of an id's last characters lists show; fewer never pick a record.
+    public static let shownIDLength = 8
+
+    /// The transaction whose id is `reference`, or ends with it when it is at least the 8
+    /// characters lists show (a shorter suffix could pick a record the person never meant).
     public func transaction(_ reference: String) throws -> SpendingTransaction {
         let trimmed = reference.trimmingCharacters(in: .whitespaces).lowercased()
         guard !trimmed.isEmpty else { throw SpendingError.noSuchTransaction(reference) }
@@ -225,11 +232,13 @@ public struct Ledger: Sendable {
             if let exact = try SpendingTransaction.fetchOne(db, sql: "SELECT * FROM spending_transactions WHERE id = ?", arguments: [trimmed]) {
                 return [exact]
             }
+            guard trimmed.count >= Self.shownIDLength else { return [] }
             return try SpendingTransaction.fetchAll(db, sql: """
-                SELECT * FROM spending_transactions WHERE substr(id, -length(?1)) = ?1 OR substr(id, 1, length(?1)) = ?1 LIMIT 2
+                SELECT * FROM spending_transactions WHERE substr(id, -length(?1)) = ?1 LIMIT 2
                 """, arguments: [trimmed])
         }
         guard matches.count == 1 else {
+            if matches.isEmpty, trimmed.count < Self.shownIDLength { throw SpendingError.idTooShort(reference) }
             throw matches.isEmpty ? SpendingError.noSuchTransaction(reference) : SpendingError.ambiguousTransaction(reference, matches: matches.count)
         }
         return matches[0]
