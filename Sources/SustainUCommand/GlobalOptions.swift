@@ -23,14 +23,17 @@ struct GlobalOptions: ParsableArguments {
         let optOut = ProcessInfo.processInfo.environment["SUSTAINU_NO_ANALYTICS"]?.lowercased() ?? ""
         configuration.analyticsEnabled = !(noAnalytics || ["1", "true", "yes"].contains(optOut))
         if let text = ProcessInfo.processInfo.environment["SUSTAINU_ANSWER_TIMEOUT"] {
-            // NB: for slow links (and busy test machines): how long the server may take to start answering.
+            // NB: for slow links (and busy test machines): how long the server may take to start
+            // answering, and so how long any wait on it may be, a local command's too.
             guard let seconds = Int(text), (1...300).contains(seconds) else {
                 throw CLIError("SUSTAINU_ANSWER_TIMEOUT must be a number of seconds from 1 to 300, not '\(text.prefix(40))'")
             }
             configuration.timeouts.firstByte = .seconds(seconds)
             configuration.refreshBudget = .seconds(seconds)
+            configuration.localCommandSyncBudget = .seconds(seconds)
             configuration.catchUpCheck = .seconds(seconds)
             configuration.catchUpBudget = .seconds(max(3, seconds))
+            configuration.scanBudget = .seconds(max(10, seconds))
         }
         if let zone = ProcessInfo.processInfo.environment["TZ"], !zone.isEmpty {
             guard let timeZone = TimeZone(identifier: zone) else { throw CLIError("TZ='\(zone.prefix(64))' is not a time zone such as Europe/Vienna") }

@@ -149,7 +149,13 @@ struct Reminders: AsyncParsableCommand {
         if output.json {
             print(try Terminal.json(reminder.map { [$0] } ?? []))
         } else {
-            print(reminder.map { "\($0.title) \($0.body)" } ?? "No reminder is due now. They come at 10:00, and at 20:00 when a streak is about to break.")
+            guard let reminder else {
+                print("No reminder is due now. They come at 10:00, and at 20:00 when a streak is about to break.")
+                return
+            }
+            print("\(reminder.title) \(reminder.body)")
+            // NB: the reminder's text is what a phone shows; the command says how to act on it here.
+            print("To do it now: sustainu scan --image PHOTO, or sustainu scan --barcode CODE")
         }
     }
 }

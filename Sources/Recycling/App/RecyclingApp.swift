@@ -10,7 +10,7 @@ public final class RecyclingApp: Sendable {
     public static let version = "1.0.0"
     public let configuration: RecyclingConfiguration
     public let accounts: DeviceAccounts
-    /// For scans: the server may wait up to 20 s for its vision model.
+    /// For scans sent by the sync engine: the server may wait up to 20 s for its vision model.
     let scanLink: ServerLink
 
     public init(configuration: RecyclingConfiguration) {
@@ -21,7 +21,7 @@ public final class RecyclingApp: Sendable {
             vault: vault, serverURL: configuration.serverURL, timeout: configuration.requestTimeout, timeouts: configuration.timeouts,
             userDirectory: configuration.userDirectory,
             unsentCount: { userID in try Self.unsentCount(userID: userID, configuration: configuration) })
-        scanLink = ServerLink(serverURL: configuration.serverURL, timeout: configuration.scanBudget + .seconds(5),
+        scanLink = ServerLink(serverURL: configuration.serverURL, timeout: configuration.scanTimeouts.firstByte + .seconds(10),
                               timeouts: configuration.scanTimeouts) { vault.accessToken }
     }
 

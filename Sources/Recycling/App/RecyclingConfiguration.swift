@@ -13,16 +13,19 @@ public struct RecyclingConfiguration: Sendable {
     public var timeouts = ServerLink.Timeouts(connect: .seconds(3), firstByte: .seconds(5))
     /// The same for a scan, whose photo the server hands to a vision model that may take 20 s.
     public var scanTimeouts = ServerLink.Timeouts(connect: .seconds(3), firstByte: .seconds(25))
-    /// How long a command waits for queued work to go out before answering; the rest goes later.
+    /// How long a command that answers from this device waits for the network at all: for what
+    /// it queued to go out, to revalidate a saved copy, to learn whether the server answers. The
+    /// rest goes later (a server that accepts connections and never answers costs this, no more).
     public var localCommandSyncBudget: Duration = .milliseconds(300)
     /// How long a command, started with scans or visits waiting, first waits to learn whether the
     /// server answers, and then for what waits to go out, so that it can announce the results.
-    public var catchUpCheck: Duration = .milliseconds(800)
-    public var catchUpBudget: Duration = .seconds(3)
-    /// How long `scan` waits for the server's classification before saying it waits.
-    public var scanBudget: Duration = .seconds(30)
-    /// How long a read of server data (points, score, tips) waits for the network before it
-    /// answers from the saved copy.
+    public var catchUpCheck: Duration = .milliseconds(300)
+    public var catchUpBudget: Duration = .seconds(1)
+    /// How long `scan` waits for the server's classification, once the server answered, before
+    /// saying the scan waits (it is classified later; `sustainu scans` shows it).
+    public var scanBudget: Duration = .seconds(10)
+    /// How long a read of server data (points, score, tips) waits for the network when the device
+    /// has no saved copy at all (the first load), before saying it needs a connection.
     public var refreshBudget: Duration = .seconds(3)
     /// The person's time zone: their days, streaks and reminders.
     public var timeZone: TimeZone = .current

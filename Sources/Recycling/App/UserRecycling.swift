@@ -44,13 +44,13 @@ public final class UserRecycling: Sendable {
     // MARK: - Points
 
     /// The nearest points (or, without a position, the first ones), from the saved copy after
-    /// revalidating it if the server answers within the refresh budget. The first time, with no
+    /// revalidating it if the server answers within the local budget. The first time, with no
     /// saved copy and no network: `RecyclingError.needsConnectionForPoints`.
     public func points(near origin: GeoPosition?, material: PointMaterial? = nil, limit: Int = 10,
                        from source: AnalyticsEvent.MapSource = .navbar) async throws -> PointsAnswer {
         guard (1...1000).contains(limit) else { throw RecyclingError.invalidLimit(limit) }
         await analytics.record(.mapOpened(from: source))
-        let fresh = await refreshQuietly { try await self.points.refresh() }
+        let fresh = await refreshPoints()
         guard let meta = try points.meta() else { throw RecyclingError.needsConnectionForPoints }
         let index = PointIndex(try points.all())
         let found = origin.map { index.nearest(to: $0, limit: limit, material: material) } ?? index.first(limit, material: material)
@@ -59,7 +59,7 @@ public final class UserRecycling: Sendable {
 
     /// Every saved point, for a map (or `--geojson`).
     public func allPoints() async throws -> PointsAnswer {
-        let fresh = await refreshQuietly { try await self.points.refresh() }
+        let fresh = await refreshPoints()
         guard let meta = try points.meta() else { throw RecyclingError.needsConnectionForPoints }
         return PointsAnswer(points: try points.all().map { NearbyPoint(point: $0, distanceMeters: nil) }, fetchedAt: meta.fetchedAt, fresh: fresh)
     }
@@ -67,7 +67,7 @@ public final class UserRecycling: Sendable {
     /// A point's details; opening it counts a visit, queued when offline. `source` says where
     /// the map was entered from (a point's link on the main page, by default).
     public func visit(pointID: String, from source: AnalyticsEvent.MapSource = .main) async throws -> RecyclingPoint {
-        if try points.meta() == nil { await refreshQuietly { try await self.points.refresh() } }
+        if try points.meta() == nil { await refreshPoints() }
         guard try points.meta() != nil else { throw RecyclingError.needsConnectionForPoints }
         guard try points.point(id: pointID) != nil else { throw RecyclingError.noSuchPoint(pointID) }
         try await store.write { tx in
@@ -116,7 +116,7 @@ public final class UserRecycling: Sendable {
         }
         // NB: ask first whether the server answers at all, so that a dead or silent one costs a
         // moment, not the scan budget kept for a slow vision model.
-        let connectivity = await engine.connectivity.check(within: configuration.refreshBudget)
+        let connectivity = await engine.connectivity.check(within: configuration.localCommandSyncBudget)
         var reason: String?
         if connectivity == .online {
             let report = await engine.syncNow(pull: false, waitingAtMost: configuration.scanBudget)
@@ -179,8 +179,13 @@ public final class UserRecycling: Sendable {
 
     /// The recycling tips, one per trash type (revalidated with their ETag).
     public func tips() async throws -> Cached<[Tip]> {
+        try await tips(patient: false)
+    }
+
+    /// `patient`: the person asked for the network (a sync), so a saved copy does not cut the wait short.
+    private func tips(patient: Bool) async throws -> Cached<[Tip]> {
         let client = app.link.client
-        return try await cachedRead("recycling.tips", what: "the recycling tips") { etag in
+        return try await cachedRead("recycling.tips", what: "the recycling tips", patient: patient) { etag in
             switch try await client.getRecyclingTips(headers: .init(ifNoneMatch: etag)) {
             case .ok(let answer):
                 return .fresh(try JSONEncoder().encode(try answer.body.json.tips.map(Tip.init)), etag: answer.headers.eTag)
@@ -209,22 +214,33 @@ public final class UserRecycling: Sendable {
         if reminder.kind == .daily { await analytics.record(.notificationOpened(.dailyReminder)) }
     }
 
-    /// The notification due at `now`, from the saved score and this device's scans of today.
+    /// The notification due at `now`, from the saved score and this device's scans. The streak
+    /// at risk is the one still alive at `now`: a saved score may be days old.
     public func reminder(at now: Date) throws -> Reminder? {
+        let zone = configuration.timeZone
         let saved = try cache.peek("recycling.score", as: Score.self)
+        let today = Streak.day(of: now, in: zone)
+        var daysWithPoints = try scans.daysWithPoints(in: zone)
+        var savedStreak: Streak.Saved?
+        if let saved {
+            let savedDay = Streak.day(of: Date(timeIntervalSince1970: Double(saved.fetchedAt) / 1000), in: zone)
+            savedStreak = Streak.Saved(day: savedDay, streak: saved.value.streak, pointsThatDay: saved.value.today)
+            for day in saved.value.days where day.points > 0 { Streak.day(of: day.day).map { _ = daysWithPoints.insert($0) } }
+            if saved.value.today > 0 { daysWithPoints.insert(savedDay) }
+        }
+        let streak = Streak.endingYesterday(today: today, daysWithPoints: daysWithPoints, saved: savedStreak)
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = configuration.timeZone
-        let startOfDay = UnixMillis.milliseconds(calendar.startOfDay(for: now))
-        let savedToday = saved.map { calendar.isDate(Date(timeIntervalSince1970: Double($0.fetchedAt) / 1000), inSameDayAs: now) ? $0.value.today : 0 } ?? 0
-        let pointsToday = max(savedToday, try scans.points(since: startOfDay))
-        return Reminder.due(at: now, timeZone: configuration.timeZone, streak: saved?.value.streak ?? 0, pointsToday: pointsToday)
+        calendar.timeZone = zone
+        let savedToday = savedStreak?.day == today ? saved?.value.today ?? 0 : 0
+        let pointsToday = max(savedToday, try scans.points(since: UnixMillis.milliseconds(calendar.startOfDay(for: now))))
+        return Reminder.due(at: now, timeZone: zone, streak: streak, pointsToday: pointsToday)
     }
 
     // MARK: - Sync
 
     /// Online or offline, what waits and why.
     public func status() async throws -> RecyclingStatus {
-        let connectivity = await engine.connectivity.check(within: configuration.refreshBudget)
+        let connectivity = await engine.connectivity.check(within: configuration.localCommandSyncBudget)
         let entries = try outbox.entries()
         await engine.refreshStatus()
         let waitingScans = try scans.all().filter { $0.state == .waiting }.count
@@ -252,7 +268,7 @@ public final class UserRecycling: Sendable {
     func refreshCatalogues() async throws {
         try await points.refresh()
         try await packaging.refresh()
-        _ = try await tips()
+        _ = try await tips(patient: true)
     }
 
     /// When scans or visits wait, sends them if the server answers quickly, so that a command
@@ -271,11 +287,15 @@ public final class UserRecycling: Sendable {
 
     // MARK: -
 
-    /// Runs `refresh` within the refresh budget; false when the server could not be asked.
+    /// Revalidates the saved points, waiting the local budget when there is a copy to fall back
+    /// on and the refresh budget when there is none; false when the server could not be asked.
     @discardableResult
-    private func refreshQuietly(_ refresh: @escaping @Sendable () async throws -> Bool) async -> Bool {
+    private func refreshPoints() async -> Bool {
+        let hasCopy = (try? points.meta()) != nil
         do {
-            _ = try await withTimeLimit(configuration.refreshBudget) { try await refresh() }
+            _ = try await withTimeLimit(hasCopy ? configuration.localCommandSyncBudget : configuration.refreshBudget) {
+                try await self.points.refresh()
+            }
             return true
         } catch {
             return false
@@ -283,10 +303,22 @@ public final class UserRecycling: Sendable {
     }
 
     private func cachedRead<Value: Codable & Sendable>(
-        _ key: String, what: String, fetch: @escaping @Sendable (String?) async throws -> FetchOutcome
+        _ key: String, what: String, patient: Bool = false, fetch: @escaping @Sendable (String?) async throws -> FetchOutcome
     ) async throws -> Cached<Value> {
+        // NB: with a saved copy the network gets the local budget, not more: a silent server must
+        // not hold a read up; without one, the read needs the network and waits for it a while.
+        let hasCopy = (try? cache.peek(key, as: Value.self)) != nil
+        let timeout = hasCopy && !patient ? configuration.localCommandSyncBudget : configuration.refreshBudget
+        let guarded: @Sendable (String?) async throws -> FetchOutcome = { etag in
+            do {
+                return try await fetch(etag)
+            } catch {
+                // NB: never the generated client's own error, which holds the operation's input.
+                throw RemoteFailure.from(error)
+            }
+        }
         do {
-            return try await cache.read(key, as: Value.self, policy: .networkFirst(timeout: configuration.refreshBudget), fetch: fetch)
+            return try await cache.read(key, as: Value.self, policy: .networkFirst(timeout: timeout), fetch: guarded)
         } catch let error as CacheError {
             if case .needsConnectionForFirstLoad(_, let reason) = error { throw RecyclingError.needsConnection(what: what, reason: reason) }
             throw error

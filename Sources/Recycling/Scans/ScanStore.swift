@@ -45,6 +45,14 @@ struct ScanStore: Sendable {
         }
     }
 
+    /// The days (in `timeZone`) on which this device's classified scans earned points.
+    func daysWithPoints(in timeZone: TimeZone) throws -> Set<Int64> {
+        let times = try store.reader.read { db in
+            try Int64.fetchAll(db, sql: "SELECT taken_at FROM scans WHERE answered_at IS NOT NULL AND points > 0")
+        }
+        return Set(times.map { Streak.day(of: Date(timeIntervalSince1970: Double($0) / 1000), in: timeZone) })
+    }
+
     static func insert(_ call: ScanCall, outboxID: String, guess: TrashType?, _ db: Database) throws {
         try db.execute(sql: """
             INSERT INTO scans (id, taken_at, time_zone, barcode, photo_file, point_id, latitude, longitude, outbox_id, guess_trash_type)

@@ -89,12 +89,13 @@ struct Phone: Sendable {
     let dataDirectory: URL
     let server: URL
 
-    func run(_ arguments: [String], input: String? = nil, via other: URL? = nil, timeZone: String = "UTC") async throws -> CommandRun {
-        try await CommandRun.run(Executables.path("sustainu"), arguments, input: input, environment: [
-            "SUSTAINU_DATA_DIR": dataDirectory.path, "SUSTAINU_SERVER": (other ?? server).absoluteString,
-            // NB: a machine busy with the whole suite may take seconds to answer.
-            "SUSTAINU_ANSWER_TIMEOUT": "20", "TZ": timeZone,
-        ])
+    /// - Parameter patient: give the server 20 s wherever the command waits for it (a machine busy
+    ///   with the whole suite may take seconds to answer); false keeps the command's own budgets.
+    func run(_ arguments: [String], input: String? = nil, via other: URL? = nil, timeZone: String = "UTC",
+             patient: Bool = true) async throws -> CommandRun {
+        var environment = ["SUSTAINU_DATA_DIR": dataDirectory.path, "SUSTAINU_SERVER": (other ?? server).absoluteString, "TZ": timeZone]
+        if patient { environment["SUSTAINU_ANSWER_TIMEOUT"] = "20" }
+        return try await CommandRun.run(Executables.path("sustainu"), arguments, input: input, environment: environment)
     }
 
     func offline(_ arguments: [String], input: String? = nil) async throws -> CommandRun {
