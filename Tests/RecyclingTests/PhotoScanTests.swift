@@ -58,6 +58,27 @@ struct PhotoScanTests {
         }
     }
 
+    @Test func aSilentModelDoesNotHoldTheScanCommand() async throws {
+        try await withFakeVisionServer(.hang) { vision in
+            try await withLiveServer(configure: { $0.vision = VisionConfiguration(baseURL: vision.baseURL, model: "test-model", timeout: .seconds(30)) }) { server, scratch in
+                let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
+                _ = try await phone.signUp()
+                // When a photo reaches a server whose model takes the whole 30 s it is given
+                let photo = try plainPhoto(in: scratch.folder("camera"))
+                let clock = ContinuousClock()
+                let start = clock.now
+                let scan = try await phone.run(["scan", "--image", photo.path], patient: false)
+                let took = clock.now - start
+                // Then the command answers after its own 10 s wait, saying the scan is saved and waits.
+                // NB: it waited 25 s before (its first-byte timeout); the bound gives a busy machine 8 s more.
+                #expect(scan.status == 0 && scan.stdout.contains("the server is still classifying it"), "\(scan.stdout)\(scan.stderr)")
+                #expect(took < .seconds(18), "scan took \(took)")
+                let scans = try #require(try json(try await phone.offline(["scans", "--json"])) as? [[String: Any]])
+                #expect(scans.count == 1 && scans[0]["state"] as? String == "waiting")
+            }
+        }
+    }
+
     @Test func aServerWithoutAModelFailsAPhotoScanWithTheReason() async throws {
         try await withLiveServer { server, scratch in
             let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
