@@ -47,7 +47,9 @@ public enum Terminal {
         exit(code.rawValue)
     }
 
-    /// An error in one line for people.
+    /// An error in one short line for people. Only this project's own errors (and the system's
+    /// file errors) are said in their own words: any other error's description may hold a request,
+    /// its body, a password, a token or a build path, so it is never printed.
     public static func message(_ error: any Error) -> String {
         let text: String
         switch error {
@@ -55,11 +57,33 @@ public enum Terminal {
         case let error as CocoaError: text = FileProblem(error).description
         // NB: checked before CustomStringConvertible, whose description of an NSError is "Error Domain=…".
         case let error where type(of: error) is NSError.Type: text = (error as NSError).localizedDescription
-        case let error as any CustomStringConvertible: text = error.description
-        default: text = "\(error)"
+        case is DecodingError: text = "Some saved or received data could not be read"
+        case let error as any CustomStringConvertible where ownsType(of: error): text = error.description
+        default: text = "An unexpected error happened: try again, and report it if it keeps happening"
         }
-        return text.replacingOccurrences(of: "\n", with: " ")
+        return oneLine(text)
     }
+
+    /// The modules whose errors speak to people: this project's. Another library's error (a
+    /// generated client's, a transport's) is said by the app's engine first, never printed as is.
+    public static let modulesWithPersonFacingErrors: Set<String> = [
+        "CommandLineSupport", "EventualKit", "EventualAPI", "Pantry", "Recycling", "Spending", "BarcodeImages",
+        "pantry", "sustainu", "spendiq", "eventual_server",
+    ]
+
+    private static func ownsType(of error: Any) -> Bool {
+        let name = String(reflecting: type(of: error))
+        return modulesWithPersonFacingErrors.contains(String(name.prefix { $0 != "." }))
+    }
+
+    /// Text on one line, no longer than `maxMessageLength` characters (cut with "…").
+    public static func oneLine(_ text: String) -> String {
+        let line = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        return line.count > maxMessageLength ? String(line.prefix(maxMessageLength - 1)) + "…" : line
+    }
+
+    /// The longest error message printed.
+    public static let maxMessageLength = 300
 
     /// Reads a password without echoing it, from the terminal.
     public static func readPassword(prompt: String) throws -> String {

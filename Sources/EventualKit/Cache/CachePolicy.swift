@@ -158,8 +158,7 @@ public struct ReadCache: Sendable {
     }
 
     private static func reason(_ error: any Error) -> String {
-        if let failure = error as? RemoteFailure { return failure.description }
-        return String(describing: error)
+        RemoteFailure.from(error).description
     }
 }
 

@@ -115,46 +115,21 @@ struct TransportFailureMiddleware: ClientMiddleware {
         let answer: (HTTPResponse, HTTPBody?)
         do {
             answer = try await next(request, body, baseURL)
-        } catch let error as HTTPClientError {
-            throw RemoteFailure.unreachable(Self.describe(error, server: serverURL.absoluteString, timeouts: timeouts))
-        } catch is CancellationError {
+        } catch let error where RemoteFailure.rootCause(of: error) is CancellationError {
             throw CancellationError()
         } catch {
-            let reason = Self.isRefused(error) ? "connection refused" : String(describing: error)
-            throw RemoteFailure.unreachable("No connection to \(serverURL.absoluteString) (\(reason))")
+            // NB: what reaches here is usually the generated client's error, whose description holds
+            // the request and its body (a password, a token): only its kind is kept.
+            throw RemoteFailure.from(error, server: serverURL, timeouts: timeouts)
         }
         // NB: an Eventual server answers every error in JSON. Anything else (a web server's 404
         // page, a captive portal, a proxy's 502) is not an answer about this request: retry later,
         // and never mark an outbox entry failed because of it.
         let (response, _) = answer
         if response.status.code >= 400, !(response.headerFields[.contentType] ?? "").lowercased().contains("json") {
-            throw RemoteFailure.unreachable("Not an Eventual server at \(serverURL.absoluteString) (it answered HTTP \(response.status.code))")
+            throw RemoteFailure.unreachable("Not an Eventual server at \(RemoteFailure.name(serverURL)) (it answered HTTP \(response.status.code))")
         }
         return answer
-    }
-
-    static func describe(_ error: HTTPClientError, server: String, timeouts: ServerLink.Timeouts) -> String {
-        switch error {
-        case .readTimeout:
-            return "The server at \(server) accepted the connection but did not answer in \(seconds(timeouts.firstByte))"
-        case .connectTimeout:
-            return "No connection to \(server) within \(seconds(timeouts.connect))"
-        case .deadlineExceeded:
-            return "The server at \(server) did not finish answering in time"
-        case .remoteConnectionClosed:
-            return "The server at \(server) closed the connection"
-        default:
-            return "No connection to \(server) (\(error))"
-        }
-    }
-
-    private static func isRefused(_ error: any Error) -> Bool {
-        "\(error)".localizedCaseInsensitiveContains("connection refused")
-    }
-
-    private static func seconds(_ duration: Duration) -> String {
-        let millis = duration.milliseconds
-        return millis % 1000 == 0 ? "\(millis / 1000) s" : "\(Double(millis) / 1000) s"
     }
 }
 
@@ -174,56 +149,6 @@ struct BearerMiddleware: ClientMiddleware {
             request.headerFields[.authorization] = "Bearer \(token)"
         }
         return try await next(request, body, baseURL)
-    }
-}
-
-/// Why a request to the server did not succeed, sorted by what the engine does about it.
-public enum RemoteFailure: Error, Equatable, CustomStringConvertible {
-    /// The server could not be reached, or the answer was lost: retry with backoff. The text is a
-    /// whole sentence for people ("The server at … accepted the connection but did not answer in 5 s").
-    case unreachable(String)
-    /// 408, 409, 429 or 5xx: retry with backoff.
-    case transient(status: Int, message: String)
-    /// Any other 4xx: the server refuses this for good. Shown to the user.
-    case rejected(status: Int, message: String)
-    /// 401: the access token expired or was revoked; sync waits for a new sign-in.
-    case unauthorized(String)
-
-    /// Sorts an HTTP status other than success.
-    public static func status(_ code: Int, message: String) -> RemoteFailure {
-        switch code {
-        case 401: return .unauthorized(message)
-        case 408, 409, 429, 500...: return .transient(status: code, message: message)
-        default: return .rejected(status: code, message: message)
-        }
-    }
-
-    /// Sorts an error thrown by the generated client: a transport failure unless it carries an answer.
-    public static func from(_ error: any Error) -> RemoteFailure {
-        if let failure = error as? RemoteFailure { return failure }
-        if let clientError = error as? ClientError {
-            if let failure = clientError.underlyingError as? RemoteFailure { return failure }
-            if let status = clientError.response?.status.code, status >= 400 {
-                return .status(status, message: "\(clientError.underlyingError)")
-            }
-            return .unreachable("The server could not be reached (\(describe(clientError.underlyingError)))")
-        }
-        return .unreachable("The server could not be reached (\(describe(error)))")
-    }
-
-
-    public var description: String {
-        switch self {
-        case .unreachable(let reason): return reason
-        case .transient(let status, let message): return "The server is busy or failing (\(status)): \(message)"
-        case .rejected(_, let message): return message
-        case .unauthorized(let message): return "Sign in again: \(message)"
-        }
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        if let error = error as? HTTPClientError { return "\(error)" }
-        return String(describing: error)
     }
 }
 

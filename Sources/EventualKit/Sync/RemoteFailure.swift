@@ -1,0 +1,136 @@
+import AsyncHTTPClient
+import Foundation
+import OpenAPIRuntime
+
+/// Why a request to the server did not succeed, sorted by what the engine does about it. Its
+/// `description` is one short sentence for people, built from the failure's kind: never from the
+/// description of a client or transport error (that holds the request, its body, a password).
+public enum RemoteFailure: Error, Equatable, CustomStringConvertible {
+    /// The server could not be reached, or the answer was lost: retry with backoff. The text is a
+    /// whole sentence for people ("The server at … accepted the connection but did not answer in 5 s").
+    case unreachable(String)
+    /// 408, 409, 429 or 5xx: retry with backoff.
+    case transient(status: Int, message: String)
+    /// Any other 4xx: the server refuses this for good. Shown to the user.
+    case rejected(status: Int, message: String)
+    /// 401: the access token expired or was revoked; sync waits for a new sign-in.
+    case unauthorized(String)
+
+    /// Sorts an HTTP status other than success.
+    public static func status(_ code: Int, message: String) -> RemoteFailure {
+        switch code {
+        case 401: return .unauthorized(message)
+        case 408, 409, 429, 500...: return .transient(status: code, message: message)
+        default: return .rejected(status: code, message: message)
+        }
+    }
+
+    /// Sorts any error of a request (the generated client's, the transport's, the engine's own)
+    /// into a failure whose text says only what kind of failure it was.
+    public static func from(_ error: any Error) -> RemoteFailure {
+        from(error, server: nil, timeouts: nil)
+    }
+
+    public var description: String {
+        switch self {
+        case .unreachable(let reason): return reason
+        case .transient(let status, let message):
+            // NB: an answer without our error shape has only its status to say.
+            return "The server is busy or failing (HTTP \(status))" + (message == "HTTP \(status)" ? "" : ": \(message)")
+        case .rejected(_, let message): return message
+        case .unauthorized(let message): return "Sign in again: \(message)"
+        }
+    }
+}
+
+extension RemoteFailure {
+    static func from(_ error: any Error, server: URL?, timeouts: ServerLink.Timeouts?) -> RemoteFailure {
+        if let failure = error as? RemoteFailure { return failure }
+        let clientError = error as? ClientError
+        let server = name(server ?? clientError?.baseURL)
+        let cause = rootCause(of: error)
+        if let failure = cause as? RemoteFailure { return failure }
+        if let status = clientError?.response?.status.code, status >= 400 {
+            return .status(status, message: "The server at \(server) answered HTTP \(status)")
+        }
+        if cause is DecodingError {
+            return .unreachable("The server at \(server) sent an answer this app cannot read")
+        }
+        return .unreachable(sentence(for: cause, server: server, timeouts: timeouts))
+    }
+
+    /// The error at the bottom of the generated client's wrappers: `ClientError`, and inside it
+    /// the runtime's "the transport failed" or "a middleware failed".
+    static func rootCause(of error: any Error) -> any Error {
+        var current = error
+        for _ in 0..<8 {
+            if let clientError = current as? ClientError {
+                current = clientError.underlyingError
+            } else if String(reflecting: type(of: current)).hasPrefix("OpenAPIRuntime."), let inner = wrapped(in: current) {
+                // NB: OpenAPIRuntime's RuntimeError is internal: its wrapping cases are read by reflection.
+                current = inner
+            } else {
+                break
+            }
+        }
+        return current
+    }
+
+    /// An error carried in an enum case's payload (alone or in a tuple), if any.
+    private static func wrapped(in error: any Error) -> (any Error)? {
+        guard let payload = Mirror(reflecting: error).children.first?.value else { return nil }
+        if let inner = payload as? any Error { return inner }
+        return Mirror(reflecting: payload).children.lazy.compactMap { $0.value as? any Error }.first
+    }
+
+    /// One sentence for a transport failure. NB: the error's own text is looked at, never shown:
+    /// a TLS error's holds a build path, a client error's the request.
+    private static func sentence(for cause: any Error, server: String, timeouts: ServerLink.Timeouts?) -> String {
+        if let error = cause as? HTTPClientError {
+            switch error {
+            case .readTimeout:
+                let wait = timeouts.map { " in \(seconds($0.firstByte))" } ?? " in time"
+                return "The server at \(server) accepted the connection but did not answer\(wait)"
+            case .connectTimeout:
+                return "No connection to \(server)" + (timeouts.map { " within \(seconds($0.connect))" } ?? " in time")
+            case .deadlineExceeded, .writeTimeout, .getConnectionFromPoolTimeout:
+                return "The server at \(server) did not finish answering in time"
+            case .remoteConnectionClosed:
+                return "The server at \(server) closed the connection"
+            case .tlsHandshakeTimeout:
+                return "No secure connection to \(server) (the TLS handshake timed out)"
+            case .cancelled, .requestStreamCancelled:
+                return "The request to \(server) was cancelled"
+            case .invalidURL, .emptyHost, .emptyScheme:
+                return "\(server) is not a server address: use one like http://127.0.0.1:8080"
+            default:
+                break
+            }
+        }
+        if cause is CancellationError { return "The request to \(server) was cancelled" }
+        if cause is DeadlineExceeded { return "The server at \(server) took too long to answer" }
+        let text = String(describing: cause).lowercased()
+        if text.contains("refused") { return "No connection to \(server) (connection refused)" }
+        if ["ssl", "tls", "certificate", "handshake"].contains(where: text.contains) {
+            return "No secure connection to \(server) (TLS failed): check the address and the server's certificate"
+        }
+        if ["getaddrinfo", "dns", "resolve", "unknown host", "no address"].contains(where: text.contains) {
+            return "No connection to \(server) (its host name is unknown)"
+        }
+        if text.contains("reset") || text.contains("broken pipe") { return "The connection to \(server) was cut" }
+        if text.contains("timeout") || text.contains("timed out") { return "No answer from \(server) in time" }
+        if text.contains("unreachable") { return "No connection to \(server) (no route to it)" }
+        return "No connection to \(server)"
+    }
+
+    /// The server as people typed it: scheme, host and port, never a path or a query.
+    static func name(_ url: URL?) -> String {
+        guard let url, let host = url.host else { return "the server" }
+        return "\(url.scheme ?? "http")://" + (host.contains(":") ? "[\(host)]" : host) + (url.port.map { ":\($0)" } ?? "")
+    }
+
+    private static func seconds(_ duration: Duration) -> String {
+        let millis = duration.milliseconds
+        return millis % 1000 == 0 ? "\(millis / 1000) s" : "\(Double(millis) / 1000) s"
+    }
+}

@@ -1,0 +1,73 @@
+import EventualAPI
+import Foundation
+import OpenAPIRuntime
+import Testing
+@testable import EventualKit
+
+/// A failed request is said in one short sentence built from its kind: never the generated
+/// client's error, whose description holds the request body (a password).
+@Suite("Remote failures said for people", .timeLimit(.minutes(2)))
+struct RemoteFailureTests {
+    static let password = "very-secret-password-42"
+
+    /// Registers through the generated client and returns the sentence of the failure.
+    func registrationFailure(at server: URL, firstByte: Duration = .seconds(1)) async throws -> (RemoteFailure, String) {
+        let link = ServerLink(serverURL: server, timeout: .seconds(10),
+                              timeouts: ServerLink.Timeouts(connect: .seconds(2), firstByte: firstByte)) { "token-abc-123" }
+        do {
+            let answer = try await link.client.register(body: .json(.init(username: "alice", email: "a@example.com", password: Self.password)))
+            guard case .undocumented(let status, let payload) = answer else { throw TestFailure("registered: \(answer)") }
+            let failure = await remoteFailure(status, payload)
+            return (failure, failure.description)
+        } catch {
+            let failure = RemoteFailure.from(error)
+            return (failure, failure.description)
+        }
+    }
+
+    func expectShortAndClean(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(!text.contains(Self.password), "\(text)", sourceLocation: sourceLocation)
+        for leak in ["token-abc-123", "Bearer", "Input", "operationID", "requestBody", "Client error", "Middleware", ".swift", "/Sources/"] {
+            #expect(!text.contains(leak), "\(leak) in \(text)", sourceLocation: sourceLocation)
+        }
+        #expect(!text.contains("\n"), sourceLocation: sourceLocation)
+        #expect(text.count < 160, "\(text.count) characters: \(text)", sourceLocation: sourceLocation)
+    }
+
+    @Test func aSilentServerIsSaidWithoutTheRequest() async throws {
+        try await withSilentServer { silent in
+            let (failure, text) = try await registrationFailure(at: silent)
+            #expect(failure == .unreachable(text))
+            #expect(text.contains("accepted the connection but did not answer in 1 s"), "\(text)")
+            expectShortAndClean(text)
+        }
+    }
+
+    @Test func aRefusedConnectionIsSaidWithoutTheRequest() async throws {
+        let (failure, text) = try await registrationFailure(at: unreachableServer)
+        #expect(failure == .unreachable(text))
+        #expect(text.contains("connection refused"), "\(text)")
+        expectShortAndClean(text)
+    }
+
+    @Test func aServerErrorIsSaidByItsStatus() async throws {
+        let fake = try await FakeVisionServer.start(.raw(status: 500, body: #"{"error":true,"reason":"boom"}"#))
+        defer { Task { await fake.stop() } }
+        let server = try #require(URL(string: "http://127.0.0.1:\(fake.baseURL.port!)"))
+        let (failure, text) = try await registrationFailure(at: server)
+        #expect(failure == .transient(status: 500, message: "HTTP 500"))
+        #expect(text == "The server is busy or failing (HTTP 500)")
+        expectShortAndClean(text)
+    }
+
+    @Test func aClientErrorWithAnUnreadableCauseIsNeverPrintedWhole() async throws {
+        // Given what the generated client throws when the transport fails with an error it knows nothing of
+        struct Strange: Error, CustomStringConvertible { var description: String { "at /build/Sources/x.swift:12 \(RemoteFailureTests.password)" } }
+        let error = ClientError(operationID: "register", operationInput: RemoteFailureTests.password, causeDescription: "Transport threw an error.",
+                                underlyingError: Strange())
+        // Then its sentence says only that there was no connection
+        let text = RemoteFailure.from(error).description
+        #expect(text == "No connection to the server")
+        expectShortAndClean(text)
+    }
+}
