@@ -39,8 +39,21 @@ extension SyncCollections {
         "toAccountId": SyncField(.string, maxLength: 128),
     ])
 
+    /// A person's budgets: at most `amountMinor` of `currency` per period, on one category or on
+    /// everything. One record per period, category and currency (its id is made from them, so
+    /// two devices that set the same budget offline set one record).
+    public static let spendingLimits = SyncCollection(name: "spending_limits", fields: [
+        /// `daily`, `weekly` or `monthly`.
+        "period": SyncField(.string, nullable: false, maxLength: 16),
+        /// Empty for every category.
+        "category": SyncField(.string, nullable: false, maxLength: 100),
+        "currency": SyncField(.string, nullable: false, maxLength: 3),
+        /// Minor units of `currency`, above zero.
+        "amountMinor": SyncField(.integer, nullable: false),
+    ])
+
     /// Every collection of SpendiQ.
-    public static let spending = [spendingAccounts, spendingTransactions]
+    public static let spending = [spendingAccounts, spendingTransactions, spendingLimits]
 }
 
 /// An amount of money: an integer number of minor units of an ISO 4217 currency. Never a

@@ -33,7 +33,8 @@ public final class UserSpending: Sendable {
         sync.sendsAnalytics = sync.sendsAnalytics && app.configuration.analyticsEnabled
         engine = SyncEngine(store: store, link: app.link,
                             collections: [TableMirror(SyncCollections.spendingAccounts, table: SpendingSchema.accountsTable),
-                                          TableMirror(SyncCollections.spendingTransactions, table: SpendingSchema.transactionsTable)],
+                                          TableMirror(SyncCollections.spendingTransactions, table: SpendingSchema.transactionsTable),
+                                          TableMirror(SyncCollections.spendingLimits, table: SpendingSchema.limitsTable)],
                             calls: SpendingCalls.handlers, configuration: sync, logger: logger)
     }
 
@@ -59,6 +60,7 @@ public final class UserSpending: Sendable {
             try tx.enqueueCall(SpendingCalls.lastSeen, payload: LastSeenCall(at: now), coalescingKey: SpendingCalls.lastSeen)
         }
         try await location.catchUp()
+        try await limits.adoptDeviceLimits()
     }
 
     /// Counts a view of an offer of `shop` (queued offline).

@@ -1,3 +1,4 @@
+import Crypto
 import EventualAPI
 import EventualKit
 import Foundation
@@ -52,7 +53,8 @@ public struct LimitWarning: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Budgets kept on this device and checked at each write (they are advice, not a sync concern).
+/// The person's budgets, synced like accounts (so every device of theirs checks them) and
+/// checked at each write on the device.
 public struct Limits: Sendable {
     let store: LocalStore
     let configuration: SpendingConfiguration
@@ -67,27 +69,56 @@ public struct Limits: Sendable {
         if let category = Categories.normalized(category) {
             _ = try Ledger.text(category, field: "category", collection: SyncCollections.spendingTransactions)
         }
-        try await store.write { tx in
-            try tx.db.execute(sql: """
-                INSERT INTO spending_limits (period, category, currency, amountMinor) VALUES (?, ?, ?, ?)
-                ON CONFLICT (period, category, currency) DO UPDATE SET amountMinor = excluded.amountMinor
-                """, arguments: [limit.period.rawValue, limit.category, limit.currency, limit.amountMinor])
-        }
+        try await store.write { tx in try Self.save(limit, tx) }
         return limit
     }
 
-    /// Removes a budget; false when there was none.
+    /// Removes a budget on every device; false when there was none.
     @discardableResult
     public func remove(_ period: LimitPeriod, currency: String, category: String? = nil) async throws -> Bool {
-        try await store.write { tx in
-            try tx.db.execute(sql: "DELETE FROM spending_limits WHERE period = ? AND category = ? AND currency = ?",
-                              arguments: [period.rawValue, Categories.normalized(category) ?? "", currency.uppercased()])
-            return tx.db.changesCount > 0
+        let id = Self.recordID(period, category: Categories.normalized(category) ?? "", currency: currency.uppercased())
+        return try await store.write { tx in
+            try tx.db.execute(sql: "DELETE FROM spending_limits WHERE id = ?", arguments: [id])
+            guard tx.db.changesCount > 0 else { return false }
+            try tx.recordChange(SyncCollections.spendingLimits, id: id, deleted: true)
+            return true
         }
     }
 
     public func all() throws -> [SpendingLimit] {
         try store.reader.read { db in try SpendingLimit.fetchAll(db, sql: "SELECT * FROM spending_limits ORDER BY period, category, currency") }
+    }
+
+    /// Queues the budgets this device kept before budgets synced, once, so that they reach the
+    /// person's other devices and survive another person's sign-in here.
+    func adoptDeviceLimits() async throws {
+        let waiting = try await store.reader.read { db in try SpendingLimit.fetchAll(db, sql: "SELECT * FROM spending_device_limits") }
+        guard !waiting.isEmpty else { return }
+        try await store.write { tx in
+            for limit in waiting { try Self.save(limit, tx, keepingExisting: true) }
+            try tx.db.execute(sql: "DELETE FROM spending_device_limits")
+        }
+    }
+
+    /// One record per period, category and currency, whichever device sets it.
+    static func recordID(_ period: LimitPeriod, category: String, currency: String) -> String {
+        let digest = SHA256.hash(data: Data(category.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        return "limit-\(period.rawValue)-\(currency.lowercased())-\(digest)"
+    }
+
+    private static func save(_ limit: SpendingLimit, _ tx: LocalTransaction, keepingExisting: Bool = false) throws {
+        let id = recordID(limit.period, category: limit.category, currency: limit.currency)
+        let exists = try Bool.fetchOne(tx.db, sql: "SELECT EXISTS (SELECT 1 FROM spending_limits WHERE id = ?)", arguments: [id]) ?? false
+        if exists {
+            guard !keepingExisting else { return }
+            try tx.db.execute(sql: "UPDATE spending_limits SET amountMinor = ? WHERE id = ?", arguments: [limit.amountMinor, id])
+            try tx.recordChange(SyncCollections.spendingLimits, id: id, fields: ["amountMinor": .integer(limit.amountMinor)])
+        } else {
+            try Ledger.insert(SpendingSchema.limitsTable, id, [
+                "period": .string(limit.period.rawValue), "category": .string(limit.category), "currency": .string(limit.currency),
+                "amountMinor": .integer(limit.amountMinor),
+            ], SyncCollections.spendingLimits, tx)
+        }
     }
 
     /// The budgets `transaction` (an expense) leaves overspent, with what was spent in each period so far.

@@ -5,6 +5,7 @@ import GRDB
 enum SpendingSchema {
     static let accountsTable = "spending_accounts"
     static let transactionsTable = "spending_transactions"
+    static let limitsTable = "spending_limits"
 
     static let migrations: [LocalMigration] = [
         LocalMigration("spending-1-ledger") { db in
@@ -54,6 +55,20 @@ enum SpendingSchema {
                     longitude REAL NOT NULL,
                     savedAt INTEGER NOT NULL,
                     queuedAt INTEGER
+                );
+                """)
+        },
+        LocalMigration("spending-2-synced-limits") { db in
+            // NB: budgets sync now, one record each; the device-only ones wait in the old table
+            // until `Limits.adoptDeviceLimits()` queues them (a migration cannot write the outbox).
+            try db.execute(sql: """
+                ALTER TABLE spending_limits RENAME TO spending_device_limits;
+                CREATE TABLE spending_limits (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    period TEXT NOT NULL DEFAULT 'monthly',
+                    category TEXT NOT NULL DEFAULT '',
+                    currency TEXT NOT NULL DEFAULT 'EUR',
+                    amountMinor INTEGER NOT NULL DEFAULT 0
                 );
                 """)
         },
