@@ -64,6 +64,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "MiB one user may store: synced records and the text and images of their products.")
     var maxMibPerUser = 100
 
+    @Option(help: "Usage events one user may file in 24 hours before 429.")
+    var maxEventsPerUserPerDay = 10_000
+
     @Option(help: "Seconds before an idle or half-sent connection is closed.")
     var idleTimeout = 30
 
@@ -113,6 +116,8 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--max-mib-per-user must be from 1 to \(Int64.max / 1_048_576) (MiB)")
         }
         quotas.bytesPerUser = Int64(maxMibPerUser) * 1_048_576
+        guard maxEventsPerUserPerDay >= 0 else { throw ValidationError("--max-events-per-user-per-day must be 0 or more") }
+        quotas.eventsPerUserPerDay = maxEventsPerUserPerDay
         var configuration = ServerConfiguration(
             hostname: hostname, port: port, database: database.location, logLevel: level,
             sessionKey: environment["EVENTUAL_SESSION_KEY"]

@@ -92,6 +92,63 @@ struct AnalyticsIngestTests {
     }
 
     @Test(arguments: Backend.available)
+    func eventsPastTheDaysLimitAre429AndNothingOfTheBatchIsFiled(_ backend: Backend) async throws {
+        try await withServer(backend, configure: { $0.quotas.eventsPerUserPerDay = 30 }) { api, location in
+            let admin = try await api.signUpAdmin(at: location)
+            let user = try await api.signUp()
+            func batch(_ count: Int) -> [TestEvent] {
+                (0..<count).map { _ in TestEvent(user: user, name: N.scanStarted, at: AnalyticsDays.at(0, "08:00")) }
+            }
+            // Given 20 events filed today
+            try await api.record(batch(20))
+            // When a batch of 20 more would pass the limit of 30
+            let refused = try await api.postEvents(batch(20), as: user)
+            // Then it is 429 with a Retry-After within a day, and none of it is filed
+            #expect(refused.status == .tooManyRequests, "\(refused.text)")
+            let retryAfter = try #require(refused.headers[.retryAfter].flatMap(Int.init))
+            #expect(retryAfter > 0 && retryAfter <= 24 * 3600)
+            #expect(try refused.error().message.contains("30 a day"))
+            #expect(try await api.ask("platform-use-per-week", as: admin).rows == [[.text(AnalyticsDays.date(0)), "ios", 1, 20]])
+            // And a batch that fits is filed, after which even one more is refused
+            try await api.record(batch(10))
+            #expect(try await api.postEvents(batch(1), as: user).status == .tooManyRequests)
+            // And another person files as before
+            let other = try await api.signUp("other")
+            try await api.record([TestEvent(user: other, name: N.scanStarted, at: AnalyticsDays.at(0, "09:00"))])
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func eventsCountInTheByteQuota(_ backend: Backend) async throws {
+        try await withServer(backend, configure: { $0.quotas.bytesPerUser = 8 * 1024 }) { api, location in
+            let user = try await api.signUp()
+            func batch(_ count: Int) -> [TestEvent] {
+                (0..<count).map { _ in TestEvent(user: user, name: N.scanStarted, at: AnalyticsDays.at(0, "08:00")) }
+            }
+            // Given events that fill about half the quota
+            try await api.record(batch(40))
+            let stored = try await RecyclingData.withDatabase(location) { database in
+                try await database.withConnection { sql in
+                    try await sql.select().column("bytes").from("storage_usage").where("user_id", .equal, user.id).first()?
+                        .decode(column: "bytes", as: Int64.self)
+                }
+            }
+            #expect((stored ?? 0) > 40 * 80)
+            // When a batch would pass it, then it is 413 saying so, and nothing of it is filed
+            let refused = try await api.postEvents(batch(60), as: user)
+            #expect(refused.status == .contentTooLarge, "\(refused.text)")
+            #expect(try refused.error().message.contains("Quota"))
+            let after = try await RecyclingData.withDatabase(location) { database in
+                try await database.withConnection { sql in
+                    try await sql.select().column("bytes").from("storage_usage").where("user_id", .equal, user.id).first()?
+                        .decode(column: "bytes", as: Int64.self)
+                }
+            }
+            #expect(after == stored)
+        }
+    }
+
+    @Test(arguments: Backend.available)
     func onlyAdminsReadTheAnswers(_ backend: Backend) async throws {
         try await withServer(backend) { api, location in
             let user = try await api.signUp()

@@ -35,7 +35,7 @@ extension APIService {
                 rejected.append(.init(id: event.id, message: problem.message))
             }
         }
-        let accepted = try await analytics.file(filed, userID: userID, now: now)
+        let accepted = try await analytics.file(filed, userID: userID, now: now, quotas: quotas)
         return .ok(.init(body: .json(.init(accepted: accepted, duplicates: filed.count - accepted + repeats, rejected: rejected))))
     }
 

@@ -26,10 +26,20 @@ struct AnalyticsStore: Sendable {
     let database: Database
 
     /// Files `events` for `userID` and answers how many were new; an id filed before is skipped.
-    func file(_ events: [FiledEvent], userID: String, now: Int64) async throws -> Int {
+    /// The new ones count in the user's byte quota (413 past it) and in the events they may file
+    /// in 24 hours (429 past it, with the seconds until enough of them are a day old); either
+    /// refusal files nothing of the batch.
+    func file(_ events: [FiledEvent], userID: String, now: Int64, quotas: Quotas) async throws -> Int {
         guard !events.isEmpty else { return 0 }
+        let hour = now / Self.hourMillis
+        // NB: checked before the transaction too, so that a person past the limit costs no writes.
+        let recent = try await database.withConnection { sql in try await Self.filedHours(userID: userID, hour: hour, on: sql) }
+        if recent.reduce(0, { $0 + $1.events }) >= Int64(quotas.eventsPerUserPerDay) {
+            throw Self.tooMany(recent, adding: 1, limit: quotas.eventsPerUserPerDay, now: now)
+        }
         return try await database.transaction { sql in
             var inserted = 0
+            var bytes: Int64 = 0
             var activity: [ActivityKey: Int64] = [:]
             for chunk in events.chunks(of: Self.rowsPerStatement) {
                 var query = SQLQueryString("""
@@ -59,11 +69,55 @@ struct AnalyticsStore: Sendable {
                 inserted += filed.count
                 for event in chunk where filed.contains(event.id) {
                     activity[ActivityKey(app: event.app, hour: event.occurredAt / 3_600_000, platform: event.platform), default: 0] += 1
+                    bytes += Self.bytes(of: event)
                 }
             }
+            guard inserted > 0 else { return 0 }
+            let hours = try await Self.filedHours(userID: userID, hour: hour, on: sql)
+            if hours.reduce(0, { $0 + $1.events }) + Int64(inserted) > Int64(quotas.eventsPerUserPerDay) {
+                throw Self.tooMany(hours, adding: inserted, limit: quotas.eventsPerUserPerDay, now: now)
+            }
+            try await sql.insert(into: "analytics_filing").columns("user_id", "hour_bucket", "events")
+                .values(SQLBind(userID), SQLBind(hour), SQLBind(Int64(inserted)))
+                .onConflict(with: ["user_id", "hour_bucket"]) { update in
+                    update.set("events", to: SQLBinaryExpression(SQLColumn("events", table: "analytics_filing"), .add, SQLExcludedColumn("events")))
+                }
+                .run()
+            try await StorageUsage.add(bytes, for: userID, quota: quotas.bytesPerUser, on: sql)
             try await addActivity(activity, userID: userID, on: sql)
             return inserted
         }
+    }
+
+    static let hourMillis: Int64 = 3_600_000
+
+    /// The bytes an event takes in the byte quota: its text in UTF-8 and three numbers (as the
+    /// backfill of migration 10 counts them).
+    static func bytes(of event: FiledEvent) -> Int64 {
+        Int64([event.id, event.name, event.app, event.appVersion, event.platform, event.sessionID, event.subject ?? "",
+               event.qualifier ?? "", event.properties].reduce(0) { $0 + $1.utf8.count } + 24)
+    }
+
+    /// The events the user filed in each of the last 24 hours and the current one, oldest first.
+    private static func filedHours(userID: String, hour: Int64, on sql: any SQLDatabase) async throws -> [(hour: Int64, events: Int64)] {
+        try await sql.select().columns("hour_bucket", "events").from("analytics_filing")
+            .where("user_id", .equal, userID).where("hour_bucket", .greaterThan, hour - 24)
+            .orderBy("hour_bucket", .ascending).all()
+            .map { (try $0.decode(column: "hour_bucket", as: Int64.self), try $0.decode(column: "events", as: Int64.self)) }
+    }
+
+    /// 429 for `adding` more events, with the seconds until the hours that leave room for them are a day old.
+    private static func tooMany(_ hours: [(hour: Int64, events: Int64)], adding: Int, limit: Int, now: Int64) -> APIError {
+        var total = hours.reduce(0) { $0 + $1.events } + Int64(adding)
+        var freedAt = now + 24 * hourMillis
+        for entry in hours {
+            total -= entry.events
+            freedAt = (entry.hour + 24) * hourMillis
+            if total <= Int64(limit) { break }
+        }
+        let seconds = Int(max(1, (freedAt - now + 999) / 1000))
+        return APIError.tooManyRequests(
+            "Usage events are limited to \(limit) a day, and this batch of \(adding) would pass it: send them again later", retryAfter: seconds)
     }
 
     private struct ActivityKey: Hashable {

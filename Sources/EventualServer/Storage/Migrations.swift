@@ -287,6 +287,37 @@ extension Migration {
             GROUP BY user_id
             """,
         ]),
+        Migration(version: 10, name: "usage limits and packaging sources", statements: [
+            // How many usage events each user filed in each hour of the server's clock (Unix ms /
+            // 3,600,000): the limit on events a day reads at most 25 rows instead of counting events.
+            """
+            CREATE TABLE analytics_filing (
+                user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                hour_bucket BIGINT NOT NULL,
+                events BIGINT NOT NULL,
+                PRIMARY KEY (user_id, hour_bucket)
+            )
+            """,
+            """
+            INSERT INTO analytics_filing (user_id, hour_bucket, events)
+            SELECT user_id, received_at / 3600000, COUNT(*) FROM analytics_events GROUP BY user_id, received_at / 3600000
+            """,
+            // Usage events count in the byte quota from now on: those already filed too (see AnalyticsStore.bytes).
+            """
+            INSERT INTO storage_usage (user_id, bytes)
+            SELECT user_id, SUM(octet_length(event_id) + octet_length(name) + octet_length(app) + octet_length(app_version)
+                + octet_length(platform) + octet_length(session_id) + COALESCE(octet_length(subject), 0)
+                + COALESCE(octet_length(qualifier), 0) + octet_length(properties) + 24)
+            FROM analytics_events WHERE 1 = 1 GROUP BY user_id
+            ON CONFLICT (user_id) DO UPDATE SET bytes = storage_usage.bytes + excluded.bytes
+            """,
+            // The cap on scans that earn points counts a rolling 24 hours of `taken_at`.
+            "CREATE INDEX recycling_scans_by_time ON recycling_scans (user_id, taken_at)",
+            // Where a barcode's parts came from: 'packaging' (import-packaging, a retailer's parts
+            // with weights) or 'products' (import-products' packaging columns). A products import
+            // never replaces the parts of a packaging import.
+            "ALTER TABLE recycling_packaging ADD COLUMN source TEXT NOT NULL DEFAULT 'packaging'",
+        ]),
     ]
 }
 
