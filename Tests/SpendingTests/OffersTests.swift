@@ -2,6 +2,7 @@ import EventualAPI
 import EventualKit
 @testable import EventualServer
 import Foundation
+import Synchronization
 import Testing
 @testable import Spending
 
@@ -76,11 +77,16 @@ struct OffersTests {
             let first = try await spending.offers.offers(near: Self.casino)
             #expect(first.fetchedAt == clock.now && !first.stale && first.note == nil)
             let folder = scratch.folder("phone")
-            // Five minutes later, offline: the saved list, not stale, no note (the network is not even asked)
+            // Five minutes later, offline: the saved list, under the note, stale (offline is known
+            // from the connection, not from the list's age)
             clock.advance(.seconds(5 * 60))
             let offline = try await spendingDevice(folder, server: unreachableServer, clock: clock).open()
             let early = try await offline.offers.offers(near: Self.casino)
-            #expect(early.offers == first.offers && !early.stale && early.note == nil)
+            #expect(early.offers == first.offers && early.stale && early.note == "Offline: offers from 14:02 cannot be updated")
+            // Five minutes later, online again: the young list needs no new request, and the note is gone
+            let youngOnline = try await spendingDevice(folder, server: server, clock: clock).open()
+            let shown = try await youngOnline.offers.offers(near: Self.casino)
+            #expect(shown.fetchedAt == first.fetchedAt && !shown.stale && shown.note == nil)
             // Eleven minutes after loading, still offline: the saved list, stale, with the note
             clock.advance(.seconds(6 * 60))
             let late = try await offline.offers.offers(near: Self.casino)
@@ -91,6 +97,29 @@ struct OffersTests {
             let online = try await spendingDevice(folder, server: server, clock: clock).open()
             let fresh = try await online.offers.offers(near: Self.casino)
             #expect(fresh.fetchedAt == clock.now && !fresh.stale && fresh.note == nil)
+            // A list from another day says its day
+            clock.advance(.seconds(86_400))
+            let tomorrow = try await spendingDevice(folder, server: unreachableServer, clock: clock).open().offers.offers(near: Self.casino)
+            #expect(tomorrow.note == "Offline: offers from \(DateText.format(fresh.fetchedAt, calendar: online.ledger.calendar)) cannot be updated")
+        }
+    }
+
+    @Test func whileOffersAreShownTheListIsRefreshedEveryIntervalOnline() async throws {
+        try await withLiveServer { server, scratch in
+            let user = try await SpendingUser.verified(on: server, scratch: scratch)
+            var configuration = SpendingConfiguration(dataDirectory: scratch.folder("phone"), serverURL: server)
+            configuration.passwordRounds = 100_000
+            configuration.offersMaxAge = .milliseconds(300)
+            let spending = try await SpendingApp(configuration: configuration).login(email: user.email, password: user.password).spending
+            let results = ResultLog()
+            let task = Task { await spending.offers.keepFresh(position: { Self.casino }, shown: { results.add($0) }) }
+            try await Task.sleep(for: .seconds(2))
+            task.cancel()
+            await task.value
+            // Several rounds, each a fresh list from the server (no note)
+            let seen = results.all
+            #expect(seen.count >= 3)
+            #expect(Set(seen.map(\.fetchedAt)).count >= 3 && seen.allSatisfy { !$0.stale && $0.note == nil })
         }
     }
 
@@ -136,4 +165,11 @@ struct OffersTests {
         await database.close()
         await scratch.remove()
     }
+}
+
+/// What a background task showed, for a test to read.
+final class ResultLog: Sendable {
+    private let results = Mutex<[OffersResult]>([])
+    func add(_ result: OffersResult) { results.withLock { $0.append(result) } }
+    var all: [OffersResult] { results.withLock { $0 } }
 }

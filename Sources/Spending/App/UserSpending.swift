@@ -42,7 +42,7 @@ public final class UserSpending: Sendable {
     /// Budgets checked at each write.
     public var limits: Limits { ledger.limits }
     /// Offers near the person.
-    public var offers: OffersFeed { OffersFeed(cache: cache, link: app.link, ledger: ledger, configuration: app.configuration) }
+    public var offers: OffersFeed { OffersFeed(cache: cache, link: app.link, ledger: ledger, configuration: app.configuration, engine: engine) }
     /// The server's findings, kept for offline use.
     public var insights: InsightsFeed { InsightsFeed(cache: cache, link: app.link, configuration: app.configuration) }
     /// CSV export and a bank's CSV import.

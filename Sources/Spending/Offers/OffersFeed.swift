@@ -24,7 +24,7 @@ public struct OfferView: Sendable, Equatable, Codable {
 /// What the offers screen shows.
 public struct OffersResult: Sendable, Equatable {
     public let offers: [OfferView]
-    /// The list is older than 10 minutes and could not be refreshed.
+    /// The server could not be reached: the saved list is shown as it was (`note` says so).
     public let stale: Bool
     /// Unix milliseconds when the server sent the list.
     public let fetchedAt: Int64
@@ -40,9 +40,10 @@ struct OfferPage: Codable, Sendable {
     let offers: [Components.Schemas.Offer]
 }
 
-/// Offers of shops near the person (seed 003): the saved list when it is younger than 10
-/// minutes, else a fresh one from the server; offline, the saved list under a note; with no
-/// saved list and no network, "Connect to load offers near you".
+/// Offers of shops near the person (seed 003): whenever the server cannot be reached (as the
+/// engine's connectivity knows, whatever the saved list's age), the saved list under a note
+/// that says so; online, the saved list while it is younger than 10 minutes, else a fresh one;
+/// with no saved list and no network, "Connect to load offers near you".
 public struct OffersFeed: Sendable {
     static let cacheKey = "spending.offers"
     /// A saved list asked about a point further than this from the person is asked again.
@@ -52,27 +53,41 @@ public struct OffersFeed: Sendable {
     let link: ServerLink
     let ledger: Ledger
     let configuration: SpendingConfiguration
+    let engine: SyncEngine
 
     /// Offers within `radius` metres of `position`, featured first, then nearest.
     public func offers(near position: Coordinates, radius: Int = 1000) async throws -> OffersResult {
         guard (1...20_000).contains(radius) else { throw SpendingError.invalidField("--radius must be from 1 to 20000 metres, not \(radius)") }
         let now = configuration.clock()
         let saved = try cache.peek(Self.cacheKey, as: OfferPage.self)
+        let connectivity = await engine.connectivity
         if let saved, now - saved.fetchedAt < configuration.offersMaxAge.milliseconds, now >= saved.fetchedAt, saved.value.radius >= radius,
            Geo.distanceMeters(saved.value.latitude, saved.value.longitude, position.latitude, position.longitude) <= Self.samePlace {
-            return try present(saved.value, fetchedAt: saved.fetchedAt, from: position, radius: radius, stale: false, note: nil)
+            // NB: a young list needs no request, but the person must still learn they are offline.
+            let online = connectivity.current == .online
+                ? true : await connectivity.check(within: configuration.localCommandSyncBudget) == .online
+            return try present(saved.value, fetchedAt: saved.fetchedAt, from: position, radius: radius, offline: !online)
         }
         do {
             let page = try await fetch(position, radius: radius)
+            connectivity.reportAnswer()
             try cache.put(Self.cacheKey, value: page, fetchedAt: now)
-            return try present(page, fetchedAt: now, from: position, radius: radius, stale: false, note: nil)
+            return try present(page, fetchedAt: now, from: position, radius: radius, offline: false)
         } catch let failure as RemoteFailure {
             guard case .unreachable = failure else { throw SpendingError.server(failure.description) }
+            connectivity.reportTransportFailure()
             guard let saved else { throw SpendingError.offersNeedConnection }
-            let time = DateText.format(saved.fetchedAt, calendar: configuration.calendar).suffix(5)
-            return try present(saved.value, fetchedAt: saved.fetchedAt, from: position, radius: radius,
-                               stale: now - saved.fetchedAt >= configuration.offersMaxAge.milliseconds,
-                               note: "Offline: offers from \(time) cannot be updated")
+            return try present(saved.value, fetchedAt: saved.fetchedAt, from: position, radius: radius, offline: true)
+        }
+    }
+
+    /// Refreshes the saved list every 10 minutes while the app shows offers (seed 003), for as
+    /// long as the calling task runs; `position` is asked each time (nil: skip this round).
+    public func keepFresh(radius: Int = 1000, position: @Sendable () async -> Coordinates?,
+                          shown: @Sendable (OffersResult) async -> Void) async {
+        while !Task.isCancelled {
+            if let position = await position(), let result = try? await offers(near: position, radius: radius) { await shown(result) }
+            try? await Task.sleep(for: configuration.offersMaxAge)
         }
     }
 
@@ -96,7 +111,12 @@ public struct OffersFeed: Sendable {
         }
     }
 
-    private func present(_ page: OfferPage, fetchedAt: Int64, from position: Coordinates, radius: Int, stale: Bool, note: String?) throws -> OffersResult {
+    private func present(_ page: OfferPage, fetchedAt: Int64, from position: Coordinates, radius: Int, offline: Bool) throws -> OffersResult {
+        let full = DateText.format(fetchedAt, calendar: configuration.calendar)
+        // NB: "from 14:02" alone would pass a list of last week for today's.
+        let sameDay = full.prefix(10) == DateText.format(configuration.clock(), calendar: configuration.calendar).prefix(10)
+        let time = sameDay ? String(full.suffix(5)) : full
+        let note = offline ? "Offline: offers from \(time) cannot be updated" : nil
         let spent = try spentPerCategory()
         let views = page.offers.compactMap { offer -> OfferView? in
             let distance = Geo.distanceMeters(position.latitude, position.longitude, offer.latitude, offer.longitude)
@@ -106,7 +126,7 @@ public struct OffersFeed: Sendable {
                              demo: offer.demo, latitude: offer.latitude, longitude: offer.longitude,
                              recommendationReason: Self.reason(offer, distance: Int(distance.rounded()), spent: spent[offer.category.lowercased()]))
         }.sorted { ($0.featured ? 0 : 1, $0.distanceMeters, $0.id) < ($1.featured ? 0 : 1, $1.distanceMeters, $1.id) }
-        return OffersResult(offers: views, stale: stale, fetchedAt: fetchedAt, note: note)
+        return OffersResult(offers: views, stale: offline, fetchedAt: fetchedAt, note: note)
     }
 
     /// "You spent EUR 84.00 on food in 30 days; 10% off at Marché U".
