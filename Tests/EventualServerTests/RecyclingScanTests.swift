@@ -67,31 +67,71 @@ struct RecyclingScanTests {
     func theTwentyFirstScanOfADayEarnsNothingButIsStillClassified(_ backend: Backend) async throws {
         try await withCatalogue(backend) { api, _ in
             let account = try await api.signUp("eager")
-            // Twenty scans an hour ago in Bogotá, on one local day whatever the time now
-            let bogota = TimeZone(identifier: "America/Bogota")!
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = bogota
-            let noonYesterday = calendar.date(byAdding: .hour, value: -12, to: calendar.startOfDay(for: Date()))!
+            // Twenty scans 30 hours ago in Bogotá
+            let first = Date().addingTimeInterval(-30 * 3600)
             for index in 1...20 {
-                let answer = try await api.scan("cap-\(index)", as: account, takenAt: noonYesterday.addingTimeInterval(Double(index)),
+                let answer = try await api.scan("cap-\(index)", as: account, takenAt: first.addingTimeInterval(Double(index)),
                                                 timeZone: "America/Bogota", barcode: Self.pastry)
                 #expect(try answer.decode(ScanJSON.self).points == 50)
             }
-            // When a 21st scan is made the same local day
-            let extra = try await api.scan("cap-21", as: account, takenAt: noonYesterday.addingTimeInterval(60),
+            // When a 21st scan is made within the same 24 hours
+            let extra = try await api.scan("cap-21", as: account, takenAt: first.addingTimeInterval(60),
                                            timeZone: "America/Bogota", barcode: Self.pastry)
             let result = try extra.decode(ScanJSON.self)
             // Then it is classified, earns 0 and says why
             #expect(result.detected && result.bin == "grey" && result.points == 0)
             #expect(result.message.contains("20 scans a day"))
-            // And the next local day earns again
-            let today = try await api.scan("cap-22", as: account, takenAt: Date(), timeZone: "America/Bogota", barcode: Self.pastry)
-            #expect(try today.decode(ScanJSON.self).points == 50)
+            // And once those 24 hours are over, a scan earns again
+            let later = try await api.scan("cap-22", as: account, takenAt: Date(), timeZone: "America/Bogota", barcode: Self.pastry)
+            #expect(try later.decode(ScanJSON.self).points == 50)
             let score = try await api.score(as: account, timeZone: "America/Bogota")
             #expect(score.total == 21 * 50)
-            #expect(score.days.suffix(2).map(\.points) == [1000, 50])
+            #expect(score.days.map(\.points).reduce(0, +) == 21 * 50)
             #expect(score.awardedScansToday == 1)
         }
+    }
+
+    @Test(arguments: Backend.available)
+    func theTimeZoneARequestNamesDoesNotMoveThePersonsDay(_ backend: Backend) async throws {
+        try await withCatalogue(backend) { api, _ in
+            let account = try await api.signUp("zones")
+            // Given twenty awarded scans at one instant, sent as UTC
+            let instant = Date().addingTimeInterval(-3600)
+            for index in 1...20 {
+                let answer = try await api.scan("z-\(index)", as: account, takenAt: instant, timeZone: "UTC", barcode: Self.pastry)
+                #expect(try answer.decode(ScanJSON.self).points == 50)
+            }
+            // When the same instant is sent as the time zones furthest behind and ahead, then as scans
+            // an hour earlier and later (out of order, as a device offline sends them)
+            var points: [Int] = []
+            for (index, zone) in ["Etc/GMT+12", "Pacific/Kiritimati", "Etc/GMT-14", "Pacific/Pago_Pago"].enumerated() {
+                let answer = try await api.scan("moved-\(index)", as: account, takenAt: instant, timeZone: zone, barcode: Self.pastry)
+                points.append(try answer.decode(ScanJSON.self).points)
+            }
+            for (index, offset) in [-3600.0, -23 * 3600.0, 1800.0].enumerated() {
+                let answer = try await api.scan("shifted-\(index)", as: account, takenAt: instant.addingTimeInterval(offset),
+                                                timeZone: "Pacific/Kiritimati", barcode: Self.pastry)
+                points.append(try answer.decode(ScanJSON.self).points)
+            }
+            // Then none earns: 20 scans in any 24 hours is the cap, whatever the zone
+            #expect(points == Array(repeating: 0, count: 7))
+            #expect(try await api.score(as: account, timeZone: "Pacific/Kiritimati").total == 20 * 50)
+            #expect(try await api.score(as: account, timeZone: "Etc/GMT%2B12").awardedScansToday == 20)
+        }
+    }
+
+    @Test func theCapHoldsInEveryWindowWhateverTheOrderOfArrival() {
+        let hour: Int64 = 3_600_000
+        // Ten at hour 0 and ten at hour 20: a scan at hour 10 would put 21 in [0, 24)
+        let awarded = Array(repeating: Int64(0), count: 10) + Array(repeating: 20 * hour, count: 10)
+        #expect(!ScanStore.capAllows(awarded, adding: 10 * hour))
+        // At hour 25 the window [1, 25] holds only the ten at hour 20
+        #expect(ScanStore.capAllows(awarded, adding: 25 * hour))
+        // One earlier than everything, at hour -5: [-5, 19) holds eleven, so it earns
+        #expect(ScanStore.capAllows(awarded, adding: -5 * hour))
+        // Exactly 24 hours after the first ten is a new window
+        #expect(ScanStore.capAllows(Array(repeating: 0, count: 20), adding: 24 * hour))
+        #expect(!ScanStore.capAllows(Array(repeating: 0, count: 20), adding: 24 * hour - 1))
     }
 
     /// Two users scan at the same UTC instants, one in Bogotá (UTC−5) and one in Tokyo (UTC+9).

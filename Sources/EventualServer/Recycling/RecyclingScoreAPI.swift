@@ -16,7 +16,7 @@ extension APIService {
                                    today: LocalDay(Date(), in: timeZone), window: Self.scoreDays)
         return .ok(.init(body: .json(.init(
             total: score.total, today: score.todayPoints, streak: score.streak, bestStreak: score.bestStreak,
-            awardedScansToday: score.awardedToday, dailyCap: ScanStore.dailyCap,
+            awardedScansToday: try await recycling.scans.awardedInLastDay(of: userID, now: UnixMillis.now()), dailyCap: ScanStore.dailyCap,
             days: score.window.map { .init(day: $0.day.text, points: $0.points) }
         ))))
     }

@@ -9,9 +9,14 @@ import SQLKit
 /// `recycling_scores` is locked first in every scan's transaction, so that one user's scans are
 /// scored one at a time and the daily cap holds under concurrency on PostgreSQL too (SQLite
 /// runs one write transaction at a time anyway).
+///
+/// The cap counts a rolling 24 hours of `takenAt`, not a calendar day: a day in the time zone a
+/// request names would move with the name (the same instant sent as `Etc/GMT+12`, then as
+/// `Pacific/Kiritimati`, would fall on three days and earn three times).
 struct ScanStore: Sendable {
     static let pointsPerScan = 50
     static let dailyCap = 20
+    static let capWindow: Int64 = 24 * 3600 * 1000
 
     let database: Database
 
@@ -59,14 +64,16 @@ struct ScanStore: Sendable {
                 let bin = classification.detected ? classification.trashType?.bin : nil
                 var points = 0
                 if bin != nil {
-                    let awarded = try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("recycling_scans")
-                        .where("user_id", .equal, scan.userID).where("local_day", .equal, scan.localDay.text)
-                        .where("points", .greaterThan, 0).first()?.decode(column: "n", as: Int.self) ?? 0
-                    points = awarded < Self.dailyCap ? Self.pointsPerScan : 0
+                    let awarded = try await sql.select().column("taken_at").from("recycling_scans")
+                        .where("user_id", .equal, scan.userID).where("points", .greaterThan, 0)
+                        .where("taken_at", .greaterThan, scan.takenAt - Self.capWindow)
+                        .where("taken_at", .lessThan, scan.takenAt + Self.capWindow)
+                        .all().map { try $0.decode(column: "taken_at", as: Int64.self) }
+                    points = Self.capAllows(awarded, adding: scan.takenAt) ? Self.pointsPerScan : 0
                 }
                 var message = classification.message
                 if bin != nil && points == 0 {
-                    message += " No points this time: \(Self.dailyCap) scans a day earn points, and today's are used up."
+                    message += " No points this time: \(Self.dailyCap) scans a day earn points (in any 24 hours), and those are used up."
                 }
                 let result = Components.Schemas.ScanResult(
                     id: scan.id, detected: classification.detected,
@@ -103,6 +110,29 @@ struct ScanStore: Sendable {
             // this one answers the stored result.
             guard let first = try? await stored(userID: scan.userID, scanID: scan.id) else { throw error }
             return first
+        }
+    }
+
+    /// Whether a scan at `instant` may earn points beside the awarded scans at `awarded`: no 24
+    /// hours may hold more than `dailyCap` of them. NB: scans arrive in any order (a device
+    /// offline for days sends them late), so every window that would hold `instant` is checked,
+    /// not only the 24 hours before it.
+    static func capAllows(_ awarded: [Int64], adding instant: Int64) -> Bool {
+        let times = (awarded + [instant]).sorted()
+        for start in times where start > instant - capWindow && start <= instant {
+            let inWindow = times.count { $0 >= start && $0 < start + capWindow }
+            if inWindow > dailyCap { return false }
+        }
+        return true
+    }
+
+    /// Scans that earned points in the 24 hours up to `now`: what the cap sees for a scan made now.
+    func awardedInLastDay(of userID: String, now: Int64) async throws -> Int {
+        try await database.withConnection { sql in
+            try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("recycling_scans")
+                .where("user_id", .equal, userID).where("points", .greaterThan, 0)
+                .where("taken_at", .greaterThan, now - Self.capWindow).where("taken_at", .lessThanOrEqual, now)
+                .first()?.decode(column: "n", as: Int.self) ?? 0
         }
     }
 
