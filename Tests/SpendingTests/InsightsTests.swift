@@ -29,6 +29,21 @@ struct InsightsTests {
         SpentRecord(id: "h\(index)", amountMinor: Int64(amount), category: "food", occurredAt: t0 + Int64(index) * day)
     }
 
+    @Test func whenMostEarlierExpensesCostTheSameTheMessageSaysMedianNotEveryOne() {
+        // Eight earlier coffees: seven at 3.50 and one at 48.00 (median 3.50, MAD 0)
+        let coffees = [350, 350, 350, 4800, 350, 350, 350, 350].enumerated().map { index, amount in
+            SpentRecord(id: "c\(index)", amountMinor: Int64(amount), category: "coffee", occurredAt: Self.t0 + Int64(index) * Self.day)
+        }
+        let flagged = Insights.amounts(coffees + [SpentRecord(id: "x", amountMinor: 900, category: "coffee", occurredAt: Self.t0 + 10 * Self.day)])
+        #expect(flagged.map(\.transactionId) == ["x"])
+        let message = flagged.first { $0.transactionId == "x" }?.message
+        #expect(message == "EUR 9.00 on coffee on 2027-01-25 differs from the EUR 3.50 that 7 of your 8 earlier coffee expenses cost (their median).")
+        // When every one did cost it, it says so
+        let same = Array(coffees.prefix(3)) + Array(coffees.suffix(4))
+        let exact = Insights.amounts(same + [SpentRecord(id: "y", amountMinor: 900, category: "coffee", occurredAt: Self.t0 + 10 * Self.day)])
+        #expect(exact.first?.message == "EUR 9.00 on coffee on 2027-01-25 differs from the EUR 3.50 that every one of your 7 earlier coffee expenses cost.")
+    }
+
     @Test func anAmountMoreThanThreeAndAHalfMADsFromTheMedianIsFlagged() {
         // 15.00 is 4.00 from the median: 4.0 MADs > 3.5.
         let flagged = Insights.amounts(Self.history + [SpentRecord(id: "x", amountMinor: 1500, category: "food", occurredAt: Self.t0 + 10 * Self.day)])

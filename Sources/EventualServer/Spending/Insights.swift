@@ -104,10 +104,14 @@ enum Insights {
                 let what = "your \(earlier.count) earlier \(record.category) expenses"
                 if mad == 0 {
                     guard deviation > 0 else { continue }
+                    // NB: a zero deviation means most earlier expenses cost the median, not all of them.
+                    let usual = money(Int64(median.rounded()), record.currency)
+                    let same = earlier.filter { $0 == median }.count
+                    let how = same == earlier.count ? "that every one of \(what) cost"
+                        : "that \(same) of \(what) cost (their median)"
                     findings.append(Finding(
                         kind: .amount,
-                        message: "\(amount) on \(record.category) on \(dayText(record.occurredAt)) differs from the "
-                            + "\(money(Int64(median.rounded()), record.currency)) that every one of \(what) cost.",
+                        message: "\(amount) on \(record.category) on \(dayText(record.occurredAt)) differs from the \(usual) \(how).",
                         transactionId: record.id, category: record.category, currency: record.currency, at: record.occurredAt))
                     continue
                 }
