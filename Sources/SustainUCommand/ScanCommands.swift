@@ -73,39 +73,91 @@ struct Scans: AsyncParsableCommand {
             case .classified: nil
             }
             table.add(.init(ScanText.when(scan.takenAt)), .init(scan.state.rawValue, colour), .init(scan.trashType ?? "-"),
-                      .init(scan.bin ?? "-"), .init(scan.points.map { "+\($0)" } ?? "-"),
-                      .init(scan.offlineGuess ? "offline guess" : (scan.state == .classified ? (scan.specialPoint ?? "") : scan.message ?? "")))
+                      .init(scan.bin ?? "-"), .init(scan.points.map { $0 > 0 ? "+\($0)" : "0" } ?? "-"), .init(ScanText.note(scan)))
         }
         print(table.render())
     }
 }
 
-/// A scan as `scan --json` and `scans --json` print it.
+/// A scan as `scan --json` and `scans --json` print it: every key present, null when not known.
 struct ScanJSON: Encodable {
     let id: String
     let state: String
+    let detected: Bool?
     let trashType: String?
     let bin: String?
     let binLabel: String?
+    let parts: [PartJSON]
     let points: Int?
     let offlineGuess: Bool
     let message: String?
     let takenAt: String
     let barcode: String?
+    let pointId: String?
     let specialPoint: String?
+
+    /// One part of the packaging, and its bin.
+    struct PartJSON: Encodable {
+        let material: String
+        let shape: String?
+        let grams: Double?
+        let bin: String
+        let binLabel: String
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(material, forKey: .material)
+            try container.encode(shape, forKey: .shape)
+            try container.encode(grams, forKey: .grams)
+            try container.encode(bin, forKey: .bin)
+            try container.encode(binLabel, forKey: .binLabel)
+        }
+
+        private enum CodingKeys: String, CodingKey { case material, shape, grams, bin, binLabel }
+    }
 
     init(_ scan: Scan) {
         id = scan.id
         state = scan.state.rawValue
+        detected = scan.detected
         trashType = scan.trashType
         bin = scan.bin
         binLabel = scan.binLabel
+        parts = scan.parts.map { part in
+            PartJSON(material: part.material.rawValue, shape: part.shape, grams: part.grams,
+                     bin: part.trashType.bin.colour, binLabel: part.trashType.bin.label)
+        }
         points = scan.points
         offlineGuess = scan.offlineGuess
         message = scan.message
         takenAt = Date(timeIntervalSince1970: Double(scan.takenAt) / 1000).formatted(.iso8601)
         barcode = scan.barcode
+        pointId = scan.pointId
         specialPoint = scan.specialPoint
+    }
+
+    // NB: written out because the synthesized encoding leaves a nil key out; a reader of the
+    // JSON finds every key, null when empty.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(state, forKey: .state)
+        try container.encode(detected, forKey: .detected)
+        try container.encode(trashType, forKey: .trashType)
+        try container.encode(bin, forKey: .bin)
+        try container.encode(binLabel, forKey: .binLabel)
+        try container.encode(parts, forKey: .parts)
+        try container.encode(points, forKey: .points)
+        try container.encode(offlineGuess, forKey: .offlineGuess)
+        try container.encode(message, forKey: .message)
+        try container.encode(takenAt, forKey: .takenAt)
+        try container.encode(barcode, forKey: .barcode)
+        try container.encode(pointId, forKey: .pointId)
+        try container.encode(specialPoint, forKey: .specialPoint)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, state, detected, trashType, bin, binLabel, parts, points, offlineGuess, message, takenAt, barcode, pointId, specialPoint
     }
 }
 
@@ -114,23 +166,46 @@ enum ScanText {
     static func describe(_ scan: Scan, reason: String?) -> String {
         switch scan.state {
         case .classified:
-            guard let type = scan.trashType, let label = scan.binLabel else {
-                return "No item detected" + (scan.message.map { ": \($0)" } ?? "") + "."
+            guard scan.detected != false, let type = scan.trashType, let label = scan.binLabel else {
+                // NB: the server's message says what happened: a product it knows whose packaging
+                // it does not is not "no item detected".
+                let what = scan.message ?? "No item detected."
+                return scan.source == "none" ? what + "\nA photo of it may tell: sustainu scan --image PHOTO" : what
             }
             var line = "\(type) → \(label)."
             if let special = scan.specialPoint { line += " Nearest: \(special)." }
             if let points = scan.points { line += points > 0 ? " " + Terminal.paint("+\(points) points", .green) : " No points (today's limit is reached)." }
-            return line
+            return ([line] + partLines(scan.parts)).joined(separator: "\n")
         case .waiting:
             var lines: [String] = []
             if scan.offlineGuess, let type = scan.trashType, let label = scan.binLabel {
                 lines.append("\(type) → \(label) " + Terminal.paint("(offline guess, confirmed when back online)", .yellow))
+                lines += partLines(scan.parts)
             }
             let why = reason == "offline" || reason == nil ? "you are offline" : reason!
             lines.append("Saved: \(why); the scan waits on this device and is classified when the server can be reached (sustainu scans).")
             return lines.joined(separator: "\n")
         case .failed:
             return "Failed: \(scan.message ?? "refused by the server")"
+        }
+    }
+
+    /// A packaging of several parts: each part and its bin (they may differ: a cardboard sleeve,
+    /// a plastic film).
+    static func partLines(_ parts: [PackagingPart]) -> [String] {
+        guard parts.count > 1 else { return [] }
+        return ["Its packaging goes apart:"] + parts.map { part in
+            "  \(part.material.rawValue)\(part.shape.map { " (\($0.lowercased()))" } ?? "") → \(part.trashType.bin.label)"
+        }
+    }
+
+    /// The NOTE column of `scans`.
+    static func note(_ scan: Scan) -> String {
+        if scan.offlineGuess { return "offline guess" }
+        switch scan.state {
+        case .classified where scan.detected == false: return scan.source == "none" ? "packaging not known" : "no item detected"
+        case .classified: return scan.specialPoint ?? (scan.parts.count > 1 ? "\(scan.parts.count) parts: see scans --json" : "")
+        case .waiting, .failed: return scan.message ?? ""
         }
     }
 

@@ -47,7 +47,7 @@ struct PhotoScanTests {
                 let first = try await phone.run(["scan", "--image", photo.path, "--json"])
                 let waiting = try #require(try json(first) as? [String: Any], "\(first.stderr)")
                 // Then the scan waits (nothing is lost, nothing is scored)
-                #expect(first.status == 0 && waiting["state"] as? String == "waiting" && waiting["points"] == nil)
+                #expect(first.status == 0 && waiting["state"] as? String == "waiting" && waiting["points"] is NSNull)
                 // When the model is back, a sync classifies it
                 vision.set(.answer("Glass Bottle"))
                 let sync = try await phone.run(["sync"])

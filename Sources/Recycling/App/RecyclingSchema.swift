@@ -62,5 +62,9 @@ enum RecyclingSchema {
             try db.execute(sql: "CREATE INDEX scans_by_time ON scans (taken_at)")
             try db.execute(sql: "CREATE INDEX scans_to_announce ON scans (announced) WHERE announced = 0")
         },
+        LocalMigration("sustainu v2: the parts of a scanned product's packaging") { db in
+            // JSON [PackagingPart]: the server's answer, or while waiting the packaging catalogue's.
+            try db.execute(sql: "ALTER TABLE scans ADD COLUMN parts TEXT")
+        },
     ]
 }

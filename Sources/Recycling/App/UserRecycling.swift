@@ -101,14 +101,15 @@ public final class UserRecycling: Sendable {
         if let position, !position.isValid { throw RecyclingError.invalidPosition(position.description) }
         let scanID = UUIDv7.make()
         let photoFile = try photo.map { try PhotoFile.keep($0, as: scanID, in: configuration.photosDirectory(session.userID)) }
-        let guess = try gtin.flatMap { try packaging.parts(of: $0) }.flatMap { TrashType(packaging: $0) }
+        let knownParts = try gtin.flatMap { try packaging.parts(of: $0) } ?? []
+        let guess = TrashType(packaging: knownParts)
         let call = ScanCall(scanId: scanID, takenAt: UnixMillis.milliseconds(now), timeZone: configuration.timeZone.identifier,
                             barcode: gtin?.normalized, photoFile: photoFile, pointId: pointID,
                             latitude: position?.latitude, longitude: position?.longitude)
         do {
             try await store.write { tx in
                 let entry = try tx.enqueueCall(ScanCalls.scan, payload: call)
-                try ScanStore.insert(call, outboxID: entry, guess: guess, tx.db)
+                try ScanStore.insert(call, outboxID: entry, guess: guess, parts: knownParts, tx.db)
             }
         } catch {
             if let photoFile { try? FileManager.default.removeItem(at: configuration.photosDirectory(session.userID).appendingPathComponent(photoFile)) }

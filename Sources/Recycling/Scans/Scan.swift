@@ -35,6 +35,15 @@ public struct Scan: Sendable, Equatable, Codable {
     public let specialPoint: String?
     /// The photo waiting to be sent, in the app's data folder.
     public let photoFile: String?
+    /// False when the server found nothing to classify (no item in the photo, or a product whose
+    /// packaging is not known); nil until the server answered.
+    public let detected: Bool?
+    /// What the server's answer came from: "barcode", "vision" or "none" (a barcode whose
+    /// packaging it does not know, without a photo); nil until it answered.
+    public let source: String?
+    /// The parts of a scanned product's packaging, each with its own bin: the server's, or while
+    /// waiting the saved catalogue's. Empty when not known.
+    public let parts: [PackagingPart]
 
     init(row: Row, failure: String?) {
         id = row["id"]
@@ -43,7 +52,10 @@ public struct Scan: Sendable, Equatable, Codable {
         pointId = row["point_id"]
         photoFile = row["photo_file"]
         specialPoint = row["special_point"]
+        parts = (row["parts"] as String?).flatMap { try? JSONDecoder().decode([PackagingPart].self, from: Data($0.utf8)) } ?? []
         let answered = row["answered_at"] as Int64? != nil
+        detected = answered ? (row["detected"] as Bool?) : nil
+        source = answered ? row["source"] : nil
         if answered {
             state = .classified
             trashType = row["trash_type"]

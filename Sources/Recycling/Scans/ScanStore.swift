@@ -53,23 +53,28 @@ struct ScanStore: Sendable {
         return Set(times.map { Streak.day(of: Date(timeIntervalSince1970: Double($0) / 1000), in: timeZone) })
     }
 
-    static func insert(_ call: ScanCall, outboxID: String, guess: TrashType?, _ db: Database) throws {
+    static func insert(_ call: ScanCall, outboxID: String, guess: TrashType?, parts: [PackagingPart], _ db: Database) throws {
         try db.execute(sql: """
-            INSERT INTO scans (id, taken_at, time_zone, barcode, photo_file, point_id, latitude, longitude, outbox_id, guess_trash_type)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO scans (id, taken_at, time_zone, barcode, photo_file, point_id, latitude, longitude, outbox_id, guess_trash_type, parts)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [call.scanId, call.takenAt, call.timeZone, call.barcode, call.photoFile, call.pointId,
-                             call.latitude, call.longitude, outboxID, guess?.rawValue])
+                             call.latitude, call.longitude, outboxID, guess?.rawValue, try partsText(parts)])
     }
 
     /// Stores the server's answer; the person is told of it by the next command (`announced` 0).
     static func record(_ result: Components.Schemas.ScanResult, scanID: String, answeredAt: Int64, _ db: Database) throws {
         try db.execute(sql: """
             UPDATE scans SET detected = ?, trash_type = ?, bin = ?, bin_label = ?, special_point = ?, points = ?, source = ?,
-                message = ?, answered_at = ?, announced = 0
+                message = ?, answered_at = ?, announced = 0, parts = ?
             WHERE id = ?
             """, arguments: [result.detected, result.trashType?.rawValue, result.bin?.rawValue, result.binLabel,
                              result.specialPoint.map { RecyclingPoint($0).title }, result.points, result.source.rawValue,
-                             result.message, answeredAt, scanID])
+                             result.message, answeredAt, try partsText((result.parts ?? []).compactMap(PackagingPart.init)), scanID])
+    }
+
+    /// Parts as the `parts` column keeps them: NULL for none.
+    private static func partsText(_ parts: [PackagingPart]) throws -> String? {
+        parts.isEmpty ? nil : String(decoding: try JSONEncoder.sortedKeys.encode(parts), as: UTF8.self)
     }
 
     /// The reasons of failed outbox entries, by entry id.
