@@ -85,6 +85,48 @@ public enum Terminal {
     /// The longest error message printed.
     public static let maxMessageLength = 300
 
+    /// How many columns output may use: `COLUMNS` when set, else the terminal's width, else 80
+    /// (output piped to a file or another command).
+    public static var columns: Int {
+        if let text = ProcessInfo.processInfo.environment["COLUMNS"], let columns = Int(text), columns > 0 {
+            return max(columns, minimumColumns)
+        }
+        var size = winsize()
+        if stdoutIsTTY, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 {
+            return max(Int(size.ws_col), minimumColumns)
+        }
+        return 80
+    }
+
+    /// Below this, tables and prose are laid out as if the terminal were this wide.
+    public static let minimumColumns = 20
+
+    /// Prose wrapped at spaces to `width` columns (a word longer than a line is cut with "…").
+    public static func wrap(_ text: String, width: Int = columns) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { paragraph in
+            var lines: [String] = []
+            var line = ""
+            for word in paragraph.split(separator: " ") {
+                let word = word.count > width ? String(word.prefix(width - 1)) + "…" : String(word)
+                if line.isEmpty {
+                    line = word
+                } else if line.count + 1 + word.count <= width {
+                    line += " " + word
+                } else {
+                    lines.append(line)
+                    line = word
+                }
+            }
+            lines.append(line)
+            return lines.joined(separator: "\n")
+        }.joined(separator: "\n")
+    }
+
+    /// Prints prose on stdout, wrapped to the output's width.
+    public static func say(_ text: String) {
+        print(wrap(text))
+    }
+
     /// Reads a password without echoing it, from the terminal.
     public static func readPassword(prompt: String) throws -> String {
         guard stdinIsTTY else { throw CLIError("No terminal to ask for the password on: pipe it in with --password-stdin") }
@@ -133,22 +175,31 @@ public struct CLIError: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// Runs a parsed command's `async` body (on an existential, `run()` would pick the synchronous requirement).
-public func runParsed<Root: ParsableCommand>(_ root: Root.Type, arguments: [String]) async -> Never {
+/// Runs a parsed command's `async` body (on an existential, `run()` would pick the synchronous
+/// requirement). A thrown error that `isUsageMistake` recognises (a malformed date, amount or
+/// position found by the app's model) ends with status 64, as ArgumentParser's own do.
+public func runParsed<Root: ParsableCommand>(
+    _ root: Root.Type, arguments: [String], isUsageMistake: @escaping (any Error) -> Bool = { _ in false }
+) async -> Never {
     do {
         let checked: [String]
         do {
-            checked = try CommandLineText.checked(arguments)
+            checked = NegativeCoordinates.asValues(try CommandLineText.checked(arguments))
         } catch {
             // NB: a control character in an argument is a usage mistake (status 64), like an unknown option.
             throw ValidationError(error.description)
         }
         let command = try Root.parseAsRoot(checked)
-        if var asyncCommand = command as? any AsyncParsableCommand {
-            try await asyncCommand.run()
-        } else {
-            var syncCommand = command
-            try syncCommand.run()
+        do {
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                var syncCommand = command
+                try syncCommand.run()
+            }
+        } catch let error where isUsageMistake(error) {
+            Terminal.error("\(Root.configuration.commandName ?? "command"): " + Terminal.message(error))
+            exit(ExitCode.validationFailure.rawValue)
         }
         exit(0)
     } catch {

@@ -93,8 +93,9 @@ public struct Coordinates: Sendable, Equatable, Codable {
         self.longitude = longitude
     }
 
-    /// Parses `44.4949,11.3426`.
+    /// Parses `44.4949,11.3426` (spaces around it or its numbers do not matter).
     public init(parsing text: String) throws(PantryError) {
+        let text = text.trimmingCharacters(in: .whitespaces)
         let parts = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         guard parts.count == 2, let latitude = Double(parts[0]), let longitude = Double(parts[1]) else {
             throw .invalidCoordinates(text)
