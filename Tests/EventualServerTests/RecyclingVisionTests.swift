@@ -138,14 +138,35 @@ struct RecyclingVisionTests {
         }
     }
 
-    @Test func aModelThatRefusesConnectionsIs503() async throws {
-        try await withServer(.sqlite, configure: { configuration in
-            configuration.vision = VisionConfiguration(baseURL: unreachableServer.appendingPathComponent("v1"), model: "m", timeout: .seconds(2))
+    @Test func aModelThatRefusesConnectionsIs503AtOnceSayingSo() async throws {
+        // Given a vision URL on a loopback port nothing listens on, and a long timeout
+        let closed = try await FakeVisionServer.start(.answer("battery"))
+        let base = closed.baseURL
+        await closed.stop()
+        try await withServer(.sqlite, mode: .live, configure: { configuration in
+            configuration.vision = VisionConfiguration(baseURL: base, model: "m", timeout: .seconds(20))
         }) { api in
             let account = try await api.signUp("refused")
+            // When a photo is scanned
+            let started = ContinuousClock.now
             let answer = try await api.scan("r-1", as: account, photo: RecyclingData.png)
+            // Then it is 503 with Retry-After at once, not after the 20 s, and the message says what happened
+            #expect(ContinuousClock.now - started < .seconds(5))
             #expect(answer.status == .serviceUnavailable, "\(answer.text)")
             #expect(answer.headers[.retryAfter] != nil)
+            let message = try answer.error().message
+            #expect(message.contains("the vision model refused the connection"), "\(message)")
+            #expect(!message.contains("model it") && !message.contains(base.port.map(String.init) ?? "?"))
+        }
+    }
+
+    @Test func aModelThatTimesOutIsToldInPlainWords() async throws {
+        try await withFakeVisionServer(.hang) { fake in
+            try await withVisionServer(.sqlite, fake, timeout: .seconds(1)) { api in
+                let account = try await api.signUp("plain")
+                let message = try await api.scan("w-1", as: account, photo: RecyclingData.png).error().message
+                #expect(message.contains("the vision model did not answer within 1 s"), "\(message)")
+            }
         }
     }
 }

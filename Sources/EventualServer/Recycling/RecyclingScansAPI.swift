@@ -41,7 +41,10 @@ extension APIService {
             do throws(VisionFailure) {
                 type = try await vision.classify(photo: photo.data, mimeType: photo.mimeType)
             } catch {
-                RequestScope.current?.logger.warning("vision model failed", metadata: ["error": "\(error)"])
+                // NB: where the model is goes to the log for the operator, never into the answer.
+                RequestScope.current?.logger.warning("vision model failed", metadata: [
+                    "error": "\(error)", "vision_endpoint": "\(vision.endpoint.host ?? "?"):\(vision.endpoint.port.map(String.init) ?? "default port")",
+                ])
                 switch error {
                 case .unavailable(let reason):
                     throw APIError(.serviceUnavailable, "The photo could not be classified right now: the vision model \(reason); send the scan again later",

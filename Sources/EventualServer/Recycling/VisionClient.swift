@@ -3,6 +3,7 @@ import EventualAPI
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 /// Asks a vision model behind an OpenAI-compatible chat-completions endpoint which of the 15
 /// trash types a photo shows.
@@ -56,6 +57,13 @@ struct VisionClient: Sendable {
         }
         let (url, apiKey) = (endpoint.absoluteString, self.apiKey)
         let timeout = self.timeout
+        // NB: a client of its own that does not retry a failed connection: the shared one keeps
+        // retrying a refused connection until the deadline, so a model that is down cost every
+        // scan the whole --vision-timeout. A vision call takes seconds; a new connection is nothing beside it.
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .nanoseconds(Int64(timeout.nanoseconds))
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let outcome: Result<(status: UInt, body: ByteBuffer), VisionFailure>
         do {
             outcome = try await withThrowingTaskGroup(of: Result<(status: UInt, body: ByteBuffer), VisionFailure>.self) { group in
@@ -67,9 +75,9 @@ struct VisionClient: Sendable {
                     request.headers.add(name: "Accept", value: "application/json")
                     if let apiKey, !apiKey.isEmpty { request.headers.add(name: "Authorization", value: "Bearer \(apiKey)") }
                     request.body = .bytes(ByteBuffer(bytes: payload))
-                    let response = try await HTTPClient.shared.execute(request, timeout: .nanoseconds(Int64(timeout.nanoseconds)))
+                    let response = try await client.execute(request, timeout: .nanoseconds(Int64(timeout.nanoseconds)))
                     guard (200..<300).contains(response.status.code) else {
-                        return .failure(.unavailable("it answered HTTP \(response.status.code)"))
+                        return .failure(.unavailable("answered HTTP \(response.status.code)"))
                     }
                     do {
                         return .success((response.status.code, try await response.body.collect(upTo: Self.maxAnswerBytes)))
@@ -80,19 +88,29 @@ struct VisionClient: Sendable {
                 // NB: execute's own timeout ends at the response head; this one also covers the body.
                 group.addTask {
                     try await Task.sleep(for: timeout)
-                    return .failure(.unavailable("it did not answer within \(timeout.components.seconds) s"))
+                    return .failure(.unavailable("did not answer within \(timeout.components.seconds) s"))
                 }
                 let first = try await group.next()!
                 group.cancelAll()
                 return first
             }
         } catch let error as HTTPClientError where [.deadlineExceeded, .connectTimeout, .readTimeout].contains(error) {
-            throw .unavailable("it did not answer within \(timeout.components.seconds) s")
+            outcome = .failure(.unavailable("did not answer within \(timeout.components.seconds) s"))
+        } catch let error where Self.isRefused(error) {
+            outcome = .failure(.unavailable("refused the connection"))
         } catch {
-            throw .unavailable("it cannot be reached (\(LogSafe.describe(error)))")
+            outcome = .failure(.unavailable("cannot be reached (\(LogSafe.describe(error)))"))
         }
+        try? await client.shutdown()
         let body = try outcome.get()
         return try Self.trashType(inAnswer: Data(body.body.readableBytesView))
+    }
+
+    /// Whether `error` is a connection refused (nothing listens at the model's address).
+    static func isRefused(_ error: any Error) -> Bool {
+        if let error = error as? IOError { return error.errnoCode == ECONNREFUSED }
+        if let error = error as? NIOConnectionError { return !error.connectionErrors.isEmpty && error.connectionErrors.allSatisfy { isRefused($0.error) } }
+        return false
     }
 
     /// Reads `choices[0].message.content` of a chat completion: a trash type, or nil when the

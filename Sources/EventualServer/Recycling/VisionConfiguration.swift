@@ -35,14 +35,15 @@ public struct VisionConfiguration: Sendable {
 /// Why a scan photo could not be classified now (the scan is not stored: a retry classifies it later).
 enum VisionFailure: Error, CustomStringConvertible {
     /// The model timed out, refused the connection or answered an error status: 503, retry later.
+    /// The reason reads after "the vision model": "did not answer within 20 s".
     case unavailable(String)
     /// The model answered something that is not a chat completion: 502.
     case badAnswer(String)
 
     var description: String {
         switch self {
-        case .unavailable(let reason): return "vision model unavailable: \(reason)"
-        case .badAnswer(let reason): return "vision model answered badly: \(reason)"
+        case .unavailable(let reason): return "the vision model \(reason)"
+        case .badAnswer(let reason): return "the vision model's answer was not understood: \(reason)"
         }
     }
 }
