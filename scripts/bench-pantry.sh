@@ -24,4 +24,4 @@ for _ in $(seq 1 100); do
     curl -fsS "http://127.0.0.1:$PORT/health" >/dev/null 2>&1 && break
     sleep 0.1
 done
-"$BIN/pantry-bench" "http://127.0.0.1:$PORT" "$WORK/device" "$BIN/pantry" "$ITEMS" ../shared/data/off-products-1000-slim.csv
+"$BIN/pantry-bench" "http://127.0.0.1:$PORT" "$WORK/device" "$BIN/pantry" "$ITEMS" SampleData/off-products-1000-slim.csv

@@ -16,7 +16,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 POINTS="${1:-100000}"
 QUERIES="${QUERIES:-2000}"
 BUILD_ARGS="${BUILD_ARGS:-}"
-DATA="${DATA:-../shared/data}"
+DATA="${DATA:-SampleData}"
 [[ "$POINTS" =~ ^[0-9]+$ && "$POINTS" -gt 0 ]] || { echo "bench-recycling: POINTS must be a positive number" >&2; exit 2; }
 for product in eventual-server recycling-bench; do
     echo "==> swift build -c release --product $product" >&2

@@ -46,7 +46,7 @@ BUILD_ARGS="${BUILD_ARGS:-}"
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_DIR="$(cd "$SCRIPT_DIR/.." && pwd)"
 # The product names come from the Open Food Facts sample in the shared folder beside the repository.
-NAMES_CSV="${NAMES_CSV:-$REPO_DIR/../shared/data/off-products-1000-slim.csv}"
+NAMES_CSV="${NAMES_CSV:-$REPO_DIR/SampleData/off-products-1000-slim.csv}"
 BENCH_DIR="$SCRIPT_DIR/bench"
 
 log() { printf '==> %s\n' "$*" >&2; }

@@ -48,10 +48,10 @@ USERS="${USERS:-32}"
 BCRYPT_COST="${BCRYPT_COST:-12}"
 BUILD_ARGS="${BUILD_ARGS:-}"
 LOG_LEVEL="${LOG_LEVEL:-warning}"
-CSV="${CSV:-/work/shared/data/off-products-1000-slim.csv}"
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_DIR="$(cd "$SCRIPT_DIR/.." && pwd)"
+CSV="${CSV:-$REPO_DIR/SampleData/off-products-1000-slim.csv}"
 
 log() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'load: ERROR: %s\n' "$*" >&2; exit 1; }

@@ -16,7 +16,7 @@ guard arguments.count >= 4, let server = URL(string: arguments[1]) else {
 let dataDirectory = URL(fileURLWithPath: arguments[2], isDirectory: true)
 let executable = arguments[3]
 let itemCount = arguments.count > 4 ? Int(arguments[4]) ?? 100_000 : 100_000
-let csvPath = arguments.count > 5 ? arguments[5] : "../shared/data/off-products-1000-slim.csv"
+let csvPath = arguments.count > 5 ? arguments[5] : "SampleData/off-products-1000-slim.csv"
 
 /// A small deterministic generator, so every run seeds the same pantry.
 struct SplitMix: RandomNumberGenerator {
