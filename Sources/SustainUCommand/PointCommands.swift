@@ -78,6 +78,12 @@ struct PointDetails: AsyncParsableCommand {
     @Argument(help: "The point's id, as `sustainu points` lists it (e.g. node/457722547).") var id: String
     @OptionGroup var output: OutputOptions
 
+    func validate() throws {
+        try usageCheck {
+            if id.trimmingCharacters(in: .whitespaces).isEmpty { throw CLIError("Give a point's id, as `sustainu points` lists them") }
+        }
+    }
+
     func run() async throws {
         let recycling = try await global.open()
         let point = try await recycling.visit(pointID: id)

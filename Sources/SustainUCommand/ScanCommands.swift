@@ -26,7 +26,9 @@ struct ScanItem: AsyncParsableCommand {
     func validate() throws {
         try usageCheck {
             if image == nil && barcode == nil { throw RecyclingError.nothingToScan }
+            if let barcode, (try? GTIN(barcode)) == nil { throw RecyclingError.invalidBarcode(barcode) }
             if let at, GeoPosition(parsing: at) == nil { throw RecyclingError.invalidPosition(at) }
+            if let point, point.trimmingCharacters(in: .whitespaces).isEmpty { throw CLIError("--point needs a point's id, as `sustainu points` lists them") }
         }
     }
 

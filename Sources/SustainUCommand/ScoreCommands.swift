@@ -68,16 +68,25 @@ struct Tips: AsyncParsableCommand {
     @Argument(help: "One trash type, e.g. \"Glass Bottle\" or glass-bottle (default: all).") var type: String?
     @OptionGroup var output: OutputOptions
 
+    func validate() throws {
+        try usageCheck { _ = try wanted() }
+    }
+
+    /// The trash type asked for, nil for all.
+    func wanted() throws -> TrashType? {
+        try type.map { type in
+            guard let wanted = TrashType.allCases.first(where: { Self.key($0.rawValue) == Self.key(type) }) else {
+                throw RecyclingError.unknownTrashType(type)
+            }
+            return wanted
+        }
+    }
+
     func run() async throws {
         let recycling = try await global.open()
         let cached = try await recycling.tips()
         var tips = cached.value
-        if let type {
-            guard let wanted = TrashType.allCases.first(where: { Self.key($0.rawValue) == Self.key(type) }) else {
-                throw RecyclingError.unknownTrashType(type)
-            }
-            tips = tips.filter { $0.trashType == wanted.rawValue }
-        }
+        if let wanted = try wanted() { tips = tips.filter { $0.trashType == wanted.rawValue } }
         if output.json {
             print(try Terminal.json(tips))
         } else {

@@ -99,6 +99,8 @@ public final class UserRecycling: Sendable {
             throw RecyclingError.invalidBarcode(barcode ?? "")
         }
         if let position, !position.isValid { throw RecyclingError.invalidPosition(position.description) }
+        // NB: a point the saved copy does not know is a typo; without a copy the server judges.
+        if let pointID, try points.meta() != nil, try points.point(id: pointID) == nil { throw RecyclingError.noSuchPoint(pointID) }
         let scanID = UUIDv7.make()
         let photoFile = try photo.map { try PhotoFile.keep($0, as: scanID, in: configuration.photosDirectory(session.userID)) }
         let knownParts = try gtin.flatMap { try packaging.parts(of: $0) } ?? []

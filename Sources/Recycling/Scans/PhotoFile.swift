@@ -7,6 +7,10 @@ enum PhotoFile {
     /// Checks that `source` is a JPEG or PNG of at most 4 MiB and copies it into `folder` as
     /// `<scan id>.jpg|png`. Returns the copy's file name.
     static func keep(_ source: URL, as scanID: String, in folder: URL) throws -> String {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: source.path, isDirectory: &isFolder), isFolder.boolValue {
+            throw RecyclingError.unreadablePhoto(path: source.path, reason: "it is a folder, not a photo")
+        }
         let data: Data
         do {
             data = try Data(contentsOf: source)

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+@testable import Recycling
+
+/// How `sustainu` takes what a person types: every malformed argument is one line and exit
+/// status 64, before anything is saved; positions in the southern and western hemispheres are
+/// positions.
+@Suite("sustainu's arguments", .timeLimit(.minutes(3)))
+struct CommandLineUsageTests {
+    @Test func everyMalformedArgumentIsAUsageMistake() async throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        let phone = Phone(dataDirectory: scratch.folder("phone"), server: unreachableServer)
+        let malformed: [[String]] = [
+            ["tips", "wood"], ["scan", "--barcode", "123"], ["scan", "--barcode", ""], ["scan"], ["scan", "--barcode", "3250390017165", "--point", " "],
+            ["scan", "--barcode", "3250390017165", "--at", "200,1"], ["point", ""], ["points", "--limit", "0"], ["points", "--limit", "-1"],
+            ["points", "--limit", "1.5"], ["points", "--near", "91,0"], ["points", "--near", "nan,0"], ["points", "--material", "wood"],
+            ["points", "--json", "--geojson"], ["leaderboard", "--limit", "0"], ["reminders", "--now", "25:00"],
+            ["reminders", "--now", "2026-02-30T20:00"], ["reminders", "--now", "tomorrow"], ["status", "--bogus"], ["nonsense"],
+        ]
+        for arguments in malformed {
+            let run = try await phone.run(arguments)
+            #expect(run.status == 64 && run.isOneLineError, "\(arguments): \(run.status) \(run.stdout)\(run.stderr)")
+        }
+    }
+
+    @Test func southernAndWesternPositionsAreAccepted() async throws {
+        try await withLiveServer { server, scratch in
+            try await Executables.seed(scratch)
+            let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
+            _ = try await phone.signUp()
+            _ = try await phone.run(["points", "--limit", "1"])
+            // When a student in Sydney or Santiago asks, in every way an option can be typed
+            for arguments in [["points", "--near", "-33.9,151.2"], ["points", "--near=-33.9,151.2"], ["points", "--near", "-33.45,-70.66", "--json"],
+                              ["scan", "--barcode", SharedData.pastryBarcode, "--at", "-33.9,151.2"]] {
+                let run = try await phone.offline(arguments)
+                // Then the position is taken
+                #expect(run.status == 0, "\(arguments): \(run.stderr)")
+            }
+            // And the distances are measured from there (Salzburg is about 16,000 km from Sydney)
+            let far = try #require(try json(try await phone.offline(["points", "--near", "-33.9,151.2", "--json", "--limit", "1"])) as? [[String: Any]])
+            #expect((far.first?["distanceMeters"] as? Double ?? 0) > 15_000_000, "\(far)")
+        }
+    }
+
+    @Test func aScanAtAPointThePhoneDoesNotKnowIsRefusedBeforeItIsSaved() async throws {
+        try await withLiveServer { server, scratch in
+            try await Executables.seed(scratch)
+            let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
+            _ = try await phone.signUp()
+            let run = try await phone.offline(["scan", "--barcode", SharedData.pastryBarcode, "--point", "node/nowhere"])
+            #expect(run.isOneLineError && run.stderr.contains("No recycling point node/nowhere"), "\(run.stderr)")
+            #expect(try #require(try json(try await phone.offline(["scans", "--json"])) as? [Any]).isEmpty)
+        }
+    }
+}
