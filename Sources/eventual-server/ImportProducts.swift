@@ -9,7 +9,9 @@ struct ImportProducts: AsyncParsableCommand {
         commandName: "import-products",
         abstract: "Load an Open Food Facts CSV export into the knowledge base.",
         discussion: """
-            Reads the columns code, product_name, brands and quantity. Rows whose barcode is not a valid \
+            Reads the columns code, product_name, brands and quantity, and the packaging's materials from \
+            packaging_tags (or packaging): they go to the packaging catalogue, so that a scan names each \
+            part's bin, unless import-packaging brought that barcode's parts. Rows whose barcode is not a valid \
             EAN-8, UPC-A, EAN-13 or GTIN-14, or that have no name, are skipped and counted. Products belong \
             to the system user "Open Food Facts", which cannot sign in. Importing the same file again changes \
             nothing; a newer export updates names in place. Prints one line: \

@@ -9,7 +9,7 @@ extension APIService {
         let answer = try await lookUp(barcode: input.query.barcode)
         return .ok(.init(body: .json(.init(products: answer.products.map { product in
             var item = Components.Schemas.Product(product, withScore: true)
-            item.packaging = answer.packaging?.map(Components.Schemas.PackagingPart.init)
+            item.packaging = answer.packaging?.map { Components.Schemas.PackagingPart($0) }
             return item
         }, token: answer.token))))
     }

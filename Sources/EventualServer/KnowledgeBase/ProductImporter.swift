@@ -6,6 +6,10 @@ import SQLKit
 /// by its barcode (as a 14-digit GTIN) among the products of the import's own user, so importing
 /// the same file twice changes nothing, and importing a newer export updates names in place.
 ///
+/// The packaging columns (`packaging_tags`, else `packaging`) go to the packaging catalogue, so
+/// that a scan of the barcode names each part's bin; parts a packaging import brought (a
+/// retailer's, with weights) are never replaced by these.
+///
 /// Imported products belong to a system user, "Open Food Facts", that cannot sign in: its
 /// password hash is not a bcrypt hash, so no password matches it, and its username and email are
 /// ones registration refuses, so nobody can claim them.
@@ -33,7 +37,8 @@ public struct ProductImporter: Sendable {
         self.database = database
     }
 
-    /// Imports the CSV at `url` (columns `code` and `product_name`; `brands` and `quantity` make the description).
+    /// Imports the CSV at `url` (columns `code` and `product_name`; `brands` and `quantity` make the
+    /// description; `packaging_tags` or `packaging` the packaging's parts).
     public func importCSV(at url: URL) async throws -> Summary {
         let data: Data
         do {
@@ -56,7 +61,9 @@ public struct ProductImporter: Sendable {
                 return row[index].trimmingCharacters(in: .whitespacesAndNewlines)
             }
             guard let candidate = Candidate(code: field(codeColumn), name: field(nameColumn),
-                                            brands: field(column["brands"]), quantity: field(column["quantity"])) else {
+                                            brands: field(column["brands"]), quantity: field(column["quantity"]),
+                                            packaging: OpenFoodFactsPackaging.parts(tags: field(column["packaging_tags"]),
+                                                                                    text: field(column["packaging"]))) else {
                 summary.skipped += 1
                 continue
             }
@@ -96,6 +103,7 @@ public struct ProductImporter: Sendable {
     private static func apply(_ batch: [Candidate], on sql: any SQLDatabase) async throws -> Summary {
         var counts = Summary()
         let now = UnixMillis.now()
+        let packagingChanged = try await applyPackaging(batch, now: now, on: sql)
         for candidate in batch {
             let existing = try await sql.select().columns("id", "name", "description").from("products")
                 .where("gtin", .equal, candidate.gtin).where("user_id", .equal, systemUser.id)
@@ -112,7 +120,7 @@ public struct ProductImporter: Sendable {
             let name = try existing.decode(column: "name", as: String.self)
             let description = try existing.decode(column: "description", as: String?.self)
             guard name != candidate.name || description != candidate.description else {
-                counts.unchanged += 1
+                if packagingChanged.contains(candidate.gtin) { counts.updated += 1 } else { counts.unchanged += 1 }
                 continue
             }
             try await sql.update("products").set("name", to: candidate.name).set("description", to: candidate.description)
@@ -122,14 +130,49 @@ public struct ProductImporter: Sendable {
         return counts
     }
 
+    /// Writes the batch's packaging parts to the catalogue where they changed (each change a new
+    /// catalogue version), and answers the GTINs changed. A barcode whose parts came from a
+    /// packaging import keeps them; one whose parts this import brought and a newer export no
+    /// longer names gets an empty list, so that devices forget the old parts too.
+    private static func applyPackaging(_ batch: [Candidate], now: Int64, on sql: any SQLDatabase) async throws -> Set<String> {
+        var stored: [String: (parts: String, source: String)] = [:]
+        for row in try await sql.select().columns("gtin", "parts", "source").from("recycling_packaging")
+            .where("gtin", .in, batch.map(\.gtin)).all() {
+            stored[try row.decode(column: "gtin", as: String.self)] =
+                (try row.decode(column: "parts", as: String.self), try row.decode(column: "source", as: String.self))
+        }
+        var changed: Set<String> = []
+        for candidate in batch {
+            let existing = stored[candidate.gtin]
+            guard existing?.source != packagingSource.retailer else { continue }
+            if existing == nil && candidate.packaging.isEmpty { continue }
+            let json = try PackagingCatalogue.encode(candidate.packaging)
+            guard existing?.parts != json else { continue }
+            let version = try await RecyclingVersions.bump(.packaging, on: sql)
+            if existing == nil {
+                try await sql.insert(into: "recycling_packaging").columns("gtin", "parts", "version", "updated_at", "source")
+                    .values(SQLBind(candidate.gtin), SQLBind(json), SQLBind(version), SQLBind(now), SQLBind(packagingSource.products)).run()
+            } else {
+                try await sql.update("recycling_packaging").set("parts", to: json).set("version", to: version).set("updated_at", to: now)
+                    .where("gtin", .equal, candidate.gtin).where("source", .equal, packagingSource.products).run()
+            }
+            changed.insert(candidate.gtin)
+        }
+        return changed
+    }
+
+    /// The values of `recycling_packaging.source`.
+    static let packagingSource = (retailer: "packaging", products: "products")
+
     /// One row that can become a product.
     private struct Candidate {
         let gtin: String
         let barcode: String
         let name: String
         let description: String?
+        let packaging: [PackagingPart]
 
-        init?(code: String, name: String, brands: String, quantity: String) {
+        init?(code: String, name: String, brands: String, quantity: String, packaging: [PackagingPart]) {
             guard let gtin = try? GTIN(validating: code), !name.isEmpty, APIService.nameLengths.contains(name.count),
                   TextRules.problem(in: name, .singleLine) == nil
             else { return nil }
@@ -140,6 +183,7 @@ public struct ProductImporter: Sendable {
             let parts = [brand, quantity].filter { !$0.isEmpty && TextRules.problem(in: $0, .singleLine) == nil }
             let joined = parts.joined(separator: " · ")
             description = joined.isEmpty ? nil : String(joined.prefix(APIService.maxDescriptionLength))
+            self.packaging = packaging
         }
     }
 }

@@ -85,6 +85,15 @@ struct ProductStore: Sendable {
             .run()
     }
 
+    /// The name of the best product of a GTIN (as the look-up orders them), or nil when none is known.
+    func name(gtin: String) async throws -> String? {
+        try await database.withConnection { sql in
+            try await sql.select().column("name").from("products").where("gtin", .equal, gtin)
+                .orderBy("score", .descending).orderBy("created_at", .ascending).limit(1)
+                .first()?.decode(column: "name", as: String.self)
+        }
+    }
+
     /// Refuses (413) a new product from a user who already stores `quota` of them.
     func requireRoom(for userID: String, quota: Int, on sql: any SQLDatabase) async throws {
         let stored = try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "stored")

@@ -76,4 +76,13 @@ extension Components.Schemas.PackagingPart {
         self.init(material: Components.Schemas.PackagingPart.MaterialPayload(rawValue: part.material.rawValue)!,
                   shape: part.shape, grams: part.grams)
     }
+
+    /// A part of a scanned product, with where it goes.
+    static func scanned(_ part: PackagingPart) -> Self {
+        let bin = part.trashType.bin
+        return Self(material: Components.Schemas.PackagingPart.MaterialPayload(rawValue: part.material.rawValue)!,
+                  shape: part.shape, grams: part.grams,
+                  trashType: Components.Schemas.TrashType(rawValue: part.trashType.rawValue),
+                  bin: Components.Schemas.BinColour(rawValue: bin.colour), binLabel: bin.label)
+    }
 }

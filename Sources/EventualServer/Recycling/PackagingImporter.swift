@@ -81,27 +81,34 @@ public struct PackagingImporter: Sendable {
 
     private static func apply(_ batch: [(gtin: String, parts: [PackagingPart])], on sql: any SQLDatabase) async throws -> Summary {
         var counts = Summary()
-        var stored: [String: String] = [:]
-        for row in try await sql.select().columns("gtin", "parts").from("recycling_packaging")
+        var stored: [String: (parts: String, source: String)] = [:]
+        for row in try await sql.select().columns("gtin", "parts", "source").from("recycling_packaging")
             .where("gtin", .in, batch.map(\.gtin)).all() {
-            stored[try row.decode(column: "gtin", as: String.self)] = try row.decode(column: "parts", as: String.self)
+            stored[try row.decode(column: "gtin", as: String.self)] =
+                (try row.decode(column: "parts", as: String.self), try row.decode(column: "source", as: String.self))
         }
         let now = UnixMillis.now()
+        let source = ProductImporter.packagingSource.retailer
         for (gtin, parts) in batch {
             let json = try PackagingCatalogue.encode(parts)
             let existing = stored[gtin]
-            if existing == json {
+            if existing?.parts == json {
+                // NB: the same parts a products import brought become this import's, so that a
+                // later products import leaves them alone; devices see no change.
+                if existing?.source != source {
+                    try await sql.update("recycling_packaging").set("source", to: source).where("gtin", .equal, gtin).run()
+                }
                 counts.unchanged += 1
                 continue
             }
             let version = try await RecyclingVersions.bump(.packaging, on: sql)
             if existing == nil {
-                try await sql.insert(into: "recycling_packaging").columns("gtin", "parts", "version", "updated_at")
-                    .values(SQLBind(gtin), SQLBind(json), SQLBind(version), SQLBind(now)).run()
+                try await sql.insert(into: "recycling_packaging").columns("gtin", "parts", "version", "updated_at", "source")
+                    .values(SQLBind(gtin), SQLBind(json), SQLBind(version), SQLBind(now), SQLBind(source)).run()
                 counts.imported += 1
             } else {
                 try await sql.update("recycling_packaging").set("parts", to: json).set("version", to: version)
-                    .set("updated_at", to: now).where("gtin", .equal, gtin).run()
+                    .set("updated_at", to: now).set("source", to: source).where("gtin", .equal, gtin).run()
                 counts.updated += 1
             }
         }

@@ -29,10 +29,11 @@ extension APIService {
         if let first = try await recycling.scans.stored(userID: userID, scanID: body.id) { return .ok(.init(body: .json(first))) }
 
         var classification: ScanStore.Classification
+        var productName: String?
+        if let gtin { productName = try await products.name(gtin: gtin.normalized) }
         if let gtin, let parts = try await recycling.packaging.parts(gtin: gtin.normalized), let type = TrashType(packaging: parts) {
-            let materials = parts.map { part in part.shape.map { "\(part.material.rawValue) (\($0))" } ?? part.material.rawValue }
             classification = .init(detected: true, trashType: type, parts: parts, source: .barcode,
-                                   message: "\(type.rawValue), by its packaging (\(materials.joined(separator: ", "))): \(type.bin.label).")
+                                   message: Self.packagingMessage(type, parts: parts, productName: productName))
         } else if let photo {
             guard let vision = recycling.vision else {
                 throw APIError(.unprocessableContent, "This server cannot classify photos; scan the barcode instead")
@@ -58,10 +59,15 @@ extension APIService {
             } else {
                 classification = .init(detected: false, source: .vision, message: "No item detected: no piece of trash was recognised in the photo.")
             }
+        } else if let productName {
+            // NB: the barcode was found: "no item detected" would be wrong, only its packaging is unknown.
+            classification = .init(detected: false, source: Components.Schemas.ScanResult.SourcePayload.none,
+                                   message: "Found \(productName), but its packaging is not known yet, so no bin can be named: scan it with a photo, or see the tips.")
         } else {
             classification = .init(detected: false, source: Components.Schemas.ScanResult.SourcePayload.none,
                                    message: "This product's packaging is not known yet, so no bin can be named: scan it with a photo, or see the tips.")
         }
+        classification.productName = productName
 
         if classification.detected, let type = classification.trashType, case .special(let material) = type.bin {
             if let position, let nearest = try await recycling.points.nearest(to: position, limit: 1, material: material).first {
@@ -76,6 +82,16 @@ extension APIService {
         let scan = ScanStore.Scan(userID: userID, id: body.id, takenAt: UnixMillis.milliseconds(body.takenAt), timeZone: timeZone.identifier,
                                   localDay: LocalDay(body.takenAt, in: timeZone), barcode: gtin?.normalized)
         return .ok(.init(body: .json(try await recycling.scans.record(scan, classification))))
+    }
+
+    /// What a scan classified by its packaging says: one part, "Glass Bottle, by its packaging
+    /// (glass (bottle)): the blue bin (…)."; several, each part's bin.
+    static func packagingMessage(_ type: TrashType, parts: [PackagingPart], productName: String?) -> String {
+        func name(_ part: PackagingPart) -> String { part.shape.map { "\(part.material.rawValue) (\($0))" } ?? part.material.rawValue }
+        let what = productName.map { "\($0): " } ?? ""
+        guard parts.count > 1 else { return "\(what)\(type.rawValue), by its packaging (\(parts.map(name).joined(separator: ", "))): \(type.bin.label)." }
+        let each = parts.map { "\(name($0)) in \($0.trashType.bin.label)" }.joined(separator: "; ")
+        return "\(what)\(type.rawValue), by its packaging, in \(parts.count) parts: \(each)."
     }
 
     /// A time zone the client named (UTC when it named none), or a 400.

@@ -50,7 +50,7 @@ extension APIService {
         let page = try await recycling.packaging.changes(since: since, limit: limit)
         return .ok(.init(headers: .init(eTag: "\"pk-\(page.complete ? page.version : current)\""), body: .json(.init(
             version: page.version, complete: page.complete,
-            entries: page.entries.map { .init(barcode: $0.gtin, parts: $0.parts.map(Components.Schemas.PackagingPart.init)) }
+            entries: page.entries.map { .init(barcode: $0.gtin, parts: $0.parts.map { Components.Schemas.PackagingPart($0) }) }
         ))))
     }
 }

@@ -28,6 +28,8 @@ struct ScanStore: Sendable {
         var specialPoint: Components.Schemas.RecyclingPoint?
         var source: Components.Schemas.ScanResult.SourcePayload
         var message: String
+        /// The knowledge base's name for the scanned barcode, if it knows one.
+        var productName: String? = nil
     }
 
     /// A scan as sent, with its local day worked out.
@@ -80,7 +82,7 @@ struct ScanStore: Sendable {
                     trashType: classification.trashType.flatMap { Components.Schemas.TrashType(rawValue: $0.rawValue) },
                     bin: bin.flatMap { Components.Schemas.BinColour(rawValue: $0.colour) },
                     binLabel: bin?.label, specialPoint: classification.specialPoint,
-                    parts: classification.parts?.map(Components.Schemas.PackagingPart.init),
+                    parts: classification.parts?.map(Components.Schemas.PackagingPart.scanned), productName: classification.productName,
                     points: points, source: classification.source, message: message
                 )
                 let encoder = JSONEncoder()

@@ -49,7 +49,15 @@ struct PointListJSON: Decodable { let points: [PointJSON] }
 
 struct VisitJSON: Decodable { let pointId: String; let visits: Int64; let counted: Bool }
 
-struct PackagingPartJSON: Decodable, Equatable { let material: String; let shape: String?; let grams: Double? }
+struct PackagingPartJSON: Decodable, Equatable {
+    let material: String
+    let shape: String?
+    let grams: Double?
+    /// In a scan's answer only.
+    var trashType: String? = nil
+    var bin: String? = nil
+    var binLabel: String? = nil
+}
 
 struct PackagingPageJSON: Decodable {
     struct Entry: Decodable { let barcode: String; let parts: [PackagingPartJSON] }
@@ -69,6 +77,7 @@ struct ScanJSON: Decodable, Equatable {
     let points: Int
     let source: String
     let message: String
+    var productName: String? = nil
 }
 
 struct ScoreJSON: Decodable {
