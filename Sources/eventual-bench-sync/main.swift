@@ -7,6 +7,7 @@ import EventualAPI
 import EventualKit
 import EventualServer
 import Foundation
+import GRDB
 import HTTPTypes
 import Hummingbird
 import OpenAPIRuntime
@@ -70,10 +71,25 @@ struct Device {
 
     init(_ name: String, server: URL) throws {
         let folder = work.appendingPathComponent(name)
-        store = try LocalStore(path: folder.appendingPathComponent("store.sqlite").path)
+        store = try LocalStore(path: folder.appendingPathComponent("store.sqlite").path, migrations: [Device.itemsTable])
         let vault = SessionVault(secrets: FileSecretStore(directory: folder.appendingPathComponent("secrets")))
         self.vault = vault
         link = ServerLink(serverURL: server, timeout: .seconds(60), middlewares: [meter]) { vault.accessToken }
+    }
+
+    /// The pantry items mirrored as an app would: one column per field. NB: an engine pulls only
+    /// the collections it is given, so a device without one would pull nothing.
+    static let itemsTable = LocalMigration("bench items") { db in
+        try db.create(table: "items") { table in
+            table.primaryKey("id", .text)
+            for (name, field) in SyncCollections.pantryItems.fields.sorted(by: { $0.key < $1.key }) {
+                switch field.type {
+                case .string, .date: table.column(name, .text)
+                case .integer: table.column(name, .integer)
+                default: table.column(name, .double)
+                }
+            }
+        }
     }
 
     /// `count` changes, one in ten of them a delta of an item made earlier; returns the new items.
@@ -100,7 +116,10 @@ struct Device {
     func engine(batchSize: Int) -> SyncEngine {
         var configuration = SyncConfiguration()
         configuration.batchSize = batchSize
-        return SyncEngine(store: store, link: link, configuration: configuration)
+        return SyncEngine(
+            store: store, link: link, collections: [TableMirror(SyncCollections.pantryItems, table: "items")],
+            configuration: configuration
+        )
     }
 }
 
