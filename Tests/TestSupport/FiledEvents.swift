@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import SQLKit
-@testable import EventualServer
+import EventualServer
 
 /// One usage event as a server filed it.
 public struct FiledEventRow: Sendable, Equatable {

@@ -163,7 +163,7 @@ public final class Database: Service, Sendable {
     }
 
     /// Runs `body` with one connection, outside any explicit transaction.
-    func withConnection<R: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+    public func withConnection<R: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
         let asked = ContinuousClock.now
         switch backend {
         case .sqlite(let writer, let lock):
