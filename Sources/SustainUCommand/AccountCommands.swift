@@ -5,7 +5,9 @@ import Foundation
 import Recycling
 
 struct Register: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Create an account on the server (needs the network).")
+    static let configuration = CommandConfiguration(
+        abstract: "Create an account on the server (needs the network).",
+        usage: "sustainu register --username NAME --email EMAIL [--password-stdin]")
     @OptionGroup var global: GlobalOptions
     @Option(help: "The name others see on the leaderboard, e.g. alice.") var username: String
     @Option(help: "Your email address; you sign in with it.") var email: String
@@ -15,12 +17,13 @@ struct Register: AsyncParsableCommand {
         let app = try global.app()
         let password = passwordStdin ? try Terminal.readPasswordFromStdin() : try Terminal.readPassword(prompt: "Password: ")
         let account = try await app.register(username: username, email: email, password: password)
-        print("Registered \(account.username) <\(account.email)>. Now: sustainu login --email \(account.email)")
+        say("Registered \(account.username) <\(account.email)>. Now: sustainu login --email \(account.email)")
     }
 }
 
 struct Login: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Sign in (offline too, for 7 days after the last online sign-in).")
+    static let configuration = CommandConfiguration(
+        abstract: "Sign in (offline too, for 7 days after the last online sign-in).", usage: "sustainu login --email EMAIL [--password-stdin]")
     @OptionGroup var global: GlobalOptions
     @Option(help: "The email address you registered with.") var email: String
     @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input.") var passwordStdin = false
@@ -31,16 +34,17 @@ struct Login: AsyncParsableCommand {
         let signedIn = try await app.login(email: email, password: password)
         let who = signedIn.recycling.session.username
         if signedIn.online {
-            print("Signed in as \(who)." + (signedIn.catalogueLoaded ? " Recycling points and tips saved for offline use." : ""))
+            say("Signed in as \(who)." + (signedIn.catalogueLoaded ? " Recycling points and tips saved for offline use." : ""))
         } else {
-            print("Signed in as \(who) " + Terminal.paint("offline", .yellow) + ": scans and visits wait on this device until the server can be reached.")
+            say("Signed in as \(who) " + Terminal.paint("offline", .yellow) + ": scans and visits wait on this device until the server can be reached.")
         }
         await announceClassified(signedIn.recycling, json: false)
     }
 }
 
 struct Logout: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Sign out and remove your data from this device (offline too).")
+    static let configuration = CommandConfiguration(
+        abstract: "Sign out and remove your data from this device (offline too).", usage: "sustainu logout [--force]")
     @OptionGroup var global: GlobalOptions
     @Flag(help: "Sign out even though some scans or visits have not reached the server (they are lost).") var force = false
 
@@ -49,12 +53,12 @@ struct Logout: AsyncParsableCommand {
         var line = "Signed out \(outcome.username)."
         if outcome.discarded > 0 { line += " \(outcome.discarded) unsent scan(s) or visit(s) discarded." }
         if outcome.revocationQueued { line += " You are offline: the server will hear of it when it can be reached." }
-        print(line)
+        say(line)
     }
 }
 
 struct Whoami: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Who is signed in on this device.")
+    static let configuration = CommandConfiguration(abstract: "Who is signed in on this device.", usage: "sustainu whoami [--json]")
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: OutputOptions
 

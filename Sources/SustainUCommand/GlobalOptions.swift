@@ -62,7 +62,7 @@ struct OutputOptions: ParsableArguments {
 func announceClassified(_ recycling: UserRecycling, json: Bool) async {
     guard let count = try? await recycling.takeClassifiedWhileAway(), count > 0 else { return }
     let line = "\(count) scan\(count == 1 ? " was" : "s were") classified while you were away: sustainu scans"
-    if json { Terminal.error(line) } else { print(Terminal.paint(line, .green)) }
+    if json { Terminal.error(line) } else { say(Terminal.paint(line, .green)) }
 }
 
 /// "3 min ago", "2 h ago", "5 days ago".
@@ -81,4 +81,36 @@ func clock(_ millis: Int64) -> String {
     let formatter = DateFormatter()
     formatter.dateFormat = "HH:mm"
     return formatter.string(from: Date(timeIntervalSince1970: Double(millis) / 1000))
+}
+
+/// A position typed as LATITUDE,LONGITUDE.
+enum Position {
+    /// The position, or a usage mistake quoting what was typed. NB: a negative pair arrives with
+    /// a leading space (CommandLineSupport's NegativeCoordinates), which is not the person's.
+    static func parse(_ text: String) throws -> GeoPosition {
+        let typed = text.trimmingCharacters(in: .whitespaces)
+        guard let position = GeoPosition(parsing: typed) else { throw RecyclingError.invalidPosition(typed) }
+        return position
+    }
+}
+
+extension RecyclingError {
+    /// A value typed on the command line that cannot be one (status 64, like any usage mistake).
+    var isMalformedArgument: Bool {
+        switch self {
+        case .invalidPosition, .invalidBarcode, .nothingToScan, .unknownTrashType, .invalidTime, .invalidLimit: return true
+        default: return false
+        }
+    }
+}
+
+/// Prints prose on stdout wrapped to the output's width, each line's indentation kept (a tip's
+/// text, a packaging's parts).
+func say(_ text: String) {
+    let width = Terminal.columns
+    print(text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+        let indent = String(line.prefix { $0 == " " })
+        let wrapped = Terminal.wrap(String(line.dropFirst(indent.count)), width: max(10, width - indent.count))
+        return wrapped.split(separator: "\n", omittingEmptySubsequences: false).map { indent + $0 }.joined(separator: "\n")
+    }.joined(separator: "\n"))
 }

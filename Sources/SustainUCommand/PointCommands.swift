@@ -7,7 +7,8 @@ import Recycling
 
 struct Points: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "The nearest recycling points, with distance and materials (offline from the saved copy).")
+        abstract: "The nearest recycling points, with distance and materials (offline from the saved copy).",
+        usage: "sustainu points [--near LAT,LON] [--material M] [--limit N]\n                [--json | --geojson]")
     @OptionGroup var global: GlobalOptions
     @Option(help: "Where you are, as LAT,LON (e.g. 47.7981,13.0465).") var near: String?
     @Option(help: "Only points that accept this: \(PointMaterial.allCases.map(\.rawValue).joined(separator: ", ")).") var material: String?
@@ -25,10 +26,7 @@ struct Points: AsyncParsableCommand {
     }
 
     func parsedNear() throws -> GeoPosition? {
-        try near.map { text in
-            guard let position = GeoPosition(parsing: text) else { throw RecyclingError.invalidPosition(text) }
-            return position
-        }
+        try near.map(Position.parse)
     }
 
     func parsedMaterial() throws -> PointMaterial? {
@@ -73,7 +71,8 @@ struct Points: AsyncParsableCommand {
 
 struct PointDetails: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "point", abstract: "A recycling point's details; counts your visit (queued when offline).")
+        commandName: "point", abstract: "A recycling point's details; counts your visit (queued when offline).",
+        usage: "sustainu point ID [--json]")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The point's id, as `sustainu points` lists it (e.g. node/457722547).") var id: String
     @OptionGroup var output: OutputOptions
@@ -90,31 +89,33 @@ struct PointDetails: AsyncParsableCommand {
         if output.json {
             print(try Terminal.json(PointJSON(NearbyPoint(point: point, distanceMeters: nil))))
         } else {
-            print(Terminal.paint(point.title, .bold))
+            say(Terminal.paint(point.title, .bold))
             print("id         \(point.id)")
             print("kind       \(point.kind)")
             print("where      \(point.position.latitude),\(point.position.longitude)")
             print("accepts    \(point.materials.isEmpty ? "-" : point.materials.map(\.rawValue).joined(separator: ", "))")
-            if let hours = point.openingHours { print("open       \(hours)") }
-            if let name = point.operatorName { print("operator   \(name)") }
-            if let text = point.description { print("about      \(text)") }
+            if let hours = point.openingHours { say("open       \(hours)") }
+            if let name = point.operatorName { say("operator   \(name)") }
+            if let text = point.description { say("about      \(text)") }
             print("visits     \(point.visits)")
         }
         await announceClassified(recycling, json: output.json)
     }
 }
 
-/// A point as `points --json` prints it.
+/// A point as `points --json` prints it: every key present, null when not known.
 struct PointJSON: Encodable {
     let id: String
-    let name: String?
+    @JSONNullable var name: String?
     let latitude: Double
     let longitude: Double
-    let distanceMeters: Double?
+    @JSONNullable var distanceMeters: Double?
     let materials: [String]
     let kind: String
     let visits: Int64
-    let openingHours: String?
+    @JSONNullable var openingHours: String?
+    @JSONNullable var operatorName: String?
+    @JSONNullable var description: String?
 
     init(_ nearby: NearbyPoint) {
         id = nearby.point.id
@@ -126,6 +127,8 @@ struct PointJSON: Encodable {
         kind = nearby.point.kind
         visits = nearby.point.visits
         openingHours = nearby.point.openingHours
+        operatorName = nearby.point.operatorName
+        description = nearby.point.description
     }
 }
 

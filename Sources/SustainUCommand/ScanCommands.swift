@@ -10,6 +10,7 @@ struct ScanItem: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan",
         abstract: "Which bin does it go in? Scan a photo and/or a barcode; offline it waits and is classified later.",
+        usage: "sustainu scan (--image PHOTO | --barcode CODE | both) [--at LAT,LON]\n              [--point ID] [--json]",
         discussion: """
             Online, the server answers with the trash type, the bin and your points. Offline, the photo is \
             copied into the app's data folder and the scan waits; a barcode (given, or found in the photo) \
@@ -27,7 +28,7 @@ struct ScanItem: AsyncParsableCommand {
         try usageCheck {
             if image == nil && barcode == nil { throw RecyclingError.nothingToScan }
             if let barcode, (try? GTIN(barcode)) == nil { throw RecyclingError.invalidBarcode(barcode) }
-            if let at, GeoPosition(parsing: at) == nil { throw RecyclingError.invalidPosition(at) }
+            _ = try at.map(Position.parse)
             if let point, point.trimmingCharacters(in: .whitespaces).isEmpty { throw CLIError("--point needs a point's id, as `sustainu points` lists them") }
         }
     }
@@ -40,12 +41,12 @@ struct ScanItem: AsyncParsableCommand {
             code = (try? await BarcodeReader().read(contentsOf: URL(fileURLWithPath: image)))?.first { (try? GTIN($0)) != nil }
         }
         let outcome = try await recycling.scan(photo: image.map { URL(fileURLWithPath: $0) }, barcode: code,
-                                               at: at.flatMap(GeoPosition.init(parsing:)), pointID: point)
+                                               at: try at.map(Position.parse), pointID: point)
         let scan = outcome.scan
         if output.json {
             print(try Terminal.json(ScanJSON(scan)))
         } else {
-            print(ScanText.describe(scan, reason: outcome.reason))
+            say(ScanText.describe(scan, reason: outcome.reason))
         }
         await announceClassified(recycling, json: output.json)
         if scan.state == .failed { throw CLIError("The server could not classify this scan: \(scan.message ?? "no reason given")") }
@@ -53,7 +54,7 @@ struct ScanItem: AsyncParsableCommand {
 }
 
 struct Scans: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Your scans: waiting, classified, or failed with the reason.")
+    static let configuration = CommandConfiguration(abstract: "Your scans: waiting, classified, or failed with the reason.", usage: "sustainu scans [--json]")
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: OutputOptions
 
@@ -85,37 +86,26 @@ struct Scans: AsyncParsableCommand {
 struct ScanJSON: Encodable {
     let id: String
     let state: String
-    let detected: Bool?
-    let trashType: String?
-    let bin: String?
-    let binLabel: String?
+    @JSONNullable var detected: Bool?
+    @JSONNullable var trashType: String?
+    @JSONNullable var bin: String?
+    @JSONNullable var binLabel: String?
     let parts: [PartJSON]
-    let points: Int?
+    @JSONNullable var points: Int?
     let offlineGuess: Bool
-    let message: String?
+    @JSONNullable var message: String?
     let takenAt: String
-    let barcode: String?
-    let pointId: String?
-    let specialPoint: String?
+    @JSONNullable var barcode: String?
+    @JSONNullable var pointId: String?
+    @JSONNullable var specialPoint: String?
 
     /// One part of the packaging, and its bin.
     struct PartJSON: Encodable {
         let material: String
-        let shape: String?
-        let grams: Double?
+        @JSONNullable var shape: String?
+        @JSONNullable var grams: Double?
         let bin: String
         let binLabel: String
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(material, forKey: .material)
-            try container.encode(shape, forKey: .shape)
-            try container.encode(grams, forKey: .grams)
-            try container.encode(bin, forKey: .bin)
-            try container.encode(binLabel, forKey: .binLabel)
-        }
-
-        private enum CodingKeys: String, CodingKey { case material, shape, grams, bin, binLabel }
     }
 
     init(_ scan: Scan) {
@@ -132,34 +122,10 @@ struct ScanJSON: Encodable {
         points = scan.points
         offlineGuess = scan.offlineGuess
         message = scan.message
-        takenAt = Date(timeIntervalSince1970: Double(scan.takenAt) / 1000).formatted(.iso8601)
+        takenAt = Timestamp.iso8601(scan.takenAt)
         barcode = scan.barcode
         pointId = scan.pointId
         specialPoint = scan.specialPoint
-    }
-
-    // NB: written out because the synthesized encoding leaves a nil key out; a reader of the
-    // JSON finds every key, null when empty.
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(state, forKey: .state)
-        try container.encode(detected, forKey: .detected)
-        try container.encode(trashType, forKey: .trashType)
-        try container.encode(bin, forKey: .bin)
-        try container.encode(binLabel, forKey: .binLabel)
-        try container.encode(parts, forKey: .parts)
-        try container.encode(points, forKey: .points)
-        try container.encode(offlineGuess, forKey: .offlineGuess)
-        try container.encode(message, forKey: .message)
-        try container.encode(takenAt, forKey: .takenAt)
-        try container.encode(barcode, forKey: .barcode)
-        try container.encode(pointId, forKey: .pointId)
-        try container.encode(specialPoint, forKey: .specialPoint)
-    }
-
-    private enum CodingKeys: String, CodingKey {
-        case id, state, detected, trashType, bin, binLabel, parts, points, offlineGuess, message, takenAt, barcode, pointId, specialPoint
     }
 }
 

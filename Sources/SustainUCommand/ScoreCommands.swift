@@ -6,7 +6,8 @@ import Foundation
 import Recycling
 
 struct ScoreCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "score", abstract: "Your points, today, your streak and the last 14 days.")
+    static let configuration = CommandConfiguration(commandName: "score", abstract: "Your points, today, your streak and the last 14 days.",
+                                                    usage: "sustainu score [--json]")
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: OutputOptions
 
@@ -23,11 +24,11 @@ struct ScoreCommand: AsyncParsableCommand {
             }
             print(try Terminal.json(Shape(total: score.total, today: score.today, streak: score.streak, bestStreak: score.bestStreak,
                                           awardedScansToday: score.awardedScansToday, dailyCap: score.dailyCap, days: score.days,
-                                          fetchedAt: Date(timeIntervalSince1970: Double(cached.fetchedAt) / 1000).formatted(.iso8601),
+                                          fetchedAt: Timestamp.iso8601(cached.fetchedAt),
                                           stale: cached.source == .cache)))
         } else {
             if cached.source == .cache { print(Terminal.paint("Offline: your score as of \(age(cached.fetchedAt))", .yellow)) }
-            print("\(score.total) points · today \(score.today) (\(score.awardedScansToday)/\(score.dailyCap) scans) · streak \(score.streak) day\(score.streak == 1 ? "" : "s") (best \(score.bestStreak))")
+            say("\(score.total) points · today \(score.today) (\(score.awardedScansToday)/\(score.dailyCap) scans) · streak \(score.streak) day\(score.streak == 1 ? "" : "s") (best \(score.bestStreak))")
             print(BarChart.render(score.days.suffix(14).map { (String($0.day.suffix(5)), $0.points) }))
         }
         await announceClassified(recycling, json: output.json)
@@ -35,7 +36,7 @@ struct ScoreCommand: AsyncParsableCommand {
 }
 
 struct Leaderboard: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "The people with the most points.")
+    static let configuration = CommandConfiguration(abstract: "The people with the most points.", usage: "sustainu leaderboard [--limit N] [--json]")
     @OptionGroup var global: GlobalOptions
     @Option(help: "How many people (1 to 100).") var limit = 10
     @OptionGroup var output: OutputOptions
@@ -63,7 +64,8 @@ struct Leaderboard: AsyncParsableCommand {
 }
 
 struct Tips: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "What each kind of trash is, which bin takes it, how to prepare it.")
+    static let configuration = CommandConfiguration(abstract: "What each kind of trash is, which bin takes it, how to prepare it.",
+                                                    usage: "sustainu tips [TYPE] [--json]")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "One trash type, e.g. \"Glass Bottle\" or glass-bottle (default: all).") var type: String?
     @OptionGroup var output: OutputOptions
@@ -91,7 +93,7 @@ struct Tips: AsyncParsableCommand {
             print(try Terminal.json(tips))
         } else {
             if cached.source == .cache { print(Terminal.paint("Offline: tips saved \(age(cached.fetchedAt))", .yellow)) }
-            print(tips.map { "\(Terminal.paint($0.trashType, .bold)) → \($0.binLabel)\n  \($0.what)\n  \($0.prepare)" }.joined(separator: "\n\n"))
+            say(tips.map { "\(Terminal.paint($0.trashType, .bold)) → \($0.binLabel)\n  \($0.what)\n  \($0.prepare)" }.joined(separator: "\n\n"))
         }
         if let tip = tips.first, type != nil {
             await recycling.tipOpened(tip.trashType)
@@ -114,7 +116,8 @@ struct Tips: AsyncParsableCommand {
 
 struct Reminders: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "The notification due now (or at --now): 10:00 \"Time to recycle!\", 20:00 a streak about to break.")
+        abstract: "The notification due now (or at --now): 10:00 \"Time to recycle!\", 20:00 a streak about to break.",
+        usage: "sustainu reminders [--now HH:MM|YYYY-MM-DDTHH:MM] [--open] [--json]")
     @OptionGroup var global: GlobalOptions
     @Option(help: "The moment to ask about: HH:MM today, or YYYY-MM-DDTHH:MM (local time).") var now: String?
     @Flag(help: "Open the notification (as tapping it would): says what to do next.") var open = false
@@ -159,12 +162,12 @@ struct Reminders: AsyncParsableCommand {
             print(try Terminal.json(reminder.map { [$0] } ?? []))
         } else {
             guard let reminder else {
-                print("No reminder is due now. They come at 10:00, and at 20:00 when a streak is about to break.")
+                say("No reminder is due now. They come at 10:00, and at 20:00 when a streak is about to break.")
                 return
             }
-            print("\(reminder.title) \(reminder.body)")
+            say("\(reminder.title) \(reminder.body)")
             // NB: the reminder's text is what a phone shows; the command says how to act on it here.
-            print("To do it now: sustainu scan --image PHOTO, or sustainu scan --barcode CODE")
+            say("To do it now: sustainu scan --image PHOTO, or sustainu scan --barcode CODE")
         }
     }
 }

@@ -5,6 +5,7 @@ struct SustainUCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sustainu",
         abstract: "SustainU: find the nearest recycling point, learn which bin your trash goes in, earn points. Works offline.",
+        usage: "sustainu [--server URL] [--data-dir DIR] [--no-analytics] <subcommand>",
         subcommands: [
             Register.self, Login.self, Logout.self, Whoami.self,
             Points.self, PointDetails.self, ScanItem.self, Scans.self,

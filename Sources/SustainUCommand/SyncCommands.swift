@@ -6,7 +6,8 @@ import Foundation
 import Recycling
 
 struct Status: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Online or offline, what works offline, and what waits to be sent.")
+    static let configuration = CommandConfiguration(abstract: "Online or offline, what works offline, and what waits to be sent.",
+                                                    usage: "sustainu status [--json]")
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: OutputOptions
 
@@ -17,25 +18,26 @@ struct Status: AsyncParsableCommand {
         if output.json {
             struct Shape: Encodable {
                 let connectivity: String, pending: Int, failed: Int, waitingScans: Int
-                let pointsSavedAt: String?, packagingEntries: Int, pendingSignOuts: Int
+                @JSONNullable var pointsSavedAt: String?
+                let packagingEntries: Int, pendingSignOuts: Int
                 let unavailableOffline: [String]
                 let entries: [StatusLine]
             }
             print(try Terminal.json(Shape(
                 connectivity: status.connectivity.rawValue, pending: status.pending, failed: status.failed, waitingScans: status.waitingScans,
-                pointsSavedAt: status.pointsSavedAt.map { Date(timeIntervalSince1970: Double($0) / 1000).formatted(.iso8601) },
+                pointsSavedAt: status.pointsSavedAt.map(Timestamp.iso8601),
                 packagingEntries: status.packagingEntries, pendingSignOuts: status.pendingRevocations,
                 unavailableOffline: online ? [] : RecyclingStatus.onlineOnly, entries: status.entries)))
         } else {
             if online {
                 print(Terminal.paint("● Online", .green))
             } else {
-                print(Terminal.paint("● No internet connection", .yellow) + ": scans and visits are saved and sent later.")
-                print("Unavailable until you are back online: " + RecyclingStatus.onlineOnly.joined(separator: "; ") + ".")
+                say(Terminal.paint("● No internet connection", .yellow) + ": scans and visits are saved and sent later.")
+                say("Unavailable until you are back online: " + RecyclingStatus.onlineOnly.joined(separator: "; ") + ".")
             }
-            print("points saved: " + (status.pointsSavedAt.map { age($0) } ?? "not yet (connect once to load them)")
+            say("points saved: " + (status.pointsSavedAt.map { age($0) } ?? "not yet (connect once to load them)")
                   + " · barcodes known offline: \(status.packagingEntries)")
-            print("waiting: \(status.pending) (\(status.waitingScans) scan\(status.waitingScans == 1 ? "" : "s")), failed: \(status.failed)"
+            say("waiting: \(status.pending) (\(status.waitingScans) scan\(status.waitingScans == 1 ? "" : "s")), failed: \(status.failed)"
                   + (status.pendingRevocations > 0 ? " · a sign-out waits to reach the server" : ""))
             if !status.entries.isEmpty {
                 var table = Table("STATE", "WHAT", "TRIES", "REASON")
@@ -51,7 +53,8 @@ struct Status: AsyncParsableCommand {
 }
 
 struct Sync: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Send waiting scans and visits now, and refresh the saved points and barcodes.")
+    static let configuration = CommandConfiguration(abstract: "Send waiting scans and visits now, and refresh the saved points and barcodes.",
+                                                    usage: "sustainu sync")
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
@@ -62,7 +65,7 @@ struct Sync: AsyncParsableCommand {
         }
         var line = "Synced: sent \(report.calls) scan(s) and visit(s); points and barcodes are up to date."
         if report.rejected > 0 { line += " \(report.rejected) refused by the server: see sustainu scans." }
-        print(line)
+        say(line)
         await announceClassified(recycling, json: false)
     }
 }

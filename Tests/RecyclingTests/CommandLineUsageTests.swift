@@ -43,6 +43,32 @@ struct CommandLineUsageTests {
         }
     }
 
+    @Test func outputFitsEightyColumns() async throws {
+        try await withLiveServer { server, scratch in
+            try await Executables.seed(scratch)
+            let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
+            _ = try await phone.signUp()
+            let point = try #require(try json(try await phone.run(["points", "--json", "--limit", "1"])) as? [[String: Any]]).first?["id"] as? String
+            _ = try await phone.run(["score"])
+            // When a student on an 80-column terminal (or piping into another command) uses the app
+            let commands: [[String]] = [
+                ["scan", "--barcode", SharedData.pastryBarcode], ["scans"], ["points", "--limit", "20"], ["tips"], ["score"], ["leaderboard"],
+                ["point", try #require(point)], ["reminders", "--now", "10:05"], ["status"], ["--help"], ["scan", "--help"],
+            ]
+            for arguments in commands {
+                for run in [try await phone.run(arguments, columns: 80), try await phone.offline(arguments, columns: 80)] {
+                    // Then every line fits
+                    #expect(run.status == 0, "\(arguments): \(run.stderr)")
+                    let wide = run.stdout.split(separator: "\n").filter { $0.count > 80 }
+                    #expect(wide.isEmpty, "\(arguments): \(wide)")
+                }
+            }
+            // And a table's long cells are cut with "…", not wrapped
+            let scans = try await phone.run(["scans"], columns: 40)
+            #expect(scans.stdout.contains("…") && scans.stdout.split(separator: "\n").allSatisfy { $0.count <= 40 }, "\(scans.stdout)")
+        }
+    }
+
     @Test func aScanAtAPointThePhoneDoesNotKnowIsRefusedBeforeItIsSaved() async throws {
         try await withLiveServer { server, scratch in
             try await Executables.seed(scratch)

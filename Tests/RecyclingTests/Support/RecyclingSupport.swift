@@ -92,14 +92,16 @@ struct Phone: Sendable {
     /// - Parameter patient: give the server 20 s wherever the command waits for it (a machine busy
     ///   with the whole suite may take seconds to answer); false keeps the command's own budgets.
     func run(_ arguments: [String], input: String? = nil, via other: URL? = nil, timeZone: String = "UTC",
-             patient: Bool = true) async throws -> CommandRun {
-        var environment = ["SUSTAINU_DATA_DIR": dataDirectory.path, "SUSTAINU_SERVER": (other ?? server).absoluteString, "TZ": timeZone]
+             patient: Bool = true, columns: Int = 1000) async throws -> CommandRun {
+        // NB: wide lines, so that the tests read whole sentences; the 80-column layout has its own test.
+        var environment = ["SUSTAINU_DATA_DIR": dataDirectory.path, "SUSTAINU_SERVER": (other ?? server).absoluteString, "TZ": timeZone,
+                           "COLUMNS": String(columns)]
         if patient { environment["SUSTAINU_ANSWER_TIMEOUT"] = "20" }
         return try await CommandRun.run(Executables.path("sustainu"), arguments, input: input, environment: environment)
     }
 
-    func offline(_ arguments: [String], input: String? = nil) async throws -> CommandRun {
-        try await run(arguments, input: input, via: unreachableServer)
+    func offline(_ arguments: [String], input: String? = nil, columns: Int = 1000) async throws -> CommandRun {
+        try await run(arguments, input: input, via: unreachableServer, columns: columns)
     }
 
     /// Registers a fresh person and signs them in online; returns their email.
