@@ -1,6 +1,7 @@
 import CommandLineSupport
 import ArgumentParser
 import Foundation
+import EventualKit
 import Pantry
 
 struct Register: AsyncParsableCommand {
@@ -38,16 +39,34 @@ struct Login: AsyncParsableCommand {
 }
 
 struct Logout: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Sign out and remove your data from this device.")
+    static let configuration = CommandConfiguration(
+        abstract: "Sign out and remove your data from this device.",
+        discussion: "Changes still waiting are sent first when the server can be reached. Sign-out is refused while some wait or were refused by the server, unless --discard-refused (drop the refused ones) or --force (lose everything not on the server).")
     @OptionGroup var global: GlobalOptions
-    @Flag(help: "Sign out even though some changes have not reached the server (they are lost).") var force = false
+    @Flag(name: .customLong("discard-refused"), help: "Drop the changes the server refused (see pantry status); still refused while others wait.")
+    var discardRefused = false
+    @Flag(help: "Sign out even though some changes have not reached the server: waiting and refused ones are lost.") var force = false
 
     func run() async throws {
-        let outcome = try await global.app().logout(force: force)
+        let app = try global.app()
+        // NB: what only waits for the network is sent now if it can be, rather than lost or refused for.
+        if let pantry = try? app.open(), (try? pantry.outbox.counts().pending) ?? 0 > 0 {
+            _ = try? await pantry.sync()
+        }
+        let outcome: SignOut
+        do {
+            outcome = try await app.logout(discarding: force ? .everything : discardRefused ? .failed : .nothing)
+        } catch SessionError.unsentChanges(let waiting, let refused) {
+            var parts: [String] = []
+            if waiting > 0 { parts.append("\(waiting) change(s) still wait to be sent (the server cannot be reached): run `pantry sync` when online") }
+            if refused > 0 { parts.append("\(refused) change(s) were refused by the server: see `pantry status`, then `pantry retry ID` or `pantry discard ID`, or sign out with --discard-refused") }
+            throw CLIError(parts.joined(separator: "; ") + "; --force signs out and loses them all")
+        }
         var line = "Signed out \(outcome.username)."
-        if outcome.discarded > 0 { line += " \(outcome.discarded) unsent change(s) discarded." }
+        if outcome.discardedWaiting > 0 { line += " \(outcome.discardedWaiting) change(s) that were waiting to be sent are lost." }
+        if outcome.discardedRefused > 0 { line += " \(outcome.discardedRefused) change(s) the server refused were dropped." }
         if outcome.revocationQueued { line += " The server will hear of it when it can be reached." }
-        print(line)
+        Terminal.say(line)
     }
 }
 

@@ -30,13 +30,39 @@ struct Status: AsyncParsableCommand {
         let last = status.lastSyncAt.map { RelativeDay.ago($0, now: UnixMillis.now()) } ?? "never"
         print("pending \(status.pending), failed \(status.failed), last sync \(last)")
         guard !status.entries.isEmpty else { return }
-        var table = Table("STATE", "ID", "WHAT", "TRIES", "REASON")
+        var table = Table("STATE", "ID", "ITEM", "WHAT", "TRIES", "REASON")
         for entry in status.entries {
             let colour: Terminal.Colour? = entry.state == .failed ? .red : nil
-            table.add(.init(entry.state == .failed ? "failed" : "pending", colour), .init(entry.itemId.map { String($0.suffix(8)) } ?? "-"),
+            table.add(.init(entry.state == .failed ? "failed" : "pending", colour), .init(entry.shortID),
+                      .init(entry.itemId.map { String($0.suffix(8)) } ?? "-"),
                       .init(entry.summary), .init("\(entry.attempts)"), .init(entry.lastError ?? "-"))
         }
         print(table.render())
+        if status.failed > 0 {
+            Terminal.say("The server refused the failed changes: `pantry retry ID` sends one again, `pantry discard ID` drops it.")
+        }
+    }
+}
+
+struct Retry: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Send a change the server refused again (its ID from pantry status).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The failed change's ID, as pantry status shows it (8 characters), or its whole id.") var id: String
+
+    func run() async throws {
+        let line = try await global.app().open().retry(id)
+        Terminal.say("\(line.summary.prefix(1).uppercased() + line.summary.dropFirst()) will be sent again with the next sync.")
+    }
+}
+
+struct Discard: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Drop a change the server refused, for good (its ID from pantry status).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The failed change's ID, as pantry status shows it (8 characters), or its whole id.") var id: String
+
+    func run() async throws {
+        let line = try await global.app().open().discard(id)
+        Terminal.say("Dropped the refused change: \(line.summary). This device shows the server's version from the next sync.")
     }
 }
 

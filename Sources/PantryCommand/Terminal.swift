@@ -1,5 +1,6 @@
 import CommandLineSupport
 import Foundation
+import EventualKit
 import Pantry
 
 extension Terminal {
@@ -19,5 +20,12 @@ extension PantryError {
         default:
             return false
         }
+    }
+}
+
+extension OutboxError {
+    /// An entry id too short to pick one change is typed wrong, like any malformed argument.
+    var isMalformedArgument: Bool {
+        if case .idTooShort = self { true } else { false }
     }
 }

@@ -1,4 +1,5 @@
 import CommandLineSupport
+import EventualKit
 import Pantry
 import Foundation
 
@@ -6,4 +7,4 @@ import Foundation
 // status 0; every error, a usage mistake or a failed command, is one line on stderr and a non-zero
 // exit status, never a stack trace.
 await runParsed(PantryCommand.self, arguments: Array(CommandLine.arguments.dropFirst()),
-                isUsageMistake: { ($0 as? PantryError)?.isMalformedArgument ?? false })
+                isUsageMistake: { ($0 as? PantryError)?.isMalformedArgument ?? ($0 as? OutboxError)?.isMalformedArgument ?? false })

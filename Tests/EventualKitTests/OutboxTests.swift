@@ -101,6 +101,33 @@ struct OutboxTests {
         }
     }
 
+    @Test func oneFailedEntryIsRetriedOrDiscardedByTheIdListsShow() async throws {
+        let scratch = try ScratchFolder(); defer { scratch.remove() }
+        let store = try makeStore(scratch)
+        // Given three changes, two of them refused by the server
+        for index in 0..<3 {
+            try await store.write { tx in try tx.recordChange(SyncCollections.pantryItems, id: "r\(index)", fields: ["name": "n"]) }
+        }
+        let ids = try Outbox(store: store).entries().map(\.id)
+        try await store.writer.write { db in
+            try OutboxTable.markFailed(id: ids[0], message: "no", db: db)
+            try OutboxTable.markFailed(id: ids[1], message: "no", db: db)
+        }
+        let outbox = Outbox(store: store)
+        // When one is retried by its last 8 characters
+        let retried = try await outbox.retry(String(ids[0].suffix(8)).uppercased())
+        // Then only that one waits again
+        #expect(retried.id == ids[0])
+        #expect(try outbox.counts() == OutboxCounts(pending: 2, failed: 1))
+        // And the other is discarded by its whole id, and only it goes
+        try await outbox.discard(ids[1])
+        #expect(try outbox.entries().map(\.id) == [ids[0], ids[2]])
+        // And an id too short to be safe, or one that is not failed, picks nothing
+        await #expect(throws: OutboxError.idTooShort("abc")) { try await outbox.discard("abc") }
+        await #expect(throws: OutboxError.notFailed(String(ids[2].suffix(8)))) { try await outbox.discard(String(ids[2].suffix(8))) }
+        #expect(try outbox.entries().count == 2)
+    }
+
     @Test func backoffGrowsWithJitterAndIsCapped() {
         let backoff = Backoff(initial: .seconds(1), maximum: .seconds(60))
         var generator = SeededGenerator(seed: 7)

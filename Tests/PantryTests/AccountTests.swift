@@ -67,7 +67,7 @@ struct AccountTests {
             let offline = device(folder, server: unreachableServer)
             try await offline.open().items.add(ItemDetails(name: "Bread"))
             // When they sign out
-            await #expect(throws: SessionError.pendingChanges(count: 1)) { try await offline.logout() }
+            await #expect(throws: SessionError.unsentChanges(waiting: 1, refused: 0)) { try await offline.logout() }
             // Then forcing it discards the change, removes the data and queues the revocation
             let outcome = try await offline.logout(force: true)
             #expect(outcome.discarded == 1)

@@ -7,7 +7,7 @@ import Testing
 @Suite("The pantry command, used as a stranger would", .timeLimit(.minutes(2)))
 struct CommandLineUsageTests {
     static let subcommands = ["register", "login", "logout", "whoami", "scan", "vote", "add", "list", "search", "show", "consume",
-                              "remove", "edit", "reminders", "places", "status", "sync"]
+                              "remove", "edit", "reminders", "places", "status", "sync", "retry", "discard"]
 
     /// A device with nothing on it, and no server.
     func stranger(_ scratch: ScratchFolder) -> PantryProcess {

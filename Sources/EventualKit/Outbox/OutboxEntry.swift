@@ -56,6 +56,12 @@ public struct OutboxEntry: Sendable, Equatable, Identifiable {
     }
 
     func with(state: State) -> OutboxEntry { OutboxEntry(copying: self, state: state) }
+
+    /// How many of an id's last characters lists show, and `Outbox.retry`/`discard` need at least.
+    public static let shortIDLength = 8
+
+    /// The last `shortIDLength` characters of the id, as lists show it.
+    public var shortID: String { String(id.suffix(Self.shortIDLength)) }
 }
 
 /// Counts for a status line.

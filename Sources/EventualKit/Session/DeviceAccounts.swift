@@ -10,21 +10,30 @@ public struct DeviceAccounts: Sendable {
     public let link: ServerLink
     /// The folder of a user's data on this device.
     let userDirectory: @Sendable (_ userID: String) -> URL
-    /// Outbox entries of a user not yet accepted by the server (pending or failed).
-    let unsentCount: @Sendable (_ userID: String) throws -> Int
+    /// Outbox entries of a user not yet accepted by the server: waiting (pending) and refused (failed).
+    let outboxCounts: @Sendable (_ userID: String) throws -> OutboxCounts
     let serverURL: URL
     let timeout: Duration
     let timeouts: ServerLink.Timeouts
 
+    /// - Parameter outboxCounts: a user's waiting and refused outbox entries on this device
+    ///   (`Outbox(store:).counts()` of their store; zero when they have none here).
     public init(vault: SessionVault, serverURL: URL, timeout: Duration, timeouts: ServerLink.Timeouts,
-                userDirectory: @escaping @Sendable (String) -> URL, unsentCount: @escaping @Sendable (String) throws -> Int) {
+                userDirectory: @escaping @Sendable (String) -> URL, outboxCounts: @escaping @Sendable (String) throws -> OutboxCounts) {
         self.vault = vault
         self.serverURL = serverURL
         self.timeout = timeout
         self.timeouts = timeouts
         self.userDirectory = userDirectory
-        self.unsentCount = unsentCount
+        self.outboxCounts = outboxCounts
         link = ServerLink(serverURL: serverURL, timeout: timeout, timeouts: timeouts) { vault.accessToken }
+    }
+
+    /// As above, with only the number of unsent entries (it cannot tell refused ones from waiting ones).
+    public init(vault: SessionVault, serverURL: URL, timeout: Duration, timeouts: ServerLink.Timeouts,
+                userDirectory: @escaping @Sendable (String) -> URL, unsentCount: @escaping @Sendable (String) throws -> Int) {
+        self.init(vault: vault, serverURL: serverURL, timeout: timeout, timeouts: timeouts, userDirectory: userDirectory,
+                  outboxCounts: { OutboxCounts(pending: try unsentCount($0), failed: 0) })
     }
 
     /// Creates an account on the server.
@@ -52,7 +61,8 @@ public struct DeviceAccounts: Sendable {
     public func signIn(email: String, password: String) async throws -> (session: Session, online: Bool) {
         let previous = try vault.saved()
         if let previous, previous.email.lowercased() != email.lowercased() {
-            let unsent = try unsentCount(previous.userID)
+            let counts = try outboxCounts(previous.userID)
+            let unsent = counts.pending + counts.failed
             if unsent > 0 { throw SessionError.otherUserHasPendingChanges(username: previous.username, count: unsent) }
         }
         let session: Session
@@ -82,15 +92,28 @@ public struct DeviceAccounts: Sendable {
     /// The saved sign-in, resumed; nil when nobody is signed in (or the offline period is over).
     public func resume() throws -> Session? { try vault.resume() }
 
-    /// Signs out and removes the person's data from this device. Refused while changes have not
-    /// reached the server, unless `force` (then they are lost). Offline, the revocation waits.
-    public func signOut(force: Bool = false) async throws -> DeviceSignOut {
+    /// Signs out and removes the person's data from this device. Refused while changes wait to
+    /// be sent or were refused by the server, unless `discarding` says which may be lost: the
+    /// refused ones only, or everything. Offline, the revocation waits.
+    public func signOut(discarding: SignOutDiscard = .nothing) async throws -> DeviceSignOut {
         guard let session = try vault.saved() else { throw AccountError.notSignedIn }
-        let unsent = try unsentCount(session.userID)
-        let discarded = try await vault.signOut(pendingChanges: unsent, force: force, revoke: revoke)
+        let counts = try outboxCounts(session.userID)
+        switch discarding {
+        case .nothing where counts.pending > 0 || counts.failed > 0,
+             .failed where counts.pending > 0:
+            throw SessionError.unsentChanges(waiting: counts.pending, refused: counts.failed)
+        default:
+            break
+        }
+        try await vault.signOut(revoke: revoke)
         try? FileManager.default.removeItem(at: userDirectory(session.userID))
-        return DeviceSignOut(username: session.username, discarded: discarded,
+        return DeviceSignOut(username: session.username, discardedWaiting: counts.pending, discardedRefused: counts.failed,
                              revocationQueued: !(try vault.pendingRevocations()).isEmpty)
+    }
+
+    /// Signs out; with `force`, whatever has not reached the server is lost (`discarding: .everything`).
+    public func signOut(force: Bool = false) async throws -> DeviceSignOut {
+        try await signOut(discarding: force ? .everything : .nothing)
     }
 
     /// Sends sign-outs the server has not heard of yet.
@@ -115,13 +138,28 @@ public struct DeviceAccount: Sendable, Equatable, Codable {
     public let email: String
 }
 
+/// What a sign-out may throw away.
+public enum SignOutDiscard: Sendable, Equatable {
+    /// Nothing: refused while anything waits or was refused.
+    case nothing
+    /// The changes the server refused; refused while others still wait to be sent.
+    case failed
+    /// Everything not on the server yet, waiting or refused.
+    case everything
+}
+
 /// The outcome of a sign-out.
 public struct DeviceSignOut: Sendable, Equatable {
     public let username: String
-    /// Changes that never reached the server (only with `force`).
-    public let discarded: Int
+    /// Changes that were still waiting to be sent, lost (only with `.everything`).
+    public let discardedWaiting: Int
+    /// Changes the server had refused, dropped.
+    public let discardedRefused: Int
     /// The server has not heard of the sign-out yet; it will at the next chance.
     public let revocationQueued: Bool
+
+    /// Every change that never reached the server.
+    public var discarded: Int { discardedWaiting + discardedRefused }
 }
 
 /// Why an account action did not happen.

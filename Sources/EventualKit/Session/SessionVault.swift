@@ -52,6 +52,8 @@ public enum SessionError: Error, Equatable, CustomStringConvertible {
     case offlineSignInExpired(days: Int)
     case otherUserHasPendingChanges(username: String, count: Int)
     case pendingChanges(count: Int)
+    /// Changes that wait to be sent, and changes the server refused (retry or discard those).
+    case unsentChanges(waiting: Int, refused: Int)
     case corruptSecret(String)
     case server(String)
 
@@ -65,6 +67,11 @@ public enum SessionError: Error, Equatable, CustomStringConvertible {
             return "\(username) has \(count) change(s) not yet sent from this device: sign in as \(username) and sync first"
         case .pendingChanges(let count):
             return "\(count) change(s) have not reached the server yet: sync first, or sign out with --force to discard them"
+        case .unsentChanges(let waiting, let refused):
+            var parts: [String] = []
+            if waiting > 0 { parts.append("\(waiting) change(s) wait to be sent: sync first") }
+            if refused > 0 { parts.append("\(refused) change(s) were refused by the server: retry or discard them") }
+            return parts.joined(separator: "; ") + "; or sign out anyway and lose them"
         case .corruptSecret(let reason): return "The saved sign-in is damaged (\(reason)): sign in again online"
         case .server(let message): return message
         }

@@ -20,7 +20,7 @@ public final class PantryApp: Sendable {
         accounts = DeviceAccounts(
             vault: vault, serverURL: configuration.serverURL, timeout: configuration.requestTimeout, timeouts: configuration.timeouts,
             userDirectory: configuration.userDirectory,
-            unsentCount: { userID in try Self.unsentCount(userID: userID, configuration: configuration) })
+            outboxCounts: { userID in try Self.outboxCounts(userID: userID, configuration: configuration) })
     }
 
     public var vault: SessionVault { accounts.vault }
@@ -65,17 +65,24 @@ public final class PantryApp: Sendable {
         return try UserPantry(session: session, app: self)
     }
 
-    /// Signs out and removes the user's data from this device. Refused while changes have not
-    /// reached the server, unless `force` (then they are lost). Offline, the token's revocation
-    /// is queued and sent at the next online sign-in or sync.
+    /// Signs out and removes the user's data from this device. Refused while changes wait to be
+    /// sent or were refused by the server, unless `discarding` says which may be lost. Offline,
+    /// the token's revocation is queued and sent by the next command that reaches the server.
     @discardableResult
-    public func logout(force: Bool = false) async throws -> SignOut {
+    public func logout(discarding: SignOutDiscard) async throws -> SignOut {
         do {
-            let outcome = try await accounts.signOut(force: force)
-            return SignOut(username: outcome.username, discarded: outcome.discarded, revocationQueued: outcome.revocationQueued)
+            let outcome = try await accounts.signOut(discarding: discarding)
+            return SignOut(username: outcome.username, discardedWaiting: outcome.discardedWaiting,
+                           discardedRefused: outcome.discardedRefused, revocationQueued: outcome.revocationQueued)
         } catch let error as AccountError {
             throw PantryError(error)
         }
+    }
+
+    /// Signs out; with `force`, whatever has not reached the server is lost.
+    @discardableResult
+    public func logout(force: Bool = false) async throws -> SignOut {
+        try await logout(discarding: force ? .everything : .nothing)
     }
 
     /// Revokes an access token on the server; an already refused token counts as revoked.
@@ -83,12 +90,11 @@ public final class PantryApp: Sendable {
         try await accounts.revoke(token)
     }
 
-    private static func unsentCount(userID: String, configuration: PantryConfiguration) throws -> Int {
+    private static func outboxCounts(userID: String, configuration: PantryConfiguration) throws -> OutboxCounts {
         let path = configuration.databasePath(userID)
-        guard FileManager.default.fileExists(atPath: path) else { return 0 }
+        guard FileManager.default.fileExists(atPath: path) else { return OutboxCounts() }
         let store = try LocalStore(path: path, migrations: PantrySchema.migrations)
-        let counts = try Outbox(store: store).counts()
-        return counts.pending + counts.failed
+        return try Outbox(store: store).counts()
     }
 
     static func reason(_ error: any Error) -> String {
@@ -125,8 +131,12 @@ public struct SignIn: Sendable {
 /// The outcome of a sign-out.
 public struct SignOut: Sendable, Equatable {
     public let username: String
-    /// Changes that never reached the server (only with `force`).
-    public let discarded: Int
+    /// Changes that were still waiting to be sent, lost.
+    public let discardedWaiting: Int
+    /// Changes the server had refused, dropped.
+    public let discardedRefused: Int
+    /// Every change that never reached the server.
+    public var discarded: Int { discardedWaiting + discardedRefused }
     /// The server has not heard of the sign-out yet; it will at the next chance.
     public let revocationQueued: Bool
 }

@@ -28,6 +28,9 @@ public struct OutboxLine: Sendable, Equatable, Codable {
     /// The server's reason for a failed entry, or the last transient error.
     public let lastError: String?
 
+    /// The id's last characters, as the status shows it and `retry`/`discard` take it.
+    public var shortID: String { String(id.suffix(OutboxEntry.shortIDLength)) }
+
     init(entry: OutboxEntry, store: LocalStore) throws {
         id = entry.id
         state = entry.state

@@ -155,6 +155,22 @@ public final class UserPantry: Sendable {
         return report
     }
 
+    /// Sends a change the server refused again, at once if the server answers within the local
+    /// budget, else with the next sync. `id` is the entry's id or its last 8 characters.
+    @discardableResult
+    public func retry(_ id: String) async throws -> OutboxLine {
+        let entry = try await outbox.retry(id)
+        await trySend()
+        return try OutboxLine(entry: entry, store: store)
+    }
+
+    /// Drops a change the server refused, for good (`id` as for `retry`).
+    @discardableResult
+    public func discard(_ id: String) async throws -> OutboxLine {
+        let entry = try await outbox.discard(id)
+        return try OutboxLine(entry: entry, store: store)
+    }
+
     /// Tries to send now what a command just queued, waiting at most the configuration's local
     /// budget: nil when it did not finish by then (offline, or a server that does not answer); it
     /// stays queued and the engine sends it later.
