@@ -18,22 +18,40 @@ struct OffersList: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
     @Option(help: "LATITUDE,LONGITUDE (default: your last position).") var near: String?
     @Option(help: "Metres, 1 to 20000.") var radius = 1000
+    @Option(help: "The most offers to show, 1 to 1000 (default 200).") var limit = OffersFeed.defaultLimit
 
     func validate() throws {
-        try usageCheck { guard (1...20_000).contains(radius) else { throw CLIError("--radius must be from 1 to 20000 metres") } }
+        try usageCheck {
+            guard (1...20_000).contains(radius) else { throw CLIError("--radius must be from 1 to 20000 metres") }
+            guard (1...1000).contains(limit) else { throw CLIError("--limit must be from 1 to 1000 offers") }
+        }
     }
 
     func run() async throws {
         let given = try near.map { text throws(SpendingError) in try Coordinates(parsing: text) }
         let spending = try await global.spending()
         guard let position = try given ?? spending.location.last()?.position else { throw SpendingError.noPosition }
-        let result = try await spending.openOffers(near: position, radius: radius)
+        let result = try await spending.openOffers(near: position, radius: radius, limit: limit)
         if output.json {
             struct Item: Encodable {
                 let id, name, title: String; let distanceMeters: Int; let featured, demo: Bool; let category, recommendationReason: String
             }
-            struct Shape: Encodable { let stale: Bool; let fetchedAt: String; let note: String?; let offers: [Item] }
-            print(try Terminal.json(Shape(stale: result.stale, fetchedAt: iso8601(result.fetchedAt), note: result.note, offers: result.offers.map {
+            struct Shape: Encodable {
+                let stale: Bool; let fetchedAt: String; let note: String?; let total: Int; let offers: [Item]
+
+                enum CodingKeys: String, CodingKey { case stale, fetchedAt, note, total, offers }
+
+                // NB: every key always present (null when empty).
+                func encode(to encoder: any Encoder) throws {
+                    var container = encoder.container(keyedBy: CodingKeys.self)
+                    try container.encode(stale, forKey: .stale)
+                    try container.encode(fetchedAt, forKey: .fetchedAt)
+                    try container.encode(note, forKey: .note)
+                    try container.encode(total, forKey: .total)
+                    try container.encode(offers, forKey: .offers)
+                }
+            }
+            print(try Terminal.json(Shape(stale: result.stale, fetchedAt: iso8601(result.fetchedAt), note: result.note, total: result.total, offers: result.offers.map {
                 Item(id: $0.id, name: $0.name, title: $0.title, distanceMeters: $0.distanceMeters, featured: $0.featured, demo: $0.demo,
                      category: $0.category, recommendationReason: $0.recommendationReason)
             })))
@@ -47,6 +65,10 @@ struct OffersList: AsyncParsableCommand {
                       offer.title + (offer.demo ? " (demo)" : ""), offer.recommendationReason)
         }
         print(table.render())
+        if result.total > result.offers.count {
+            let more = result.total <= 1000 ? "--limit \(result.total) shows them all" : "--limit 1000 shows more"
+            print("The \(result.offers.count) nearest of \(result.total) offers within \(radius) m (featured first): \(more), a smaller --radius fewer.")
+        }
     }
 }
 

@@ -123,6 +123,30 @@ struct OffersTests {
         }
     }
 
+    @Test func aListCutAtTheLimitSaysHowManyItLeftOutAndMoreCanBeAsked() async throws {
+        try await Self.withShops { _, _, _, spending in
+            // Worked out here from the file: shops (and places to spend at) within 1 km of the casino
+            let data = try Data(contentsOf: Self.shops)
+            let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            let features = try #require(root["features"] as? [[String: Any]])
+            // (three shops appear twice in the file: one shop each)
+            let within = Set(features.filter { feature in
+                let properties = feature["properties"] as? [String: Any] ?? [:]
+                guard properties["shop"] as? String != "vacant", let point = (feature["geometry"] as? [String: Any])?["coordinates"] as? [Double] else { return false }
+                return Geo.distanceMeters(Self.casino.latitude, Self.casino.longitude, point[1], point[0]) <= 1000
+            }.compactMap { $0["id"] as? String }).count
+            #expect(within > 200)
+            let cut = try await spending.offers.offers(near: Self.casino, radius: 1000)
+            #expect(cut.offers.count == 200 && cut.total == within, "\(cut.total) \(within)")
+            let all = try await spending.offers.offers(near: Self.casino, radius: 1000, limit: 1000)
+            #expect(all.offers.count == within && all.total == within, "\(all.offers.count) \(all.total)")
+            #expect(Array(all.offers.prefix(200)).map(\.id) == cut.offers.map(\.id))
+            // A saved whole list answers a smaller limit without losing the count
+            let few = try await spending.offers.offers(near: Self.casino, radius: 1000, limit: 5)
+            #expect(few.offers.count == 5 && few.total == within && few.fetchedAt == all.fetchedAt)
+        }
+    }
+
     @Test func withNoSavedListAndNoNetworkThePersonIsAskedToConnect() async throws {
         try await Self.withShops { _, scratch, _, _ in
             let offline = try await spendingDevice(scratch.folder("phone"), server: unreachableServer).open()
@@ -155,8 +179,13 @@ struct OffersTests {
         do {
             let first = try await ShopImporter(database: database).importGeoJSON(at: Self.shops, demoOffers: true)
             let second = try await ShopImporter(database: database).importGeoJSON(at: Self.shops, demoOffers: true)
-            #expect(first.imported + first.unchanged == 435 && first.demoOffers == first.imported)
-            #expect(second.imported == 0 && second.updated == 0 && second.demoOffers == 0 && second.unchanged == 435)
+            // 435 features, one of them a vacant shop (no place to spend money at)
+            #expect(first.imported + first.unchanged == 434 && first.skipped == 1 && first.demoOffers == first.imported)
+            #expect(second.imported == 0 && second.updated == 0 && second.demoOffers == 0 && second.unchanged == 434)
+            // Recycling containers are no shops: every one skipped, none given an offer
+            let recycling = try await ShopImporter(database: database)
+                .importGeoJSON(at: URL(fileURLWithPath: "/work/shared/data/osm-recycling-malaga-centre.geojson"), demoOffers: true)
+            #expect(recycling.imported == 0 && recycling.skipped == 830 && recycling.demoOffers == 0)
         } catch {
             await database.close()
             await scratch.remove()

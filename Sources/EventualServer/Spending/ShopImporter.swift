@@ -21,6 +21,22 @@ enum ShopCatalogue {
         }
     }
 
+    /// The `amenity=*` values that are places to spend money at; every other amenity (a recycling
+    /// container, a bench, a parking) is no shop and gets no offer.
+    static let spendingAmenities: Set<String> = [
+        "restaurant", "cafe", "fast_food", "bar", "pub", "ice_cream", "food_court", "biergarten", "marketplace", "pharmacy",
+        "fuel", "cinema", "theatre", "nightclub", "car_rental", "bicycle_rental", "car_wash",
+    ]
+    /// `shop=*` values that say there is no shop.
+    static let notShops: Set<String> = ["vacant", "no", "disused", "closed"]
+
+    /// The shop type of a feature's properties, or nil when it is no place to spend money at.
+    static func type(_ properties: [String: Any]) -> String? {
+        if let shop = properties["shop"] as? String { return notShops.contains(shop) ? nil : shop }
+        if let amenity = properties["amenity"] as? String { return spendingAmenities.contains(amenity) ? amenity : nil }
+        return nil
+    }
+
     /// A shop without a name is shown by its type: "supermarket", "fast food".
     static func label(_ type: String) -> String { type.replacingOccurrences(of: "_", with: " ") }
 
@@ -39,7 +55,8 @@ enum ShopCatalogue {
     }
 }
 
-/// Loads shops from an OpenStreetMap GeoJSON export (points with `shop=*` or `amenity=*`).
+/// Loads shops from an OpenStreetMap GeoJSON export (points with `shop=*`, or an `amenity=*`
+/// where money is spent); other features, such as recycling containers, are skipped and counted.
 public struct ShopImporter: Sendable {
     let database: Database
 
@@ -67,7 +84,7 @@ public struct ShopImporter: Sendable {
             let properties = feature["properties"] as? [String: Any] ?? [:]
             let geometry = feature["geometry"] as? [String: Any]
             guard let osmID = (feature["id"] as? String) ?? (properties["@id"] as? String),
-                  let type = (properties["shop"] as? String) ?? (properties["amenity"] as? String),
+                  let type = ShopCatalogue.type(properties),
                   geometry?["type"] as? String == "Point",
                   let coordinates = geometry?["coordinates"] as? [Double], coordinates.count >= 2,
                   (-90...90).contains(coordinates[1]), (-180...180).contains(coordinates[0]),

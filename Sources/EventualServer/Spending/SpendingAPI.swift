@@ -60,9 +60,13 @@ extension APIService {
         let (latitude, longitude) = try Self.point(input.query.near)
         let radius = input.query.radius ?? 1000
         guard (1...20_000).contains(radius) else { throw APIError.badRequest("radius must be from 1 to 20000 metres, not \(radius)") }
+        let limit = input.query.limit ?? SpendingStore.maxOffers
+        guard (1...SpendingStore.maxOffersLimit).contains(limit) else {
+            throw APIError.badRequest("limit must be from 1 to \(SpendingStore.maxOffersLimit), not \(limit)")
+        }
         _ = try await authenticatedVerifiedUserID()
-        let offers = try await spending.offers(latitude: latitude, longitude: longitude, radius: Double(radius), now: UnixMillis.now())
-        return .ok(.init(body: .json(.init(offers: offers))))
+        let found = try await spending.offers(latitude: latitude, longitude: longitude, radius: Double(radius), limit: limit, now: UnixMillis.now())
+        return .ok(.init(body: .json(.init(offers: found.offers, total: found.total))))
     }
 
     func postOffer(_ input: Operations.PostOffer.Input) async throws -> Operations.PostOffer.Output {

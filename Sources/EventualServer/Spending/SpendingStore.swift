@@ -5,8 +5,9 @@ import SQLKit
 /// SpendiQ's server data: who is verified, last seen and where, shops and their offers, views.
 struct SpendingStore: Sendable {
     let database: Database
-    /// Most offers one answer carries.
+    /// Most offers one answer carries unless the request asks for more (at most `maxOffersLimit`).
     static let maxOffers = 200
+    static let maxOffersLimit = 1000
 
     /// The user's verification and last-seen times (nil when there is no such user).
     func standing(userID: String) async throws -> (verifiedAt: Int64?, lastSeenAt: Int64?)? {
@@ -48,8 +49,10 @@ struct SpendingStore: Sendable {
         }
     }
 
-    /// Offers of shops within `radius` metres of a point, featured first, then nearest.
-    func offers(latitude: Double, longitude: Double, radius: Double, now: Int64) async throws -> [Components.Schemas.Offer] {
+    /// The first `limit` offers of shops within `radius` metres of a point, featured first, then
+    /// nearest, and how many lie within it.
+    func offers(latitude: Double, longitude: Double, radius: Double, limit: Int = maxOffers, now: Int64) async throws
+        -> (offers: [Components.Schemas.Offer], total: Int) {
         // NB: a bounding box the index can use first, then the exact distance.
         let dLat = radius / 111_000
         let dLon = radius / max(1_000, 111_000 * cos(latitude * .pi / 180))
@@ -81,7 +84,7 @@ struct SpendingStore: Sendable {
                 validUntil: try row.decode(column: "valid_until", as: Int64?.self)), distance))
         }
         offers.sort { ($0.0.featured ? 0 : 1, $0.1, $0.0.id) < ($1.0.featured ? 0 : 1, $1.1, $1.0.id) }
-        return offers.prefix(Self.maxOffers).map(\.0)
+        return (offers.prefix(limit).map(\.0), offers.count)
     }
 
     /// Attaches an offer to a shop; nil when there is no such shop.

@@ -79,8 +79,8 @@ public final class UserSpending: Sendable {
     }
 
     /// The offers near `position`, as their screen opens (online, or from the saved list).
-    public func openOffers(near position: Coordinates, radius: Int = 1000) async throws -> OffersResult {
-        let result = try await offers.offers(near: position, radius: radius)
+    public func openOffers(near position: Coordinates, radius: Int = 1000, limit: Int = OffersFeed.defaultLimit) async throws -> OffersResult {
+        let result = try await offers.offers(near: position, radius: radius, limit: limit)
         await analytics.record(.offersOpened(online: !result.stale && result.note == nil))
         return result
     }

@@ -30,6 +30,8 @@ public struct OffersResult: Sendable, Equatable {
     public let fetchedAt: Int64
     /// "Offline: offers from 14:02 cannot be updated" when the saved list is shown offline.
     public let note: String?
+    /// How many offers lie within the radius: more than `offers.count` when the list was cut.
+    public let total: Int
 }
 
 /// The list kept for offline use: the server's answer and the point it was asked about.
@@ -38,6 +40,15 @@ struct OfferPage: Codable, Sendable {
     let longitude: Double
     let radius: Int
     let offers: [Components.Schemas.Offer]
+    /// The most offers asked for, and how many the server had (nil in lists saved before they were kept).
+    let limit: Int?
+    let total: Int?
+
+    /// Whether this page holds every offer within `radius` the first `limit` would.
+    func answers(radius: Int, limit: Int) -> Bool {
+        let whole = (total ?? offers.count) <= offers.count
+        return self.radius >= radius && (whole || (self.radius == radius && (self.limit ?? OffersFeed.defaultLimit) >= limit))
+    }
 }
 
 /// Offers of shops near the person (seed 003): whenever the server cannot be reached (as the
@@ -48,6 +59,8 @@ public struct OffersFeed: Sendable {
     static let cacheKey = "spending.offers"
     /// A saved list asked about a point further than this from the person is asked again.
     static let samePlace = 250.0
+    /// The most offers a list holds unless the person asks for more (the server's default).
+    public static let defaultLimit = 200
 
     let cache: ReadCache
     let link: ServerLink
@@ -56,28 +69,29 @@ public struct OffersFeed: Sendable {
     let engine: SyncEngine
 
     /// Offers within `radius` metres of `position`, featured first, then nearest.
-    public func offers(near position: Coordinates, radius: Int = 1000) async throws -> OffersResult {
+    public func offers(near position: Coordinates, radius: Int = 1000, limit: Int = defaultLimit) async throws -> OffersResult {
         guard (1...20_000).contains(radius) else { throw SpendingError.invalidField("--radius must be from 1 to 20000 metres, not \(radius)") }
+        guard (1...1000).contains(limit) else { throw SpendingError.invalidField("--limit must be from 1 to 1000 offers, not \(limit)") }
         let now = configuration.clock()
         let saved = try cache.peek(Self.cacheKey, as: OfferPage.self)
         let connectivity = await engine.connectivity
-        if let saved, now - saved.fetchedAt < configuration.offersMaxAge.milliseconds, now >= saved.fetchedAt, saved.value.radius >= radius,
+        if let saved, now - saved.fetchedAt < configuration.offersMaxAge.milliseconds, now >= saved.fetchedAt, saved.value.answers(radius: radius, limit: limit),
            Geo.distanceMeters(saved.value.latitude, saved.value.longitude, position.latitude, position.longitude) <= Self.samePlace {
             // NB: a young list needs no request, but the person must still learn they are offline.
             let online = connectivity.current == .online
                 ? true : await connectivity.check(within: configuration.localCommandSyncBudget) == .online
-            return try present(saved.value, fetchedAt: saved.fetchedAt, from: position, radius: radius, offline: !online)
+            return try present(saved.value, fetchedAt: saved.fetchedAt, from: position, radius: radius, limit: limit, offline: !online)
         }
         do {
-            let page = try await fetch(position, radius: radius)
+            let page = try await fetch(position, radius: radius, limit: limit)
             connectivity.reportAnswer()
             try cache.put(Self.cacheKey, value: page, fetchedAt: now)
-            return try present(page, fetchedAt: now, from: position, radius: radius, offline: false)
+            return try present(page, fetchedAt: now, from: position, radius: radius, limit: limit, offline: false)
         } catch let failure as RemoteFailure {
             guard case .unreachable = failure else { throw SpendingError.server(failure.description) }
             connectivity.reportTransportFailure()
             guard let saved else { throw SpendingError.offersNeedConnection }
-            return try present(saved.value, fetchedAt: saved.fetchedAt, from: position, radius: radius, offline: true)
+            return try present(saved.value, fetchedAt: saved.fetchedAt, from: position, radius: radius, limit: limit, offline: true)
         }
     }
 
@@ -91,19 +105,21 @@ public struct OffersFeed: Sendable {
         }
     }
 
-    private func fetch(_ position: Coordinates, radius: Int) async throws -> OfferPage {
+    private func fetch(_ position: Coordinates, radius: Int, limit: Int) async throws -> OfferPage {
         let client = link.client
         let near = "\(position.latitude),\(position.longitude)"
         let answer: Operations.GetOffers.Output
         do {
             answer = try await withTimeLimit(configuration.networkReadTimeout) {
-                try await client.getOffers(query: .init(near: near, radius: radius))
+                try await client.getOffers(query: .init(near: near, radius: radius, limit: limit))
             }
         } catch {
             throw RemoteFailure.from(error)
         }
         switch answer {
-        case .ok(let ok): return OfferPage(latitude: position.latitude, longitude: position.longitude, radius: radius, offers: try ok.body.json.offers)
+        case .ok(let ok):
+            let list = try ok.body.json
+            return OfferPage(latitude: position.latitude, longitude: position.longitude, radius: radius, offers: list.offers, limit: limit, total: list.total)
         case .badRequest(let answer): throw try answer.body.json.remoteFailure
         case .unauthorized(let answer): throw try answer.body.json.remoteFailure
         case .forbidden(let answer): throw try answer.body.json.remoteFailure
@@ -111,7 +127,7 @@ public struct OffersFeed: Sendable {
         }
     }
 
-    private func present(_ page: OfferPage, fetchedAt: Int64, from position: Coordinates, radius: Int, offline: Bool) throws -> OffersResult {
+    private func present(_ page: OfferPage, fetchedAt: Int64, from position: Coordinates, radius: Int, limit: Int, offline: Bool) throws -> OffersResult {
         let full = DateText.format(fetchedAt, calendar: configuration.calendar)
         // NB: "from 14:02" alone would pass a list of last week for today's.
         let sameDay = full.prefix(10) == DateText.format(configuration.clock(), calendar: configuration.calendar).prefix(10)
@@ -126,7 +142,9 @@ public struct OffersFeed: Sendable {
                              demo: offer.demo, latitude: offer.latitude, longitude: offer.longitude,
                              recommendationReason: Self.reason(offer, distance: Int(distance.rounded()), spent: spent[offer.category.lowercased()]))
         }.sorted { ($0.featured ? 0 : 1, $0.distanceMeters, $0.id) < ($1.featured ? 0 : 1, $1.distanceMeters, $1.id) }
-        return OffersResult(offers: views, stale: offline, fetchedAt: fetchedAt, note: note)
+        // NB: what the server left out of its page counts too (a wider page is reused only whole).
+        let unsent = max(0, (page.total ?? page.offers.count) - page.offers.count)
+        return OffersResult(offers: Array(views.prefix(limit)), stale: offline, fetchedAt: fetchedAt, note: note, total: views.count + unsent)
     }
 
     /// "You spent EUR 84.00 on food in 30 days; 10% off at Marché U".
