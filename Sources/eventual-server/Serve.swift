@@ -14,7 +14,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Address to listen on.")
     var hostname = "127.0.0.1"
 
-    @Option(help: "Port to listen on.")
+    @Option(help: "Port to listen on (1 to 65535).")
     var port = 8080
 
     @OptionGroup var database: DatabaseOption
@@ -92,6 +92,12 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "The sender of the server's mail.")
     var mailFrom = "Eventual <no-reply@eventual.invalid>"
+
+    func validate() throws {
+        // NB: the listener takes the port modulo 65,536 (99999 listened on 34463), and 0 on a
+        // port the system picks, which nobody could find.
+        guard (1...65535).contains(port) else { throw ValidationError("--port must be from 1 to 65535, not \(port)") }
+    }
 
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel.lowercased()) else {

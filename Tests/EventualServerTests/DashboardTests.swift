@@ -53,6 +53,24 @@ struct DashboardHTTPTests {
         }
     }
 
+    @Test func aReversedOrImpossibleRangeShowsTheFormWithWhatIsWrong() async throws {
+        try await withServer(.sqlite) { api, location in
+            let admin = try await api.signUpAdmin(at: location)
+            let session = String(try #require(try await signIn(api, admin).headers[.setCookie]).split(separator: ";")[0])
+            for (query, problem) in [("from=2026-03-10&to=2026-03-01", "From (2026-03-10) must not be after to (2026-03-01)."),
+                                     ("from=2026-02-31", "From must be a date YYYY-MM-DD"),
+                                     ("from=%3Cb%3E&to=2026-03-01", "From must be a date YYYY-MM-DD")] {
+                let page = try await api.send(.get, "/dashboard/spendiq?\(query)", headers: [.cookie: session])
+                // Then the page is HTML, not the API's JSON, with the form and the problem in words
+                #expect(page.status == .badRequest)
+                #expect(page.headers[.contentType]?.hasPrefix("text/html") == true, "\(query): \(page.text.prefix(200))")
+                #expect(page.text.contains("<form class=\"range\""))
+                #expect(page.text.contains("role=\"alert\">\(problem)"), "\(query): \(page.text)")
+                #expect(!page.text.contains("\"statusCode\"") && !page.text.contains("<b>"))
+            }
+        }
+    }
+
     @Test func anAdminGetsAStrictHttpOnlySessionCookieAndTheCharts() async throws {
         try await withServer(.sqlite) { api, location in
             let admin = try await api.signUpAdmin(at: location)

@@ -106,7 +106,20 @@ struct DashboardRoutes: Sendable {
         case .refused: return refusedPage()
         case .admin: break
         }
-        let range = try AnalyticsRange(from: Self.query(request, "from"), to: Self.query(request, "to"))
+        let apps: [[String: Any]] = AnalyticsApp.allCases.map { other in
+            ["id": other.rawValue, "name": Self.displayName(other), "current": other == app]
+        }
+        let range: AnalyticsRange
+        do {
+            range = try AnalyticsRange(from: Self.query(request, "from"), to: Self.query(request, "to"))
+        } catch {
+            // NB: a person typed these dates: the form again, with what is wrong, not an API's JSON.
+            let typed = { (name: String) in String((Self.query(request, name) ?? "").prefix(10)) }
+            return page("app", [
+                "title": Self.displayName(app), "app": app.rawValue, "apps": apps, "from": typed("from"), "to": typed("to"),
+                "problem": Self.sentence(error.message), "questions": [[String: Any]](),
+            ], status: .badRequest)
+        }
         var questions: [[String: Any]] = []
         for question in AnalyticsQuestion.of(app) {
             let rows = try await service.analytics.answer(question, range: range)
@@ -120,9 +133,6 @@ struct DashboardRoutes: Sendable {
                     ["cells": row.map { cell -> [String: Any] in ["text": cell.description, "number": cell.doubleValue != nil] }]
                 },
             ])
-        }
-        let apps: [[String: Any]] = AnalyticsApp.allCases.map { other in
-            ["id": other.rawValue, "name": Self.displayName(other), "current": other == app]
         }
         return page("app", [
             "title": Self.displayName(app), "app": app.rawValue, "apps": apps, "from": range.from, "to": range.to,
@@ -202,6 +212,12 @@ struct DashboardRoutes: Sendable {
     static func query(_ request: Request, _ name: String) -> String? {
         guard let value = request.uri.queryParameters.get(name), !value.isEmpty else { return nil }
         return value
+    }
+
+    /// An API message as a sentence for the page: capital first, full stop last.
+    static func sentence(_ message: String) -> String {
+        guard let first = message.first else { return message }
+        return first.uppercased() + message.dropFirst() + (message.hasSuffix(".") ? "" : ".")
     }
 
     static func displayName(_ app: AnalyticsApp) -> String {

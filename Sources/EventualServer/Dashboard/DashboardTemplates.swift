@@ -94,6 +94,7 @@ enum DashboardTemplates {
         <label>To <input type="date" name="to" value="{{to}}" required></label>
         <button type="submit">Show</button>
         </form>
+        {{#problem}}<p class="problem" role="alert">{{problem}}</p>{{/problem}}
         {{#questions}}
         <section class="question" id="{{id}}" data-question="{{id}}" data-rows="{{rowCount}}">
         <h2>{{title}}</h2>
