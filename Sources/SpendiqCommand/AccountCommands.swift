@@ -1,5 +1,6 @@
 import CommandLineSupport
 import ArgumentParser
+import EventualKit
 import Foundation
 import Spending
 
@@ -66,26 +67,38 @@ struct Login: AsyncParsableCommand {
 }
 
 struct Logout: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Sign out and remove your data from this device.")
+    static let configuration = CommandConfiguration(
+        abstract: "Sign out and remove your data from this device (waiting changes are sent first when the server answers).")
     @OptionGroup var global: GlobalOptions
-    @Flag(help: "Sign out even though some changes have not reached the server (they are lost).") var force = false
+    @Flag(name: .customLong("discard-refused"), help: "Drop the changes the server refused (see spendiq status), keep refusing while others wait.")
+    var discardRefused = false
+    @Flag(help: "Sign out even though some changes have not reached the server: waiting and refused ones are lost.") var force = false
 
     func run() async throws {
-        let outcome = try await global.app().logout(force: force)
+        let outcome: SignOut
+        do {
+            outcome = try await global.app().logout(discarding: force ? .everything : discardRefused ? .failed : .nothing)
+        } catch SessionError.unsentChanges(let waiting, let refused) {
+            var parts: [String] = []
+            if waiting > 0 { parts.append("\(waiting) change(s) wait to be sent: connect and run spendiq sync") }
+            if refused > 0 { parts.append("\(refused) change(s) were refused by the server: see spendiq status, then spendiq retry ID or spendiq discard ID (or logout --discard-refused)") }
+            throw CLIError("Not signed out: " + parts.joined(separator: "; ") + "; logout --force loses them all")
+        }
         var line = "Signed out \(outcome.username)."
-        if outcome.discarded > 0 { line += " \(outcome.discarded) unsent change(s) discarded." }
+        if outcome.discardedWaiting > 0 { line += " \(outcome.discardedWaiting) change(s) that were waiting to be sent are lost." }
+        if outcome.discardedRefused > 0 { line += " \(outcome.discardedRefused) change(s) the server had refused are dropped." }
         if outcome.revocationQueued { line += " The server will hear of it when it can be reached." }
-        print(line)
+        Terminal.say(line)
     }
 }
 
 struct Whoami: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Who is signed in on this device.")
+    static let configuration = CommandConfiguration(abstract: "Who is signed in on this device (the 7-day rule applies).")
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        guard let account = try global.app().whoami() else { throw SpendingError.notSignedIn }
+        guard let account = try await global.app().whoami() else { throw SpendingError.notSignedIn }
         print(output.json ? try Terminal.json(account) : "\(account.username) <\(account.email)>")
     }
 }

@@ -78,8 +78,14 @@ struct InsightsCommand: AsyncParsableCommand {
         let spending = try await global.spending()
         let result = try await spending.openInsights()
         if output.json {
-            struct Shape: Encodable { let fresh: Bool; let computedAt: String; let insights: [Insight] }
-            print(try Terminal.json(Shape(fresh: result.fresh, computedAt: iso8601(result.computedAt), insights: result.insights)))
+            struct Item: Encodable {
+                let kind, message: String; @JSONNullable var transactionId: String?; @JSONNullable var category: String?
+                @JSONNullable var at: String?
+            }
+            struct Shape: Encodable { let fresh: Bool; let computedAt: String; let insights: [Item] }
+            print(try Terminal.json(Shape(fresh: result.fresh, computedAt: Timestamp.iso8601(result.computedAt), insights: result.insights.map {
+                Item(kind: $0.kind, message: $0.message, transactionId: $0.transactionId, category: $0.category, at: $0.at.map(Timestamp.iso8601))
+            })))
             return
         }
         if !result.fresh {
@@ -87,6 +93,6 @@ struct InsightsCommand: AsyncParsableCommand {
             print(Terminal.paint("Offline: findings from \(age < 60 ? "\(age) min" : "\(age / 60) h") ago.", .yellow))
         }
         if result.insights.isEmpty { print("Nothing unusual.") }
-        for insight in result.insights { print("• [\(insight.kind)] \(insight.message)") }
+        for insight in result.insights { Terminal.say("• [\(insight.kind)] \(insight.message)") }
     }
 }

@@ -15,10 +15,6 @@ func finish(_ spending: UserSpending, warnings: [LimitWarning] = []) async {
     await spending.trySend()
 }
 
-func iso8601(_ millis: Int64) -> String {
-    Date(timeIntervalSince1970: Double(millis) / 1000).formatted(.iso8601)
-}
-
 extension AccountKind: ExpressibleByArgument {}
 extension LimitPeriod: ExpressibleByArgument {}
 
@@ -40,7 +36,7 @@ struct AccountsList: AsyncParsableCommand {
         let spending = try await global.spending()
         let balances = try spending.ledger.balances(includeArchived: archived)
         if output.json {
-            struct Shape: Encodable { let id, name, kind, currency: String; let balanceMinor: Int64; let archived: Bool; let colour: String? }
+            struct Shape: Encodable { let id, name, kind, currency: String; let balanceMinor: Int64; let archived: Bool; @JSONNullable var colour: String? }
             print(try Terminal.json(balances.map { Shape(id: $0.account.id, name: $0.account.name, kind: $0.account.kind.rawValue,
                                                           currency: $0.account.currency, balanceMinor: $0.balanceMinor,
                                                           archived: $0.account.archived, colour: $0.account.colour) }))
@@ -196,7 +192,7 @@ struct List: AsyncParsableCommand {
             }
             print(try Terminal.json(transactions.map {
                 Shape(id: $0.id, account: names[$0.accountId] ?? $0.accountId, kind: $0.kind.rawValue, amountMinor: $0.amountMinor,
-                      currency: $0.currency, category: $0.category, note: $0.note, date: iso8601($0.occurredAt),
+                      currency: $0.currency, category: $0.category, note: $0.note, date: Timestamp.iso8601($0.occurredAt),
                       toAccount: $0.toAccountId.map { names[$0] ?? $0 }, place: $0.place, automatic: $0.automatic)
             }))
             return

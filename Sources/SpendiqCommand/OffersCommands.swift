@@ -51,7 +51,7 @@ struct OffersList: AsyncParsableCommand {
                     try container.encode(offers, forKey: .offers)
                 }
             }
-            print(try Terminal.json(Shape(stale: result.stale, fetchedAt: iso8601(result.fetchedAt), note: result.note, total: result.total, offers: result.offers.map {
+            print(try Terminal.json(Shape(stale: result.stale, fetchedAt: Timestamp.iso8601(result.fetchedAt), note: result.note, total: result.total, offers: result.offers.map {
                 Item(id: $0.id, name: $0.name, title: $0.title, distanceMeters: $0.distanceMeters, featured: $0.featured, demo: $0.demo,
                      category: $0.category, recommendationReason: $0.recommendationReason)
             })))
@@ -67,7 +67,7 @@ struct OffersList: AsyncParsableCommand {
         print(table.render())
         if result.total > result.offers.count {
             let more = result.total <= 1000 ? "--limit \(result.total) shows them all" : "--limit 1000 shows more"
-            print("The \(result.offers.count) nearest of \(result.total) offers within \(radius) m (featured first): \(more), a smaller --radius fewer.")
+            Terminal.say("The \(result.offers.count) nearest of \(result.total) offers within \(radius) m (featured first): \(more), a smaller --radius fewer.")
         }
     }
 }

@@ -27,7 +27,7 @@ struct AccountRulesTests {
             let later = spendingDevice(folder, server: unreachableServer, clock: clock)
             await #expect(throws: SpendingError.wipedAfterOfflineAge(days: 7)) { try await later.open() }
             #expect(!FileManager.default.fileExists(atPath: database))
-            #expect(try later.whoami() == nil)
+            #expect(try await later.whoami() == nil)
             await #expect(throws: SessionError.noOfflineSession) { try await later.login(email: user.email, password: user.password) }
             // And online the person gets everything back from the server
             let again = try await spendingDevice(folder, server: server, clock: clock).login(email: user.email, password: user.password)
@@ -74,12 +74,12 @@ struct AccountRulesTests {
             await #expect(throws: SpendingError.otherPersonOnDevice(username: ann.username)) {
                 try await spendingDevice(folder, server: unreachableServer).login(email: bob.email, password: bob.password)
             }
-            #expect(try spendingDevice(folder, server: unreachableServer).whoami()?.email == ann.email)
+            #expect(try await spendingDevice(folder, server: unreachableServer).whoami()?.email == ann.email)
             // Online, Bob replaces Ann (whose work is all on the server): her data leaves the device
             let bobIn = try await spendingDevice(folder, server: server).login(email: bob.email, password: bob.password)
             #expect(bobIn.online)
             #expect(!FileManager.default.fileExists(atPath: annFolder.path))
-            #expect(try spendingDevice(folder, server: server).whoami()?.email == bob.email)
+            #expect(try await spendingDevice(folder, server: server).whoami()?.email == bob.email)
         }
     }
 
@@ -110,7 +110,7 @@ struct AccountRulesTests {
             let user = try await SpendingUser.registered(on: server, scratch: scratch)
             let app = spendingDevice(scratch.folder("phone"), server: server)
             await #expect(throws: SpendingError.notVerified) { try await app.login(email: user.email, password: user.password) }
-            #expect(try app.whoami() == nil)
+            #expect(try await app.whoami() == nil)
             // The course contract is unchanged: /users/me answers; the spending endpoints say why not
             let vault = SessionVault(secrets: FileSecretStore(directory: scratch.folder("probe")), rounds: 100_000)
             let link = ServerLink(serverURL: server) { vault.accessToken }

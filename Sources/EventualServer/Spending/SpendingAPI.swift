@@ -41,7 +41,7 @@ extension APIService {
         guard case .json(let body) = input.body else { throw APIError.badRequest("expected a JSON body") }
         let userID = try await authenticatedVerifiedUserID()
         try Self.checkTime(body.at, field: "at")
-        try await spending.recordLastSeen(userID: userID, at: body.at)
+        try await spending.recordLastSeen(userID: userID, at: clamped(body.at))
         return .noContent(.init())
     }
 
@@ -52,7 +52,7 @@ extension APIService {
             throw APIError.badRequest("latitude must be from -90 to 90 and longitude from -180 to 180")
         }
         try Self.checkTime(body.at, field: "at")
-        try await spending.recordLocation(userID: userID, latitude: body.latitude, longitude: body.longitude, at: body.at)
+        try await spending.recordLocation(userID: userID, latitude: body.latitude, longitude: body.longitude, at: clamped(body.at))
         return .noContent(.init())
     }
 
@@ -115,6 +115,14 @@ extension APIService {
                                        currency: finding.currency, at: finding.at)
         }
         return .ok(.init(body: .json(.init(computedAt: now, insights: insights))))
+    }
+
+    /// A device's time, or the server's when the device's clock is ahead by more than the drift
+    /// sync allows: a fast clock's "last seen" would otherwise stay in the future and hide every
+    /// true one after it.
+    func clamped(_ at: Int64) -> Int64 {
+        let now = UnixMillis.now()
+        return at > now + syncRules.maxClockDrift.milliseconds ? now : at
     }
 
     /// A Unix-millisecond time a person can mean: not before 1970, not past year 5000.

@@ -145,9 +145,24 @@ public final class SpendingApp: Sendable {
         return SpendingSignIn(spending: spending, online: online, pulled: pulled)
     }
 
-    /// The person signed in on this device, if any.
-    public func whoami() throws -> Account? {
-        try vault.saved().map { Account(id: $0.userID, username: $0.username, email: $0.email) }
+    /// The person signed in on this device, if any. The 7-day rule applies here too: past it, the
+    /// device's data is wiped (or, while changes wait, the person is told to go online).
+    public func whoami() async throws -> Account? {
+        guard let saved = try vault.saved() else { return nil }
+        try await enforceOfflineAge(saved)
+        return Account(id: saved.userID, username: saved.username, email: saved.email)
+    }
+
+    /// After 7 days without an online sign-in: wipes the device's data and says so, unless changes
+    /// still wait for the server (then the person is told to go online).
+    private func enforceOfflineAge(_ saved: Session) async throws {
+        guard configuration.clock() - saved.lastOnlineSignInAt > configuration.maxOfflineAge.milliseconds else { return }
+        let pending = try pendingCount(userID: saved.userID)
+        guard pending == 0 else {
+            throw SpendingError.offlineTooLongWithPendingChanges(days: offlineDays, count: pending, email: saved.email)
+        }
+        try await wipe(saved)
+        throw SpendingError.wipedAfterOfflineAge(days: offlineDays)
     }
 
     /// The signed-in person's data, resuming the saved sign-in. Every start records "last seen".
@@ -155,29 +170,49 @@ public final class SpendingApp: Sendable {
     /// still wait for the server: then the person is told to go online.
     public func open() async throws -> UserSpending {
         guard let saved = try vault.saved() else { throw SpendingError.notSignedIn }
-        if configuration.clock() - saved.lastOnlineSignInAt > configuration.maxOfflineAge.milliseconds {
-            let pending = try pendingCount(userID: saved.userID)
-            guard pending == 0 else {
-                throw SpendingError.offlineTooLongWithPendingChanges(days: offlineDays, count: pending, email: saved.email)
-            }
-            try await wipe(saved)
-            throw SpendingError.wipedAfterOfflineAge(days: offlineDays)
-        }
+        try await enforceOfflineAge(saved)
         guard let session = try vault.resume() else { throw SpendingError.notSignedIn }
         let spending = try UserSpending(session: session, app: self)
         try await spending.recordStart()
         return spending
     }
 
-    /// Signs out and removes the person's data from this device; refused while changes wait, unless `force`.
+    /// Signs out and removes the person's data from this device. Refused while changes wait to be
+    /// sent or were refused by the server, unless the person chose to lose them: `.failed` drops
+    /// only the refused ones, `.everything` all. Waiting changes are sent first when the server answers.
     @discardableResult
-    public func logout(force: Bool = false) async throws -> SignOut {
+    public func logout(discarding: SignOutDiscard = .nothing) async throws -> SignOut {
         guard let session = try vault.saved() else { throw SpendingError.notSignedIn }
-        // NB: the "last seen" of this very command does not count as the person's unsent work.
-        let pending = try pendingCount(userID: session.userID, ignoringLastSeen: true)
-        let discarded = try await vault.signOut(pendingChanges: pending, force: force, revoke: revoke)
+        var counts = try unsentCounts(userID: session.userID)
+        if counts.waiting > 0, let resumed = try? vault.resume(), let spending = try? UserSpending(session: resumed, app: self) {
+            await spending.trySend()
+            counts = try unsentCounts(userID: session.userID)
+        }
+        switch discarding {
+        case .nothing where counts.waiting > 0 || counts.refused > 0, .failed where counts.waiting > 0:
+            throw SessionError.unsentChanges(waiting: counts.waiting, refused: counts.refused)
+        default: break
+        }
+        try await vault.signOut(revoke: revoke)
         try? FileManager.default.removeItem(at: configuration.userDirectory(session.userID))
-        return SignOut(username: session.username, discarded: discarded, revocationQueued: !(try vault.pendingRevocations()).isEmpty)
+        return SignOut(username: session.username, discardedWaiting: counts.waiting, discardedRefused: counts.refused,
+                       revocationQueued: !(try vault.pendingRevocations()).isEmpty)
+    }
+
+    /// Signs out; with `force`, whatever has not reached the server is lost.
+    @discardableResult
+    public func logout(force: Bool) async throws -> SignOut {
+        try await logout(discarding: force ? .everything : .nothing)
+    }
+
+    /// The person's changes not on the server: waiting to be sent, and refused by it.
+    private func unsentCounts(userID: String) throws -> (waiting: Int, refused: Int) {
+        let path = configuration.databasePath(userID)
+        guard FileManager.default.fileExists(atPath: path) else { return (0, 0) }
+        let entries = try Outbox(store: try LocalStore(path: path, migrations: SpendingSchema.migrations)).entries()
+            .filter { $0.operation != SpendingCalls.lastSeen && $0.operation != SpendingCalls.location }
+        let refused = entries.filter { $0.state == .failed }.count
+        return (entries.count - refused, refused)
     }
 
     /// Removes a person's data and saved sign-in from this device (the server keeps everything).
@@ -226,6 +261,9 @@ public struct SpendingSignIn: Sendable {
 /// The outcome of a sign-out.
 public struct SignOut: Sendable, Equatable {
     public let username: String
-    public let discarded: Int
+    /// Changes that were waiting to be sent, lost.
+    public let discardedWaiting: Int
+    /// Changes the server had refused, dropped.
+    public let discardedRefused: Int
     public let revocationQueued: Bool
 }

@@ -138,6 +138,21 @@ public final class UserSpending: Sendable {
         return report
     }
 
+    /// Sends a change the server refused again (`id`: its whole id or the 8 characters status shows).
+    @discardableResult
+    public func retry(_ id: String) async throws -> OutboxLine {
+        let entry = try await outbox.retry(id)
+        await trySend()
+        return try OutboxLine(entry: entry, store: store)
+    }
+
+    /// Drops a change the server refused, for good (`id` as for `retry`).
+    @discardableResult
+    public func discard(_ id: String) async throws -> OutboxLine {
+        let entry = try await outbox.discard(id)
+        return try OutboxLine(entry: entry, store: store)
+    }
+
     /// Tries to send what a command just queued, waiting at most the local budget; the rest stays queued.
     @discardableResult
     public func trySend() async -> SyncReport? {
@@ -157,6 +172,8 @@ public struct SpendingStatus: Sendable, Equatable {
 /// One outbox entry, said for people.
 public struct OutboxLine: Sendable, Equatable, Codable {
     public let id: String
+    /// The last 8 characters of the id, as `status` shows them (for retry and discard).
+    public var shortID: String { String(id.suffix(OutboxEntry.shortIDLength)) }
     public let state: String
     /// "transaction 1d2e3f4a", "account Cash", "last visit", "position", "view of an offer".
     public let summary: String
@@ -174,6 +191,7 @@ public struct OutboxLine: Sendable, Equatable, Codable {
                 try String.fetchOne(db, sql: "SELECT name FROM spending_accounts WHERE id = ?", arguments: [entry.recordID ?? ""])
             }
             summary = "account \(name ?? String((entry.recordID ?? "?").suffix(8)))"
+        case (.change, SyncCollections.spendingLimits.name): summary = "budget"
         case (.change, _): summary = "transaction \(String((entry.recordID ?? "?").suffix(8)))"
         case (.call, SpendingCalls.lastSeen): summary = "last visit"
         case (.call, SpendingCalls.location): summary = "position"

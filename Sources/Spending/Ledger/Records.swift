@@ -131,7 +131,9 @@ public struct Coordinates: Sendable, Equatable, Codable {
     }
 
     /// Parses `43.7384,7.4246`.
-    public init(parsing text: String) throws(SpendingError) {
+    public init(parsing typed: String) throws(SpendingError) {
+        // NB: the command line hands a negative pair over with a leading space (see NegativeCoordinates).
+        let text = typed.trimmingCharacters(in: .whitespaces)
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         guard parts.count == 2, let latitude = Double(parts[0]), let longitude = Double(parts[1]) else { throw .invalidCoordinates(text) }
         do { try self.init(latitude: latitude, longitude: longitude) } catch { throw .invalidCoordinates(text) }
