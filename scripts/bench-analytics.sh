@@ -9,6 +9,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 EVENTS="${1:-1000000}"
 BUILD_ARGS="${BUILD_ARGS:-}"   # e.g. --scratch-path .build-release
-echo "==> swift build -c release --product eventual-bench-analytics" >&2
-swift build -c release --product eventual-bench-analytics $BUILD_ARGS >&2
-"$(swift build -c release --show-bin-path $BUILD_ARGS)/eventual-bench-analytics" "$EVENTS"
+CONFIG="${CONFIG:-release}"   # debug for a smoke run (CI): the figures are then not targets
+echo "==> swift build -c "$CONFIG" --product eventual-bench-analytics" >&2
+swift build -c "$CONFIG" --product eventual-bench-analytics $BUILD_ARGS >&2
+"$(swift build -c "$CONFIG" --show-bin-path $BUILD_ARGS)/eventual-bench-analytics" "$EVENTS"

@@ -9,11 +9,12 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ITEMS="${1:-100000}"
 BUILD_ARGS="${BUILD_ARGS:-}"   # e.g. --scratch-path .build-release
+CONFIG="${CONFIG:-release}"   # debug for a smoke run (CI): the figures are then not targets
 for product in eventual-server pantry pantry-bench; do
-    echo "==> swift build -c release --product $product" >&2
-    swift build -c release --product "$product" $BUILD_ARGS >&2
+    echo "==> swift build -c "$CONFIG" --product $product" >&2
+    swift build -c "$CONFIG" --product "$product" $BUILD_ARGS >&2
 done
-BIN="$(swift build -c release --show-bin-path $BUILD_ARGS)"
+BIN="$(swift build -c "$CONFIG" --show-bin-path $BUILD_ARGS)"
 WORK="$(mktemp -d /tmp/pantry-bench.XXXXXX)"
 PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
 "$BIN/eventual-server" --port "$PORT" --database "$WORK/server.sqlite" --log-level error >"$WORK/server.log" 2>&1 &

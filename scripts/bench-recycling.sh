@@ -16,15 +16,16 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 POINTS="${1:-100000}"
 QUERIES="${QUERIES:-2000}"
 BUILD_ARGS="${BUILD_ARGS:-}"
+CONFIG="${CONFIG:-release}"   # debug for a smoke run (CI): the figures are then not targets
 DATA="${DATA:-SampleData}"
 [[ "$POINTS" =~ ^[0-9]+$ && "$POINTS" -gt 0 ]] || { echo "bench-recycling: POINTS must be a positive number" >&2; exit 2; }
 for product in eventual-server recycling-bench; do
-    echo "==> swift build -c release --product $product" >&2
+    echo "==> swift build -c "$CONFIG" --product $product" >&2
     # shellcheck disable=SC2086
-    swift build -c release --product "$product" $BUILD_ARGS >&2
+    swift build -c "$CONFIG" --product "$product" $BUILD_ARGS >&2
 done
 # shellcheck disable=SC2086
-BIN="$(swift build -c release --show-bin-path $BUILD_ARGS)"
+BIN="$(swift build -c "$CONFIG" --show-bin-path $BUILD_ARGS)"
 WORK="$(mktemp -d /tmp/recycling-bench.XXXXXX)"
 SERVER_PID=""
 cleanup() {

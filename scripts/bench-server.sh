@@ -42,6 +42,7 @@ PRODUCTS="${PRODUCTS:-100000}"
 VOTES="${VOTES:-150000}"
 EXTRA_USERS="${EXTRA_USERS:-20}"
 BUILD_ARGS="${BUILD_ARGS:-}"
+CONFIG="${CONFIG:-release}"   # debug for a smoke run (CI): the figures are then not targets
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_DIR="$(cd "$SCRIPT_DIR/.." && pwd)"
@@ -118,9 +119,9 @@ command -v python3 >/dev/null 2>&1 || die "python3 is required"
 cd "$REPO_DIR"
 log "building eventual-server (release)"
 # shellcheck disable=SC2086
-swift build -c release --product eventual-server $BUILD_ARGS
+swift build -c "$CONFIG" --product eventual-server $BUILD_ARGS
 # shellcheck disable=SC2086
-BIN_DIR="$(swift build -c release --show-bin-path $BUILD_ARGS)"
+BIN_DIR="$(swift build -c "$CONFIG" --show-bin-path $BUILD_ARGS)"
 BIN="$BIN_DIR/eventual-server"
 [[ -x "$BIN" ]] || die "no executable at $BIN"
 log "binary: $BIN"

@@ -47,6 +47,7 @@ THREADS="${THREADS:-2}"
 USERS="${USERS:-32}"
 BCRYPT_COST="${BCRYPT_COST:-12}"
 BUILD_ARGS="${BUILD_ARGS:-}"
+CONFIG="${CONFIG:-release}"   # debug for a smoke run (CI): the figures are then not targets
 LOG_LEVEL="${LOG_LEVEL:-warning}"
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -83,9 +84,9 @@ command -v python3 >/dev/null 2>&1 || die "python3 is required"
 cd "$REPO_DIR"
 log "building eventual-server (release)"
 # shellcheck disable=SC2086
-swift build -c release --product eventual-server $BUILD_ARGS >&2
+swift build -c "$CONFIG" --product eventual-server $BUILD_ARGS >&2
 # shellcheck disable=SC2086
-BIN="$(swift build -c release --show-bin-path $BUILD_ARGS)/eventual-server"
+BIN="$(swift build -c "$CONFIG" --show-bin-path $BUILD_ARGS)/eventual-server"
 [[ -x "$BIN" ]] || die "no executable at $BIN"
 
 DIR="$(mktemp -d "${TMPDIR:-/tmp}/eventual-load.XXXXXX")"

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs every benchmark at a tiny size on the debug build, so that a benchmark that no longer
+# runs fails CI (one did: bench-sync pulled 0 of 10000 for weeks and nobody saw it). The
+# figures printed here are not targets: the real runs are the scripts themselves, release build,
+# default sizes (docs/performance.md).
+#
+# Usage: scripts/bench-smoke.sh        (needs wrk for bench-server and load)
+# Prints each benchmark's last line; exits non-zero at the first that fails.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export CONFIG=debug
+
+run() {
+    local name="$1"; shift
+    local log; log="$(mktemp /tmp/bench-smoke.XXXXXX)"
+    local start=$SECONDS
+    if ! timeout 600 "$@" >"$log" 2>&1; then
+        echo "bench-smoke: $name FAILED; its output ends:" >&2
+        tail -20 "$log" >&2
+        rm -f "$log"
+        exit 1
+    fi
+    printf 'bench-smoke: %-18s %3ss  %s\n' "$name" "$((SECONDS - start))" "$(tail -1 "$log")"
+    rm -f "$log"
+}
+
+run bench-sync scripts/bench-sync.sh 300
+run bench-pantry scripts/bench-pantry.sh 300
+run bench-recycling env QUERIES=50 scripts/bench-recycling.sh 1000
+run bench-spending env RUNS=2 scripts/bench-spending.sh 600 200
+run bench-analytics scripts/bench-analytics.sh 3000
+run bench-server env DURATION=2s WARMUP=1s PRODUCTS=500 VOTES=500 EXTRA_USERS=2 scripts/bench-server.sh
+run load env DURATION=3s USERS=4 BCRYPT_COST=4 scripts/load.sh
