@@ -10,7 +10,7 @@ struct ImportShops: AsyncParsableCommand {
         abstract: "Load shops from an OpenStreetMap GeoJSON export, for SpendiQ's offers near a person.",
         discussion: """
             Reads Point features with a shop=* property, or an amenity=* where money is spent (restaurant, cafe, bar, \
-            pharmacy, fuel...), as in ../shared/data/osm-shops-monaco.geojson; other features (a recycling container, a \
+            pharmacy, fuel...), as in SampleData/osm-shops-monaco.geojson; other features (a recycling container, a \
             vacant shop) are skipped and counted. \
             Importing the same file again changes nothing; moved or renamed shops are updated in place. With \
             --demo-offers, every shop without one gets a made-up offer by its type, marked as a demo. Prints one line: \

@@ -8,7 +8,7 @@ struct CommandLineTests {
     /// A device with a verified person signed in through the executable, and Monaco's shops on the server.
     static func signedIn(_ server: URL, _ scratch: ScratchFolder) async throws -> SpendiqProcess {
         let database = try await serverDatabase(scratch)
-        _ = try await ShopImporter(database: database).importGeoJSON(at: URL(fileURLWithPath: "/work/shared/data/osm-shops-monaco.geojson"), demoOffers: true)
+        _ = try await ShopImporter(database: database).importGeoJSON(at: SampleData.file("osm-shops-monaco.geojson"), demoOffers: true)
         await database.close()
         let device = SpendiqProcess(dataDirectory: scratch.folder("cli"), server: server)
         let suffix = UUID().uuidString.prefix(6).lowercased()

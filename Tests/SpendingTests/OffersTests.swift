@@ -8,7 +8,7 @@ import Testing
 
 @Suite("Offers near the person: distances, order, staleness, offline", .timeLimit(.minutes(4)))
 struct OffersTests {
-    static let shops = URL(fileURLWithPath: "/work/shared/data/osm-shops-monaco.geojson")
+    static let shops = SampleData.file("osm-shops-monaco.geojson")
     /// Place du Casino, Monte-Carlo.
     static let casino = try! Coordinates(latitude: 43.7394, longitude: 7.4278)
 
@@ -184,7 +184,7 @@ struct OffersTests {
             #expect(second.imported == 0 && second.updated == 0 && second.demoOffers == 0 && second.unchanged == 434)
             // Recycling containers are no shops: every one skipped, none given an offer
             let recycling = try await ShopImporter(database: database)
-                .importGeoJSON(at: URL(fileURLWithPath: "/work/shared/data/osm-recycling-malaga-centre.geojson"), demoOffers: true)
+                .importGeoJSON(at: SampleData.file("osm-recycling-malaga-centre.geojson"), demoOffers: true)
             #expect(recycling.imported == 0 && recycling.skipped == 830 && recycling.demoOffers == 0)
         } catch {
             await database.close()
