@@ -140,6 +140,11 @@ struct GrowthAndFingerprintTests {
                 .values(SQLBind("u1"), SQLBind("old"), SQLBind(now - 31 * day))
                 .values(SQLBind("u1"), SQLBind("recent"), SQLBind(now - 29 * day))
                 .run()
+            // And hours of filed usage events: one the day's limit still counts, one it no longer does
+            try await sql.insert(into: "analytics_filing").columns("user_id", "hour_bucket", "events")
+                .values(SQLBind("u1"), SQLBind(now / 3_600_000 - 25), SQLBind(Int64(500)))
+                .values(SQLBind("u1"), SQLBind(now / 3_600_000 - 2), SQLBind(Int64(500)))
+                .run()
         }
         let key = Data(repeating: 7, count: 32)
         let housekeeping = Housekeeping(database: database, idempotency: Idempotency(database: database, fingerprintKey: key),
@@ -150,6 +155,10 @@ struct GrowthAndFingerprintTests {
             try await sql.select().column("change_id").from("sync_applied_changes").all().map { try $0.decode(column: "change_id", as: String.self) }
         }
         #expect(left == ["recent"])
+        let hours = try await database.withConnection { sql in
+            try await sql.select().column("hour_bucket").from("analytics_filing").all().map { try $0.decode(column: "hour_bucket", as: Int64.self) }
+        }
+        #expect(hours == [now / 3_600_000 - 2])
         await database.close()
         await scratch.remove()
     }

@@ -91,6 +91,13 @@ struct AnalyticsStore: Sendable {
 
     static let hourMillis: Int64 = 3_600_000
 
+    /// Forgets the hours of filing that the limit on events a day no longer counts.
+    func purgeFilingHours(now: Int64) async throws {
+        try await database.withConnection { sql in
+            try await sql.delete(from: "analytics_filing").where("hour_bucket", .lessThanOrEqual, now / Self.hourMillis - 24).run()
+        }
+    }
+
     /// The bytes an event takes in the byte quota: its text in UTF-8 and three numbers (as the
     /// backfill of migration 10 counts them).
     static func bytes(of event: FiledEvent) -> Int64 {

@@ -4,7 +4,8 @@ import SQLKit
 import ServiceLifecycle
 
 /// Forgets what has expired: idempotency answers past their 24 hours, access tokens past their
-/// 7 days, throttle counts past their windows, and applied sync change ids past the retention.
+/// 7 days, throttle counts past their windows, applied sync change ids past the retention, and
+/// the hours of filed usage events past the day their limit counts.
 /// Runs at start-up and then hourly.
 struct Housekeeping: Service {
     let database: Database
@@ -37,5 +38,6 @@ struct Housekeeping: Service {
         try await database.withConnection { sql in
             try await sql.delete(from: "access_tokens").where("expires_at", .lessThanOrEqual, now).run()
         }
+        try await AnalyticsStore(database: database).purgeFilingHours(now: now)
     }
 }

@@ -59,7 +59,6 @@ extension APIService {
 struct RecyclingScore {
     let total: Int64
     let todayPoints: Int
-    let awardedToday: Int
     /// Days in a row with points, ending today, or yesterday when today has none yet.
     let streak: Int
     let bestStreak: Int
@@ -70,7 +69,6 @@ struct RecyclingScore {
         let byDay = Dictionary(days.map { ($0.0, $0.1) }) { first, _ in first }
         total = byDay.values.reduce(0) { $0 + Int64($1.points) }
         todayPoints = byDay[today]?.points ?? 0
-        awardedToday = byDay[today]?.awarded ?? 0
         func hasPoints(_ day: LocalDay) -> Bool { (byDay[day]?.points ?? 0) > 0 }
         var day = hasPoints(today) ? today : today.adding(days: -1)
         var run = 0
