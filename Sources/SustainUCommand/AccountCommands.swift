@@ -46,12 +46,30 @@ struct Logout: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Sign out and remove your data from this device (offline too).", usage: "sustainu logout [--force]")
     @OptionGroup var global: GlobalOptions
-    @Flag(help: "Sign out even though some scans or visits have not reached the server (they are lost).") var force = false
+    @Flag(name: .customLong("discard-refused"), help: "Sign out, dropping the scans or visits the server refused (sustainu status lists them).")
+    var discardRefused = false
+    @Flag(help: "Sign out even though some scans or visits have not reached the server yet (they are lost).") var force = false
 
     func run() async throws {
-        let outcome = try await global.app().logout(force: force)
+        let outcome: DeviceSignOut
+        do {
+            outcome = try await global.app().logout(discarding: force ? .everything : discardRefused ? .failed : .nothing)
+        } catch SessionError.unsentChanges(let waiting, let refused) {
+            // NB: refused ones cannot be sent by a sync: say what clears each kind.
+            if waiting > 0 {
+                throw CLIError("\(count(waiting, "scan or visit", "scans or visits")) still wait to be sent: run `sustainu sync` when online, "
+                               + "or `sustainu logout --force` to lose them")
+            }
+            throw CLIError("\(count(refused, "scan or visit was", "scans or visits were")) refused by the server: `sustainu status` lists them; "
+                           + "`sustainu retry ID` or `sustainu discard ID`, or `sustainu logout --discard-refused`")
+        }
         var line = "Signed out \(outcome.username)."
-        if outcome.discarded > 0 { line += " \(outcome.discarded) unsent scan(s) or visit(s) discarded." }
+        if outcome.discardedWaiting > 0 {
+            line += " " + count(outcome.discardedWaiting, "scan or visit that was waiting to be sent is lost.", "scans or visits that were waiting to be sent are lost.")
+        }
+        if outcome.discardedRefused > 0 {
+            line += " " + count(outcome.discardedRefused, "scan or visit the server refused was dropped.", "scans or visits the server refused were dropped.")
+        }
         if outcome.revocationQueued { line += " You are offline: the server will hear of it when it can be reached." }
         say(line)
     }

@@ -114,3 +114,8 @@ func say(_ text: String) {
         return wrapped.split(separator: "\n", omittingEmptySubsequences: false).map { indent + $0 }.joined(separator: "\n")
     }.joined(separator: "\n"))
 }
+
+/// "1 scan", "3 scans": a count with its noun.
+func count(_ number: Int, _ one: String, _ many: String) -> String {
+    "\(number) \(number == 1 ? one : many)"
+}

@@ -75,7 +75,7 @@ struct Scans: AsyncParsableCommand {
             case .failed: .red
             case .classified: nil
             }
-            table.add(.init(ScanText.when(scan.takenAt)), .init(scan.state.rawValue, colour), .init(scan.trashType ?? "-"),
+            table.add(.init(ScanText.when(scan.takenAt)), .init(scan.state.rawValue, colour), .init(scan.trashType ?? scan.productName ?? "-"),
                       .init(scan.bin ?? "-"), .init(scan.points.map { $0 > 0 ? "+\($0)" : "0" } ?? "-"), .init(ScanText.note(scan)))
         }
         print(table.render())
@@ -96,6 +96,7 @@ struct ScanJSON: Encodable {
     @JSONNullable var message: String?
     let takenAt: String
     @JSONNullable var barcode: String?
+    @JSONNullable var productName: String?
     @JSONNullable var pointId: String?
     @JSONNullable var specialPoint: String?
 
@@ -124,6 +125,7 @@ struct ScanJSON: Encodable {
         message = scan.message
         takenAt = Timestamp.iso8601(scan.takenAt)
         barcode = scan.barcode
+        productName = scan.productName
         pointId = scan.pointId
         specialPoint = scan.specialPoint
     }
@@ -140,7 +142,7 @@ enum ScanText {
                 let what = scan.message ?? "No item detected."
                 return scan.source == "none" ? what + "\nA photo of it may tell: sustainu scan --image PHOTO" : what
             }
-            var line = "\(type) → \(label)."
+            var line = (scan.productName.map { "\($0): " } ?? "") + "\(type) → \(label)."
             if let special = scan.specialPoint { line += " Nearest: \(special)." }
             if let points = scan.points { line += points > 0 ? " " + Terminal.paint("+\(points) points", .green) : " No points (today's limit is reached)." }
             return ([line] + partLines(scan.parts)).joined(separator: "\n")

@@ -21,13 +21,19 @@ struct Status: AsyncParsableCommand {
                 @JSONNullable var pointsSavedAt: String?
                 let packagingEntries: Int, pendingSignOuts: Int
                 let unavailableOffline: [String]
-                let entries: [StatusLine]
+                let entries: [EntryJSON]
+            }
+            struct EntryJSON: Encodable {
+                let id: String, shortId: String, state: String, summary: String, attempts: Int
+                @JSONNullable var reason: String?
             }
             print(try Terminal.json(Shape(
                 connectivity: status.connectivity.rawValue, pending: status.pending, failed: status.failed, waitingScans: status.waitingScans,
                 pointsSavedAt: status.pointsSavedAt.map(Timestamp.iso8601),
                 packagingEntries: status.packagingEntries, pendingSignOuts: status.pendingRevocations,
-                unavailableOffline: online ? [] : RecyclingStatus.onlineOnly, entries: status.entries)))
+                unavailableOffline: online ? [] : RecyclingStatus.onlineOnly,
+                entries: status.entries.map { EntryJSON(id: $0.id, shortId: $0.shortID, state: $0.state, summary: $0.summary,
+                                                        attempts: $0.attempts, reason: $0.lastError) })))
         } else {
             if online {
                 print(Terminal.paint("● Online", .green))
@@ -40,15 +46,46 @@ struct Status: AsyncParsableCommand {
             say("waiting: \(status.pending) (\(status.waitingScans) scan\(status.waitingScans == 1 ? "" : "s")), failed: \(status.failed)"
                   + (status.pendingRevocations > 0 ? " · a sign-out waits to reach the server" : ""))
             if !status.entries.isEmpty {
-                var table = Table("STATE", "WHAT", "TRIES", "REASON")
+                var table = Table("ID", "STATE", "WHAT", "TRIES", "REASON")
                 for entry in status.entries {
-                    table.add(.init(entry.state, entry.state == "failed" ? .red : nil), .init(entry.summary), .init("\(entry.attempts)"),
-                              .init(entry.lastError ?? "-"))
+                    table.add(.init(entry.shortID), .init(entry.state, entry.state == "failed" ? .red : nil), .init(entry.summary),
+                              .init("\(entry.attempts)"), .init(entry.lastError ?? "-"))
                 }
                 print(table.render())
             }
+            if status.failed > 0 {
+                say("The server refused \(count(status.failed, "one", "these")): `sustainu retry ID` sends it again, `sustainu discard ID` drops it.")
+            }
         }
         await announceClassified(recycling, json: output.json)
+    }
+}
+
+struct Retry: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Send a scan or visit the server refused again (its ID from sustainu status).",
+                                                    usage: "sustainu retry ID")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The refused entry's ID, as sustainu status shows it (8 characters), or its whole id.") var id: String
+
+    func run() async throws {
+        let (summary, outcome) = try await global.app().open().retry(id)
+        switch outcome {
+        case .refused(let reason): throw CLIError("The server refused the \(summary) again: \(reason)")
+        case .waiting: say("The \(summary) will be sent again with the next sync.")
+        case .sent: say("Sent the \(summary) again: the server took it (sustainu scans shows the result).")
+        }
+    }
+}
+
+struct Discard: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Drop a scan or visit the server refused, for good (its ID from sustainu status).",
+                                                    usage: "sustainu discard ID")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The refused entry's ID, as sustainu status shows it (8 characters), or its whole id.") var id: String
+
+    func run() async throws {
+        let line = try await global.app().open().discard(id)
+        say("Dropped the refused \(line.summary).")
     }
 }
 
@@ -63,9 +100,17 @@ struct Sync: AsyncParsableCommand {
         if let failure = report.failure {
             throw CLIError("Sync stopped: \(failure.description)" + (report.calls > 0 ? " (\(report.calls) sent before)" : ""))
         }
-        var line = "Synced: sent \(report.calls) scan(s) and visit(s); points and barcodes are up to date."
-        if report.rejected > 0 { line += " \(report.rejected) refused by the server: see sustainu scans." }
-        say(line)
+        let refused = try recycling.outbox.counts().failed
+        // NB: "Synced" only when nothing is left refused: a refusal is not a success.
+        guard refused == 0 else {
+            if report.calls > 0 { say("Sent \(count(report.calls, "scan or visit", "scans or visits")).") }
+            await announceClassified(recycling, json: false)
+            let lastRefused = try recycling.outbox.entries(state: .failed).last?.lastError
+            let reason = report.rejections.last?.message ?? lastRefused ?? "no reason given"
+            throw CLIError("\(count(refused, "scan or visit was", "scans or visits were")) refused by the server (\(reason)): "
+                           + "`sustainu status` lists them; `sustainu retry ID` or `sustainu discard ID`")
+        }
+        say("Synced: sent \(count(report.calls, "scan or visit", "scans or visits")); points and barcodes are up to date.")
         await announceClassified(recycling, json: false)
     }
 }

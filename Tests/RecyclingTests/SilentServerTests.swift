@@ -63,6 +63,11 @@ struct SilentServerTests {
                 #expect(try await phone.run(["sync"]).status == 0)
                 let status = try #require(try json(try await phone.run(["status", "--json"])) as? [String: Any])
                 #expect(status["pending"] as? Int == 0 && status["connectivity"] as? String == "online", "\(status)")
+                // And signing out in the captive portal is immediate too; the server hears of it later
+                proxy.mode = .blackHole
+                let (logout, tookToSignOut) = try await timed(phone, ["logout"])
+                #expect(logout.status == 0 && logout.stdout.contains("the server will hear of it"), "\(logout.stdout)\(logout.stderr)")
+                #expect(tookToSignOut < .milliseconds(2500), "logout took \(tookToSignOut)")
             }
         }
     }

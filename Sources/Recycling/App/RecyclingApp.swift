@@ -10,6 +10,8 @@ public final class RecyclingApp: Sendable {
     public static let version = "1.0.0"
     public let configuration: RecyclingConfiguration
     public let accounts: DeviceAccounts
+    /// The same accounts, patient only for a moment: a sign-out's revocation waits if need be.
+    private let signOutAccounts: DeviceAccounts
     /// For scans sent by the sync engine: the server may wait up to 20 s for its vision model.
     let scanLink: ServerLink
 
@@ -20,7 +22,13 @@ public final class RecyclingApp: Sendable {
         accounts = DeviceAccounts(
             vault: vault, serverURL: configuration.serverURL, timeout: configuration.requestTimeout, timeouts: configuration.timeouts,
             userDirectory: configuration.userDirectory,
-            unsentCount: { userID in try Self.unsentCount(userID: userID, configuration: configuration) })
+            outboxCounts: { userID in try Self.outboxCounts(userID: userID, configuration: configuration) })
+        // NB: a sign-out works offline and tells the server later; it does not wait on a silent one.
+        let moment = configuration.localCommandSyncBudget
+        signOutAccounts = DeviceAccounts(
+            vault: vault, serverURL: configuration.serverURL, timeout: moment + moment, timeouts: .init(connect: moment, firstByte: moment),
+            userDirectory: configuration.userDirectory,
+            outboxCounts: { userID in try Self.outboxCounts(userID: userID, configuration: configuration) })
         scanLink = ServerLink(serverURL: configuration.serverURL, timeout: configuration.scanTimeouts.firstByte + .seconds(10),
                               timeouts: configuration.scanTimeouts) { vault.accessToken }
     }
@@ -56,16 +64,17 @@ public final class RecyclingApp: Sendable {
     }
 
     /// Signs out and removes the person's data from this device (offline too: the server hears
-    /// of it later). Refused while scans or visits wait to be sent, unless `force`.
-    public func logout(force: Bool = false) async throws -> DeviceSignOut {
-        try await accounts.signOut(force: force)
+    /// of it later). Refused while scans or visits wait to be sent or were refused by the server,
+    /// unless `discarding` says which may go. What waits is first sent if the server answers at once.
+    public func logout(discarding: SignOutDiscard = .nothing) async throws -> DeviceSignOut {
+        if let recycling = try? open() { await recycling.catchUp() }
+        return try await signOutAccounts.signOut(discarding: discarding)
     }
 
-    private static func unsentCount(userID: String, configuration: RecyclingConfiguration) throws -> Int {
+    private static func outboxCounts(userID: String, configuration: RecyclingConfiguration) throws -> OutboxCounts {
         let path = configuration.databasePath(userID)
-        guard FileManager.default.fileExists(atPath: path) else { return 0 }
-        let counts = try Outbox(store: try LocalStore(path: path, migrations: RecyclingSchema.migrations)).counts()
-        return counts.pending + counts.failed
+        guard FileManager.default.fileExists(atPath: path) else { return OutboxCounts(pending: 0, failed: 0) }
+        return try Outbox(store: try LocalStore(path: path, migrations: RecyclingSchema.migrations)).counts()
     }
 }
 

@@ -23,9 +23,21 @@ public struct RecyclingStatus: Sendable, Equatable {
                                     "classifying photos (they wait and are sent later)"]
 }
 
+/// What became of a refused scan or visit sent again.
+public enum RetryOutcome: Sendable, Equatable {
+    /// The server took it.
+    case sent
+    /// It waits for the next sync (offline, or the server is slow).
+    case waiting
+    /// The server refused it again, for this reason.
+    case refused(String)
+}
+
 /// One outbox entry, said for people.
 public struct StatusLine: Sendable, Equatable, Codable {
     public let id: String
+    /// The last characters of the id, as `retry` and `discard` take it.
+    public let shortID: String
     /// "pending" or "failed".
     public let state: String
     /// "scan of a photo (Nov 23 10:02)", "visit to a point".
@@ -35,6 +47,7 @@ public struct StatusLine: Sendable, Equatable, Codable {
 
     init(entry: OutboxEntry, store: LocalStore) throws {
         id = entry.id
+        shortID = entry.shortID
         state = entry.state == .failed ? "failed" : "pending"
         attempts = entry.attempts
         lastError = entry.lastError

@@ -274,6 +274,39 @@ public final class UserRecycling: Sendable {
         _ = try await tips(patient: true)
     }
 
+    /// Sends a scan or visit the server refused again, now if the server answers at once (a scan
+    /// then waits for its classification as `scan` does), else with the next sync.
+    public func retry(_ id: String) async throws -> (summary: String, outcome: RetryOutcome) {
+        let entry = try await outbox.retry(id)
+        let summary = try StatusLine(entry: entry, store: store).summary
+        if await engine.connectivity.check(within: configuration.localCommandSyncBudget) == .online {
+            _ = await engine.syncNow(pull: false, waitingAtMost: entry.operation == ScanCalls.scan ? configuration.scanBudget : configuration.localCommandSyncBudget)
+        }
+        guard let now = try outbox.entries().first(where: { $0.id == entry.id }) else { return (summary, .sent) }
+        return (summary, now.state == .failed ? .refused(now.lastError ?? "no reason given") : .waiting)
+    }
+
+    /// Gives up on a scan or visit the server refused: the scan (and its photo) or the visit's
+    /// count leaves this device too.
+    public func discard(_ id: String) async throws -> StatusLine {
+        let entry = try outbox.failedEntry(id)
+        let line = try StatusLine(entry: entry, store: store)
+        // NB: the scan goes before the outbox entry: were the process killed in between, the
+        // refused entry would still be listed and could be discarded again; the other way round, a
+        // scan would wait for ever for an answer nobody sends.
+        let scan = entry.operation == ScanCalls.scan ? try? JSONDecoder().decode(ScanCall.self, from: entry.payload) : nil
+        try await store.write { tx in
+            if let scan {
+                try tx.db.execute(sql: "DELETE FROM scans WHERE id = ?", arguments: [scan.scanId])
+            } else if entry.operation == ScanCalls.visit, let call = try? JSONDecoder().decode(VisitCall.self, from: entry.payload) {
+                try tx.db.execute(sql: "UPDATE recycling_points SET visits = MAX(0, visits - 1) WHERE id = ?", arguments: [call.pointId])
+            }
+        }
+        if let file = scan?.photoFile { try? FileManager.default.removeItem(at: configuration.photosDirectory(session.userID).appendingPathComponent(file)) }
+        _ = try await outbox.discard(entry.id)
+        return line
+    }
+
     /// When scans or visits wait, sends them if the server answers quickly, so that a command
     /// started after the network returned can announce what was classified meanwhile.
     public func catchUp() async {

@@ -44,6 +44,8 @@ public struct Scan: Sendable, Equatable, Codable {
     /// The parts of a scanned product's packaging, each with its own bin: the server's, or while
     /// waiting the saved catalogue's. Empty when not known.
     public let parts: [PackagingPart]
+    /// The product's name, when the server knows the scanned barcode.
+    public let productName: String?
 
     init(row: Row, failure: String?) {
         id = row["id"]
@@ -56,6 +58,7 @@ public struct Scan: Sendable, Equatable, Codable {
         let answered = row["answered_at"] as Int64? != nil
         detected = answered ? (row["detected"] as Bool?) : nil
         source = answered ? row["source"] : nil
+        productName = row["product_name"]
         if answered {
             state = .classified
             trashType = row["trash_type"]

@@ -65,11 +65,12 @@ struct ScanStore: Sendable {
     static func record(_ result: Components.Schemas.ScanResult, scanID: String, answeredAt: Int64, _ db: Database) throws {
         try db.execute(sql: """
             UPDATE scans SET detected = ?, trash_type = ?, bin = ?, bin_label = ?, special_point = ?, points = ?, source = ?,
-                message = ?, answered_at = ?, announced = 0, parts = ?
+                message = ?, answered_at = ?, announced = 0, parts = ?, product_name = ?
             WHERE id = ?
             """, arguments: [result.detected, result.trashType?.rawValue, result.bin?.rawValue, result.binLabel,
                              result.specialPoint.map { RecyclingPoint($0).title }, result.points, result.source.rawValue,
-                             result.message, answeredAt, try partsText((result.parts ?? []).compactMap(PackagingPart.init)), scanID])
+                             result.message, answeredAt, try partsText((result.parts ?? []).compactMap(PackagingPart.init)), result.productName,
+                             scanID])
     }
 
     /// Parts as the `parts` column keeps them: NULL for none.

@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+@testable import Recycling
+
+/// A scan the server refuses never blocks the phone: `status` lists it with an id and the reason,
+/// `retry ID` sends it again, `discard ID` drops it (and its photo), `sync` does not say "Synced",
+/// and sign-out tells refused scans apart from those only waiting.
+@Suite("Refused scans", .timeLimit(.minutes(3)))
+struct RefusedScanTests {
+    @Test func aRefusedScanCanBeRetriedOrDiscardedAndNeverBlocksSignOut() async throws {
+        try await withLiveServer { server, scratch in
+            try await Executables.seed(scratch)
+            let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
+            _ = try await phone.signUp()
+            // Given a photo scan refused by a server that cannot classify photos
+            let photo = try plainPhoto(in: scratch.folder("camera"))
+            #expect(try await phone.run(["scan", "--image", photo.path]).status == 1)
+            // Then the status lists it with the id to act on and the server's reason
+            let status = try #require(try json(try await phone.run(["status", "--json"])) as? [String: Any])
+            let entry = try #require((status["entries"] as? [[String: Any]])?.first)
+            let id = try #require(entry["shortId"] as? String)
+            #expect(status["failed"] as? Int == 1 && entry["state"] as? String == "failed" && id.count == 8)
+            #expect((entry["reason"] as? String)?.contains("cannot classify photos") == true, "\(entry)")
+            let text = try await phone.run(["status"])
+            #expect(text.stdout.contains(id) && text.stdout.contains("sustainu retry ID"), "\(text.stdout)")
+            // And a sync does not call that synced
+            let sync = try await phone.run(["sync"])
+            #expect(sync.isOneLineError && sync.stderr.contains("1 scan or visit was refused by the server (") && sync.stderr.contains("cannot classify photos"),
+                    "\(sync.stdout)\(sync.stderr)")
+            // And sign-out says what clears a refused scan, which a sync cannot
+            let logout = try await phone.run(["logout"])
+            #expect(logout.isOneLineError && logout.stderr.contains("refused by the server") && logout.stderr.contains("sustainu discard ID"),
+                    "\(logout.stderr)")
+            #expect(!logout.stderr.contains("sync"), "\(logout.stderr)")
+            // When the student retries it, the server refuses it again, and says so
+            let retry = try await phone.run(["retry", id])
+            #expect(retry.isOneLineError && retry.stderr.contains("refused the scan of a photo again"), "\(retry.stderr)")
+            // And an id too short to be safe is a usage mistake
+            #expect(try await phone.run(["retry", String(id.suffix(3))]).status == 64)
+            // When a barcode scan waits offline, dropping only the refused ones is not enough to sign out
+            #expect(try await phone.offline(["scan", "--barcode", SharedData.pastryBarcode]).status == 0)
+            let partial = try await phone.offline(["logout", "--discard-refused"])
+            #expect(partial.isOneLineError && partial.stderr.contains("1 scan or visit still wait"), "\(partial.stderr)")
+            // When the student discards the refused scan
+            let discard = try await phone.offline(["discard", id])
+            #expect(discard.status == 0 && discard.stdout.contains("Dropped the refused scan of a photo"), "\(discard.stdout)\(discard.stderr)")
+            // Then it and its photo are gone; the waiting scan stays
+            let scans = try #require(try json(try await phone.offline(["scans", "--json"])) as? [[String: Any]])
+            #expect(scans.count == 1 && scans.first?["state"] as? String == "waiting", "\(scans)")
+            let photos = try FileManager.default.subpathsOfDirectory(atPath: scratch.folder("phone").path).filter { $0.hasSuffix(".jpg") }
+            #expect(photos.isEmpty, "\(photos)")
+            // And a forced sign-out says the waiting scan is lost
+            let forced = try await phone.offline(["logout", "--force"])
+            #expect(forced.status == 0 && forced.stdout.contains("1 scan or visit that was waiting to be sent is lost"), "\(forced.stdout)\(forced.stderr)")
+        }
+    }
+}
