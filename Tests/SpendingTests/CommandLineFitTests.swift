@@ -178,3 +178,27 @@ struct CommandLineFitTests {
         }
     }
 }
+
+@Suite("An offline sign-out reaches the server with the next command that does", .timeLimit(.minutes(3)))
+struct RevocationTests {
+    @Test func aTokenSignedOutOfflineIsRevokedByTheNextRegistration() async throws {
+        try await withLiveServer { server, scratch in
+            let user = try await SpendingUser.verified(on: server, scratch: scratch)
+            let folder = scratch.folder("phone")
+            let app = spendingDevice(folder, server: server)
+            _ = try await app.login(email: user.email, password: user.password)
+            let token = try #require(app.vault.accessToken)
+            // Signed out offline: the token still works on the server
+            let outcome = try await spendingDevice(folder, server: unreachableServer).logout()
+            #expect(outcome.revocationQueued)
+            let probe = ServerLink(serverURL: server) { token }
+            guard case .ok = try await probe.client.getMe() else { throw TestFailure("the token should still work") }
+            // When the device next reaches the server, for someone else's registration
+            _ = try await spendingDevice(folder, server: server).register(username: "other_\(UUID().uuidString.prefix(6))",
+                                                                       email: "other.\(UUID().uuidString.prefix(6))@example.com", password: "long-password")
+            // Then the old token is refused and nothing waits any more
+            guard case .unauthorized = try await probe.client.getMe() else { throw TestFailure("the token should be revoked") }
+            #expect(try spendingDevice(folder, server: server).vault.pendingRevocations().isEmpty)
+        }
+    }
+}

@@ -37,6 +37,7 @@ public final class SpendingApp: Sendable {
         }
         switch answer {
         case .created(let created):
+            await flushRevocations()
             let user = try created.body.json
             // NB: remembered so that `verify CODE` needs no --email; losing it only means typing the email.
             try? FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
@@ -64,6 +65,7 @@ public final class SpendingApp: Sendable {
         }
         switch answer {
         case .noContent:
+            await flushRevocations()
             try? FileManager.default.removeItem(at: configuration.pendingVerificationFile)
         case .badRequest(let answer): throw SpendingError.server(try answer.body.json.message)
         case .undocumented(let status, _): throw SpendingError.server("Verifying failed (HTTP \(status))")
@@ -80,7 +82,7 @@ public final class SpendingApp: Sendable {
             throw SpendingError.unreachable(RemoteFailure.from(error).description)
         }
         switch answer {
-        case .accepted: return
+        case .accepted: await flushRevocations()
         case .badRequest(let answer): throw SpendingError.server(try answer.body.json.message)
         case .undocumented(let status, _): throw SpendingError.server("Asking for a code failed (HTTP \(status))")
         }
@@ -220,6 +222,13 @@ public final class SpendingApp: Sendable {
         try? FileManager.default.removeItem(at: configuration.userDirectory(session.userID))
         // NB: the token is 7 days old or more: the server refuses it already; nothing to revoke.
         try await vault.signOut(revoke: { _ in })
+    }
+
+    /// Sends the sign-outs this device made offline, now that the server answered a command
+    /// (signed in or not): a token stays valid on the server until then.
+    func flushRevocations() async {
+        guard let waiting = try? vault.pendingRevocations(), !waiting.isEmpty else { return }
+        try? await vault.flushRevocations(revoke: revoke)
     }
 
     /// Revokes an access token on the server; an already refused token counts as revoked.

@@ -133,7 +133,7 @@ public final class UserSpending: Sendable {
         watcher?.cancel()
         await watcher?.value
         progress?((try? outbox.counts().pending) ?? 0, total)
-        if report.failure == nil { try? await app.vault.flushRevocations(revoke: app.revoke) }
+        if report.failure == nil { await app.flushRevocations() }
         if case .unauthorized = report.failure { try? app.vault.tokenRejected() }
         return report
     }

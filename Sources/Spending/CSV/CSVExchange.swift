@@ -95,11 +95,16 @@ public struct CSVExchange: Sendable {
     }
 
     private static func read(_ url: URL) throws -> CSVTable {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
+            throw SpendingError.file("Cannot read \(url.path): there is no such file")
+        }
+        guard !isFolder.boolValue else { throw SpendingError.file("\(url.path) is a folder, not a CSV file") }
         let data: Data
         do {
             data = try Data(contentsOf: url, options: .mappedIfSafe)
         } catch {
-            throw SpendingError.file("Cannot read \(url.path): \((error as NSError).localizedDescription)")
+            throw SpendingError.file("Cannot read \(url.path): \(FileManager.default.isReadableFile(atPath: url.path) ? "it cannot be read" : "permission denied")")
         }
         guard data.count <= maxBytes else { throw SpendingError.file("\(url.path) is over 64 MiB: split it") }
         guard let text = String(data: data, encoding: .utf8) ?? String(data: data, encoding: .isoLatin1) else {
