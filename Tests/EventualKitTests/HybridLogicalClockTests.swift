@@ -68,4 +68,37 @@ struct HybridLogicalClockTests {
         let clock = HybridLogicalClock(node: "dev1", resumingAfter: stored, wallClock: { wall.now })
         #expect(clock.tick() > stored)
     }
+
+    @Test func aClockAnHourFastStampsByTheServersTimeOnceItHearsIt() throws {
+        // Given a device whose clock is an hour fast, which stamped a change by it
+        let wall = ManualClock()
+        let server = wall.now - 3_600_000
+        let clock = HybridLogicalClock(node: "dev1", maxDrift: .seconds(300), wallClock: { wall.now })
+        let wrong = clock.tick()
+        #expect(wrong.millis == wall.now)
+        // When an answer tells it the server's time
+        clock.learn(serverNow: server)
+        // Then its next stamps follow the server's time, not the wrong stamp
+        let next = clock.tick(), after = clock.tick()
+        #expect(next.millis == server && after > next)
+        #expect(clock.serverOffset == -3_600_000)
+        // And a stamp from another device is judged against the server's time too
+        #expect(throws: ClockError.self) { try clock.receive(HLCStamp(millis: server + 301_000, counter: 0, node: "dev2")) }
+        try clock.receive(HLCStamp(millis: server + 60_000, counter: 0, node: "dev2"))
+        #expect(clock.tick().millis == server + 60_000)
+    }
+
+    @Test func aClockAFewSecondsOffIsLeftAlone() {
+        let wall = ManualClock()
+        let clock = HybridLogicalClock(node: "dev1", wallClock: { wall.now })
+        clock.learn(serverNow: wall.now + 2_000)
+        #expect(clock.tick().millis == wall.now)
+    }
+
+    @Test func aRestartedClockKeepsTheServersOffset() {
+        let wall = ManualClock()
+        let stored = HLCStamp(millis: wall.now, counter: 0, node: "dev1")
+        let clock = HybridLogicalClock(node: "dev1", resumingAfter: stored, serverOffset: -3_600_000, wallClock: { wall.now })
+        #expect(clock.tick().millis == wall.now - 3_600_000)
+    }
 }

@@ -65,6 +65,14 @@ enum OutboxTable {
                        arguments: [message, id])
     }
 
+    /// A change stamped again, back to pending and due now, with why it had to be.
+    static func replacePayload(id: String, payload: Data, error: String, db: Database) throws {
+        try db.execute(sql: """
+            UPDATE eventual_outbox SET payload = ?, state = 'pending', attempts = attempts + 1, next_attempt_at = 0, last_error = ?
+            WHERE id = ?
+            """, arguments: [payload, error, id])
+    }
+
     /// Back to pending, not before `retryAt`.
     static func reschedule(ids: [String], retryAt: Int64, error: String, countsAsAttempt: Bool, db: Database) throws {
         let increment = countsAsAttempt ? 1 : 0

@@ -40,6 +40,8 @@ enum EngineSchema {
 
     enum Key: String {
         case node, lastStamp, pullCursor, lastSyncAt
+        /// The server's clock minus this device's, in milliseconds, as last learned.
+        case serverClockOffset
     }
 
     static func value(_ key: Key, _ db: Database) throws -> String? {
@@ -56,7 +58,7 @@ enum EngineSchema {
     }
 
     /// This device's node id (made on first use) and the newest stamp it issued.
-    static func clockState(_ db: Database) throws -> (node: String, lastStamp: HLCStamp?) {
+    static func clockState(_ db: Database) throws -> (node: String, lastStamp: HLCStamp?, serverOffset: Int64?) {
         let node: String
         if let stored = try value(.node, db) {
             node = stored
@@ -64,7 +66,7 @@ enum EngineSchema {
             node = String(UUIDv7.make().replacingOccurrences(of: "-", with: "").suffix(12))
             try setValue(node, for: .node, db)
         }
-        return (node, try value(.lastStamp, db).flatMap(HLCStamp.init(parsing:)))
+        return (node, try value(.lastStamp, db).flatMap(HLCStamp.init(parsing:)), try value(.serverClockOffset, db).flatMap { Int64($0) })
     }
 
     static func saveLastStamp(_ stamp: HLCStamp, _ db: Database) throws {

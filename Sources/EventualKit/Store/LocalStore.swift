@@ -16,8 +16,10 @@ public final class LocalStore: Sendable {
     private let didWrite: ChangeSignal
 
     /// Opens (creating if needed) the database at `path`, applies the engine's migrations and
-    /// then the app's, in order.
-    public convenience init(path: String, migrations: [LocalMigration] = [], maxClockDrift: Duration = .seconds(300)) throws {
+    /// then the app's, in order. `wallClock` is this device's clock in Unix milliseconds (a test
+    /// sets a wrong one).
+    public convenience init(path: String, migrations: [LocalMigration] = [], maxClockDrift: Duration = .seconds(300),
+                            wallClock: @escaping @Sendable () -> Int64 = { UnixMillis.now() }) throws {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
@@ -27,20 +29,22 @@ public final class LocalStore: Sendable {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         let pool = try DatabasePool(path: path, configuration: configuration)
-        try self.init(writer: pool, migrations: migrations, maxClockDrift: maxClockDrift)
+        try self.init(writer: pool, migrations: migrations, maxClockDrift: maxClockDrift, wallClock: wallClock)
     }
 
     /// A store on any GRDB writer (an in-memory `DatabaseQueue` in tests).
-    public init(writer: any DatabaseWriter, migrations: [LocalMigration] = [], maxClockDrift: Duration = .seconds(300)) throws {
+    public init(writer: any DatabaseWriter, migrations: [LocalMigration] = [], maxClockDrift: Duration = .seconds(300),
+                wallClock: @escaping @Sendable () -> Int64 = { UnixMillis.now() }) throws {
         var migrator = DatabaseMigrator()
         EngineSchema.register(in: &migrator)
         for migration in migrations {
             migrator.registerMigration(migration.name, migrate: migration.migrate)
         }
         try migrator.migrate(writer)
-        let (node, lastStamp) = try writer.write { db in try EngineSchema.clockState(db) }
+        let (node, lastStamp, serverOffset) = try writer.write { db in try EngineSchema.clockState(db) }
         self.writer = writer
-        self.clock = HybridLogicalClock(node: node, resumingAfter: lastStamp, maxDrift: maxClockDrift)
+        self.clock = HybridLogicalClock(node: node, resumingAfter: lastStamp, maxDrift: maxClockDrift, serverOffset: serverOffset,
+                                        wallClock: wallClock)
         self.didWrite = ChangeSignal()
         // NB: an entry "in flight" when the process died may or may not have reached the server;
         // sending it again is safe (its id makes the server answer `duplicate`).
@@ -61,6 +65,13 @@ public final class LocalStore: Sendable {
         }
         didWrite.fire()
         return result
+    }
+
+    /// Takes in the server's time now (from its last answer), kept for the next process too.
+    func learnServerTime(_ serverNow: Int64) async throws {
+        clock.learn(serverNow: serverNow)
+        guard let offset = clock.serverOffset else { return }
+        try await writer.write { db in try EngineSchema.setValue(String(offset), for: .serverClockOffset, db) }
     }
 
     /// Fires after every committed `write(_:)`: the sync engine listens to send soon.

@@ -4,12 +4,22 @@ import Synchronization
 
 /// Stamps the user's edits so that they order causally across devices: a stamp is never
 /// smaller than one this device issued or saw before, even if the wall clock steps back.
+///
+/// A device whose clock is wrong stamps by the server's time once an answer has told it
+/// (`learn(serverNow:)`): the server refuses a stamp further ahead of its clock than the allowed
+/// drift, and a clock that kept such a stamp would have every later edit refused too.
 public final class HybridLogicalClock: Sendable {
-    /// A remote stamp further ahead of the local wall clock than this is refused.
+    /// A remote stamp further ahead of the local time than this is refused; the server allows
+    /// this much too, so no local stamp gets this far ahead of the server's time.
     public let maxDrift: Duration
     public let node: String
     private let wallClock: @Sendable () -> Int64
     private let last: Mutex<HLCStamp>
+    /// The server's time minus the wall clock's, in milliseconds, once known.
+    private let offset: Mutex<Int64?>
+
+    /// A wall clock this close to the server's is left alone (the server's `Date` is to the second).
+    public static let tolerance: Duration = .seconds(5)
 
     /// - Parameters:
     ///   - node: this device's id (letters, digits, `_`; at most 64 characters).
@@ -18,20 +28,44 @@ public final class HybridLogicalClock: Sendable {
         node: String,
         resumingAfter stamp: HLCStamp? = nil,
         maxDrift: Duration = .seconds(300),
+        serverOffset: Int64? = nil,
         wallClock: @escaping @Sendable () -> Int64 = { UnixMillis.now() }
     ) {
         self.node = node
         self.maxDrift = maxDrift
         self.wallClock = wallClock
         self.last = Mutex(stamp ?? HLCStamp(millis: 0, counter: 0, node: node))
+        self.offset = Mutex(serverOffset)
     }
 
-    /// A new stamp for a local event, greater than every stamp issued or received so far.
+    /// Takes in the server's time now (Unix milliseconds, from its last answer).
+    public func learn(serverNow: Int64) {
+        let offset = serverNow - wallClock()
+        self.offset.withLock { $0 = offset }
+    }
+
+    /// How far the server's clock is ahead of this device's (negative: the device is ahead), in
+    /// milliseconds, as last learned; nil before any answer told it.
+    public var serverOffset: Int64? { offset.withLock { $0 } }
+
+    /// Unix milliseconds now: the wall clock's, or the server's when the wall clock is off by more
+    /// than `tolerance`.
+    public func now() -> Int64 {
+        let wall = wallClock()
+        guard let offset = serverOffset, abs(offset) > Self.tolerance.milliseconds else { return wall }
+        return wall + offset
+    }
+
+    /// A new stamp for a local event, greater than every stamp issued or received so far, unless
+    /// those lie too far ahead of the server's time to be accepted: then it starts again from now.
     public func tick() -> HLCStamp {
-        let now = wallClock()
+        let now = now()
+        // NB: a stamp this far ahead was made while the clock was wrong; staying after it would
+        // have the server refuse every later edit of this device ("N s ahead of the server's clock").
+        let limit = now + maxDrift.milliseconds - maxDrift.milliseconds / 10
         return last.withLock { last in
             let next: HLCStamp
-            if now > last.millis {
+            if now > last.millis || last.millis > limit {
                 next = HLCStamp(millis: now, counter: 0, node: node)
             } else if last.counter < HLCStamp.maxCounter {
                 next = HLCStamp(millis: last.millis, counter: last.counter + 1, node: node)
@@ -48,8 +82,8 @@ public final class HybridLogicalClock: Sendable {
     /// Throws when it lies further in the future than `maxDrift`: one device with a wrong
     /// clock must not poison every later edit.
     public func receive(_ remote: HLCStamp) throws(ClockError) {
-        let now = wallClock()
-        let limit = now + Int64(maxDrift.components.seconds * 1000)
+        let now = now()
+        let limit = now + maxDrift.milliseconds
         guard remote.millis <= limit else {
             throw ClockError.tooFarInFuture(stamp: remote.description, aheadBySeconds: (remote.millis - now) / 1000)
         }

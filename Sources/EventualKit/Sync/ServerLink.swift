@@ -17,6 +17,8 @@ public struct ServerLink: Sendable {
     /// The generated client. Apps call knowledge-base endpoints through it.
     public let client: Client
     public let serverURL: URL
+    /// The server's time, as its answers tell it (the engine stamps by it when the device's clock is wrong).
+    public let serverTime: ServerTime
     private let transport: AsyncHTTPClientTransport
     private let middlewares: [any ClientMiddleware]
 
@@ -41,13 +43,15 @@ public struct ServerLink: Sendable {
         timeout: Duration = .seconds(30),
         timeouts: Timeouts = Timeouts(),
         middlewares: [any ClientMiddleware] = [],
+        serverTime: ServerTime = ServerTime(),
         accessToken: @escaping @Sendable () -> String?
     ) {
         let transport = AsyncHTTPClientTransport(configuration: .init(client: HTTPClients.shared(for: timeouts),
                                                                       timeout: .milliseconds(timeout.milliseconds)))
         self.serverURL = serverURL
         self.transport = transport
-        self.middlewares = [TransportFailureMiddleware(serverURL: serverURL, timeouts: timeouts),
+        self.serverTime = serverTime
+        self.middlewares = [TransportFailureMiddleware(serverURL: serverURL, timeouts: timeouts), ServerTimeMiddleware(serverTime: serverTime),
                             BearerMiddleware(accessToken: accessToken)] + middlewares
         self.client = Client(
             serverURL: serverURL,

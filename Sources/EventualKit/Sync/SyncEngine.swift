@@ -24,6 +24,8 @@ public actor SyncEngine {
     private var rang = false
     private var pausedForSignIn = false
     private var offlineSinceLastDelivery = false
+    /// Changes re-stamped in the current round after a refusal for this device's clock (once each).
+    private var restampedInRound: Set<String> = []
 
     public init(
         store: LocalStore,
@@ -179,10 +181,12 @@ public actor SyncEngine {
             return report
         }
         statusBroadcast.update { $0.isSyncing = true }
+        restampedInRound = []
         defer {
             statusBroadcast.update { $0.isSyncing = false }
             refreshStatus()
         }
+        await learnServerTime()
         if userAsked {
             // NB: a person asked now: entries waiting out a backoff go too.
             _ = try? await store.writer.write { db in try OutboxTable.makeAllDue(db) }
@@ -209,6 +213,10 @@ public actor SyncEngine {
             let failure = RemoteFailure.from(error)
             report.failure = failure
             handle(failure)
+        }
+        await learnServerTime()
+        if let offset = store.clock.serverOffset, abs(offset) > HybridLogicalClock.tolerance.milliseconds {
+            report.clockAheadBySeconds = -offset / 1000
         }
         let delivered = report.sent + report.calls
         if delivered > 0 {
@@ -257,8 +265,16 @@ public actor SyncEngine {
                 throw error
             }
             connectivity.reportAnswer()
+            await learnServerTime()
             try await record(results, for: batch, into: &report)
         }
+    }
+
+    /// Takes in the server's time from the latest answer, so that stamps follow it when this
+    /// device's clock is wrong.
+    private func learnServerTime() async {
+        guard let serverNow = link.serverTime.now() else { return }
+        try? await store.learnServerTime(serverNow)
     }
 
     private func send(_ batch: [OutboxEntry]) async throws -> [Components.Schemas.SyncResult] {
@@ -271,6 +287,7 @@ public actor SyncEngine {
         let byID = Dictionary(results.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var done: [String] = [], unanswered: [String] = []
         var rejected: [(id: String, message: String)] = []
+        var restamp: [(entry: OutboxEntry, message: String)] = [], held: [(id: String, message: String)] = []
         for entry in batch {
             guard let result = byID[entry.id] else { unanswered.append(entry.id); continue }
             switch result.status {
@@ -278,24 +295,53 @@ public actor SyncEngine {
             case .duplicate:
                 done.append(entry.id)
                 report.duplicates += 1
-            case .rejected: rejected.append((entry.id, result.message ?? "rejected by the server"))
+            case .rejected:
+                let message = result.message ?? "rejected by the server"
+                guard isClockRefusal(entry, message: message) else { rejected.append((entry.id, message)); continue }
+                // NB: refused only because this device's clock ran ahead: never failed, never lost.
+                if restampedInRound.contains(entry.id) { held.append((entry.id, message)) } else { restamp.append((entry, message)) }
             }
         }
         let retryAt = UnixMillis.now() + configuration.retry.delay(afterFailures: 0).milliseconds
-        try await store.writer.write { [done, rejected, unanswered] db in
+        let heldRetryAt = UnixMillis.now() + configuration.retry.delay(afterFailures: batch.map(\.attempts).max() ?? 0).milliseconds
+        let clock = store.clock
+        try await store.writer.write { [done, rejected, unanswered, restamp, held] db in
             try OutboxTable.remove(ids: done, db: db)
             for (id, message) in rejected { try OutboxTable.markFailed(id: id, message: message, db: db) }
             if !unanswered.isEmpty {
                 try OutboxTable.reschedule(ids: unanswered, retryAt: retryAt, error: "the server did not answer for this change",
                                            countsAsAttempt: true, db: db)
             }
+            for (entry, message) in restamp {
+                let change = try JSONDecoder().decode(ChangePayload.self, from: entry.payload)
+                let restamped = ChangePayload(hlc: clock.tick().description, fields: change.fields, deltas: change.deltas, deleted: change.deleted)
+                try OutboxTable.replacePayload(id: entry.id, payload: try JSONEncoder.sorted.encode(restamped), error: message, db: db)
+            }
+            if !restamp.isEmpty { try EngineSchema.saveLastStamp(clock.latest, db) }
+            for (id, message) in held {
+                try OutboxTable.reschedule(ids: [id], retryAt: heldRetryAt, error: message, countsAsAttempt: true, db: db)
+            }
         }
+        restampedInRound.formUnion(restamp.map(\.entry.id))
         report.sent += done.count
         report.rejected += rejected.count
+        report.restamped += restamp.count
+        report.clockRefused += held.count
+        report.clockRefusals += held.map { (entryID: $0.id, message: $0.message) }
         for (id, message) in rejected {
             logger.warning("change rejected", metadata: ["id": "\(id)", "message": "\(message)"])
             report.rejections.append((id, message))
         }
+    }
+
+    /// Whether the server refused a change only because its stamp is ahead of the server's clock:
+    /// it says so, or the stamp lies beyond what this engine allows past the server's time.
+    private func isClockRefusal(_ entry: OutboxEntry, message: String) -> Bool {
+        if message.contains("ahead of the server's clock") { return true }
+        guard let serverNow = link.serverTime.now(),
+              let change = try? JSONDecoder().decode(ChangePayload.self, from: entry.payload),
+              let stamp = HLCStamp(parsing: change.hlc) else { return false }
+        return stamp.millis > serverNow + store.clock.maxDrift.milliseconds
     }
 
     /// Puts entries back after a failed request: with backoff, or without counting an attempt

@@ -88,6 +88,16 @@ public struct SyncReport: Sendable {
     public var rejected = 0
     /// Their ids and the server's reasons.
     public var rejections: [(entryID: String, message: String)] = []
+    /// Changes the server refused only because this device's clock was ahead, stamped again by
+    /// the server's time and sent again in this round.
+    public var restamped = 0
+    /// Changes the server still refuses because this device's clock is ahead: they wait (never
+    /// dropped) and go once the clock is right. Their ids and the server's reasons follow.
+    public var clockRefused = 0
+    public var clockRefusals: [(entryID: String, message: String)] = []
+    /// How many seconds this device's clock is ahead of the server's (negative: behind), when it
+    /// is off by more than a few seconds; stamps follow the server's time meanwhile.
+    public var clockAheadBySeconds: Int64?
     /// Queued calls completed.
     public var calls = 0
     /// Records brought in by the pull that other devices changed last.
@@ -102,6 +112,12 @@ public struct SyncReport: Sendable {
     public var eventsRejected = 0
     /// Why the round stopped early, if it did.
     public var failure: RemoteFailure?
+
+    /// Everything queued reached the server and nothing was refused: only then may a command say "Synced".
+    public var isComplete: Bool { failure == nil && rejected == 0 && clockRefused == 0 }
+
+    /// Changes the server refused in this round, for good or for the clock.
+    public var refused: Int { rejected + clockRefused }
 
     public init() {}
 }

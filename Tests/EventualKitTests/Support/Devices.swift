@@ -47,8 +47,9 @@ final class Device: Sendable {
     /// fault soak beside it a request can take seconds, and the suite's time limit bounds the test.
     init(folder: URL, serverURL: URL, timeout: Duration = .seconds(30),
          timeouts: ServerLink.Timeouts = ServerLink.Timeouts(connect: .seconds(10), firstByte: .seconds(20)),
-         configuration: SyncConfiguration = .fast, calls: [String: CallHandler] = [:]) throws {
-        store = try LocalStore(path: folder.appendingPathComponent("store.sqlite").path, migrations: [itemsMigration])
+         configuration: SyncConfiguration = .fast, calls: [String: CallHandler] = [:],
+         wallClock: @escaping @Sendable () -> Int64 = { UnixMillis.now() }) throws {
+        store = try LocalStore(path: folder.appendingPathComponent("store.sqlite").path, migrations: [itemsMigration], wallClock: wallClock)
         let vault = SessionVault(secrets: FileSecretStore(directory: folder.appendingPathComponent("secrets")), rounds: 100_000)
         self.vault = vault
         link = ServerLink(serverURL: serverURL, timeout: timeout, timeouts: timeouts) { vault.accessToken }
