@@ -97,6 +97,9 @@ struct Serve: AsyncParsableCommand {
         // NB: the listener takes the port modulo 65,536 (99999 listened on 34463), and 0 on a
         // port the system picks, which nobody could find.
         guard (1...65535).contains(port) else { throw ValidationError("--port must be from 1 to 65535, not \(port)") }
+        guard maxFailedVerifications >= 1, maxFailedVerificationsPerAddress >= 1 else {
+            throw ValidationError("--max-failed-verifications and --max-failed-verifications-per-address must be 1 or more")
+        }
     }
 
     func run() async throws {
