@@ -54,6 +54,8 @@ struct Logout: AsyncParsableCommand {
         let outcome: DeviceSignOut
         do {
             outcome = try await global.app().logout(discarding: force ? .everything : discardRefused ? .failed : .nothing)
+        } catch AccountError.notSignedIn {
+            throw CLIError("Nobody is signed in on this device")
         } catch SessionError.unsentChanges(let waiting, let refused) {
             // NB: refused ones cannot be sent by a sync: say what clears each kind.
             if waiting > 0 {

@@ -18,7 +18,7 @@ struct ScanItem: AsyncParsableCommand {
             """
     )
     @OptionGroup var global: GlobalOptions
-    @Option(help: "A JPEG or PNG photo of the item (at most 4 MiB).") var image: String?
+    @Option(help: "A JPEG or PNG photo of the item (at most 4 MiB); - reads it from standard input.") var image: String?
     @Option(help: "The item's barcode (EAN-8, UPC-A, EAN-13 or GTIN-14).") var barcode: String?
     @Option(help: "Where you are, as LAT,LON: special waste gets the nearest point that takes it.") var at: String?
     @Option(help: "The recycling point where you throw it (an id from `sustainu points`).") var point: String?
@@ -27,6 +27,7 @@ struct ScanItem: AsyncParsableCommand {
     func validate() throws {
         try usageCheck {
             if image == nil && barcode == nil { throw RecyclingError.nothingToScan }
+            if image?.isEmpty == true { throw CLIError("--image needs a photo's path, or - for standard input") }
             if let barcode, (try? GTIN(barcode)) == nil { throw RecyclingError.invalidBarcode(barcode) }
             _ = try at.map(Position.parse)
             if let point, point.trimmingCharacters(in: .whitespaces).isEmpty { throw CLIError("--point needs a point's id, as `sustainu points` lists them") }
@@ -35,13 +36,32 @@ struct ScanItem: AsyncParsableCommand {
 
     func run() async throws {
         let recycling = try await global.open()
+        var image = self.image
+        var piped: URL?
+        if image == "-" {
+            // NB: the photo is copied into the app's folder anyway; a file of its own lets the
+            // barcode reader and the copy read it like any other.
+            let data = FileHandle.standardInput.readDataToEndOfFile()
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("sustainu-\(UUID().uuidString).photo")
+            try data.write(to: file)
+            piped = file
+            image = file.path
+        }
+        defer { if let piped { try? FileManager.default.removeItem(at: piped) } }
         var code = barcode
         if code == nil, let image {
             // NB: a packaged product's barcode in the photo lets the device answer offline.
             code = (try? await BarcodeReader().read(contentsOf: URL(fileURLWithPath: image)))?.first { (try? GTIN($0)) != nil }
         }
-        let outcome = try await recycling.scan(photo: image.map { URL(fileURLWithPath: $0) }, barcode: code,
+        let outcome: ScanOutcome
+        do {
+            outcome = try await recycling.scan(photo: image.map { URL(fileURLWithPath: $0) }, barcode: code,
                                                at: try at.map(Position.parse), pointID: point)
+        } catch let error as RecyclingError where piped != nil {
+            // NB: the person gave no file: name what they gave.
+            let text = error.description.replacingOccurrences(of: piped!.path, with: "the photo on standard input")
+            throw CLIError(text.prefix(1).uppercased() + text.dropFirst())
+        }
         let scan = outcome.scan
         if output.json {
             print(try Terminal.json(ScanJSON(scan)))

@@ -15,7 +15,7 @@ struct CommandLineUsageTests {
             ["tips", "wood"], ["scan", "--barcode", "123"], ["scan", "--barcode", ""], ["scan"], ["scan", "--barcode", "3250390017165", "--point", " "],
             ["scan", "--barcode", "3250390017165", "--at", "200,1"], ["point", ""], ["points", "--limit", "0"], ["points", "--limit", "-1"],
             ["points", "--limit", "1.5"], ["points", "--near", "91,0"], ["points", "--near", "nan,0"], ["points", "--material", "wood"],
-            ["points", "--json", "--geojson"], ["leaderboard", "--limit", "0"], ["reminders", "--now", "25:00"],
+            ["points", "--json", "--geojson"], ["scan", "--image", ""], ["leaderboard", "--limit", "0"], ["reminders", "--now", "25:00"],
             ["reminders", "--now", "2026-02-30T20:00"], ["reminders", "--now", "tomorrow"], ["status", "--bogus"], ["nonsense"],
         ]
         for arguments in malformed {
@@ -77,6 +77,9 @@ struct CommandLineUsageTests {
             let run = try await phone.offline(["scan", "--barcode", SharedData.pastryBarcode, "--point", "node/nowhere"])
             #expect(run.isOneLineError && run.stderr.contains("No recycling point node/nowhere"), "\(run.stderr)")
             #expect(try #require(try json(try await phone.offline(["scans", "--json"])) as? [Any]).isEmpty)
+            // And a photo piped in is read from standard input, and named so when it is none
+            let piped = try await phone.offline(["scan", "--image", "-"], input: "not a photo\n")
+            #expect(piped.isOneLineError && piped.stderr.contains("The photo on standard input is not a JPEG or PNG photo"), "\(piped.stderr)")
         }
     }
 }

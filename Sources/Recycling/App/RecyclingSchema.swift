@@ -62,9 +62,11 @@ enum RecyclingSchema {
             try db.execute(sql: "CREATE INDEX scans_by_time ON scans (taken_at)")
             try db.execute(sql: "CREATE INDEX scans_to_announce ON scans (announced) WHERE announced = 0")
         },
-        LocalMigration("sustainu v2: the parts of a scanned product's packaging, and its name") { db in
+        LocalMigration("sustainu v2: the parts of a scanned product's packaging") { db in
             // JSON [PackagingPart]: the server's answer, or while waiting the packaging catalogue's.
             try db.execute(sql: "ALTER TABLE scans ADD COLUMN parts TEXT")
+        },
+        LocalMigration("sustainu v3: the scanned product's name") { db in
             // The knowledge base's name for the scanned barcode, when the server knows the product.
             try db.execute(sql: "ALTER TABLE scans ADD COLUMN product_name TEXT")
         },
