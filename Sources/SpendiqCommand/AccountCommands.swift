@@ -15,7 +15,7 @@ struct Register: AsyncParsableCommand {
         let app = try global.app()
         let password = try Terminal.password(fromStdin: passwordStdin)
         let account = try await app.register(username: username, email: email, password: password)
-        print("Registered \(account.username) <\(account.email)>. We mailed you a code: spendiq verify CODE")
+        Terminal.say("Registered \(account.username) <\(account.email)>. We mailed you a code: spendiq verify CODE")
     }
 }
 
@@ -38,12 +38,12 @@ struct Verify: AsyncParsableCommand {
         let app = try global.app()
         if resend {
             try await app.resendCode(email: email)
-            print("If \(try email ?? app.pendingRegistration()) is registered and not verified yet, a new code is on its way.")
+            Terminal.say("If \(try email ?? app.pendingRegistration()) is registered and not verified yet, a new code is on its way.")
             return
         }
         let address = email ?? (try? app.pendingRegistration())
         try await app.verify(code: code ?? "", email: email)
-        print("Email verified. Now: spendiq login --email \(address ?? "EMAIL")")
+        Terminal.say("Email verified. Now: spendiq login --email \(address ?? "EMAIL")")
     }
 }
 
@@ -59,9 +59,9 @@ struct Login: AsyncParsableCommand {
         let signIn = try await app.login(email: email, password: password)
         let who = signIn.spending.session.username
         if signIn.online {
-            print("Signed in as \(who)." + (signIn.pulled > 0 ? " Fetched \(signIn.pulled) change(s) from your other devices." : ""))
+            Terminal.say("Signed in as \(who)." + (signIn.pulled > 0 ? " Fetched \(signIn.pulled) change(s) from your other devices." : ""))
         } else {
-            print("Signed in as \(who) " + Terminal.paint("offline", .yellow) + ": changes wait on this device until the server can be reached.")
+            Terminal.say("Signed in as \(who) " + Terminal.paint("offline", .yellow) + ": changes wait on this device until the server can be reached.")
         }
     }
 }

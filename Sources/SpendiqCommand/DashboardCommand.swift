@@ -25,16 +25,18 @@ struct DashboardCommand: AsyncParsableCommand {
         }
         print(Terminal.paint("Accounts", .bold))
         if dashboard.accounts.isEmpty { print("  none yet: spendiq accounts add NAME --currency EUR") }
-        let width = dashboard.accounts.map(\.name.count).max() ?? 0
+        // NB: names give way to the amounts on a narrow terminal.
+        let nameRoom = max(8, Terminal.columns - 30)
+        let width = min(nameRoom, dashboard.accounts.map(\.name.count).max() ?? 0)
         for account in dashboard.accounts {
-            print("  " + account.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+            print("  " + Table.cut(account.name, to: width).padding(toLength: width, withPad: " ", startingAt: 0) + "  "
                   + Money(minorUnits: account.balanceMinor, currency: account.currency).description)
         }
         if !dashboard.categories.isEmpty {
             print(Terminal.paint("Spending per category (30 days)", .bold))
-            let width = dashboard.categories.map(\.category.count).max() ?? 0
+            let width = min(nameRoom, dashboard.categories.map(\.category.count).max() ?? 0)
             for category in dashboard.categories {
-                print("  " + category.category.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+                print("  " + Table.cut(category.category, to: width).padding(toLength: width, withPad: " ", startingAt: 0) + "  "
                       + Money(minorUnits: category.spentMinor, currency: category.currency).description)
             }
         }
@@ -62,7 +64,7 @@ struct Locate: AsyncParsableCommand {
         let coordinates = try Coordinates(parsing: position)
         let spending = try await global.spending()
         let update = try await spending.location.observe(coordinates, force: true)
-        print("Position kept: \(coordinates.latitude),\(coordinates.longitude)."
+        Terminal.say("Position kept: \(coordinates.latitude),\(coordinates.longitude)."
               + (update.queued ? " It goes to the server when it can be reached." : " The server gets it with the next update (at most every 5 minutes)."))
         await finish(spending)
     }
@@ -90,9 +92,9 @@ struct InsightsCommand: AsyncParsableCommand {
         }
         if !result.fresh {
             let age = max(0, UnixMillis.now() - result.computedAt) / 60_000
-            print(Terminal.paint("Offline: findings from \(age < 60 ? "\(age) min" : "\(age / 60) h") ago.", .yellow))
+            print(Terminal.paint(Terminal.wrap("Offline: findings from \(age < 60 ? "\(age) min" : "\(age / 60) h") ago."), .yellow))
         }
-        if result.insights.isEmpty { print("Nothing unusual.") }
+        if result.insights.isEmpty { Terminal.say("Nothing unusual.") }
         for insight in result.insights { Terminal.say("• [\(insight.kind)] \(insight.message)") }
     }
 }

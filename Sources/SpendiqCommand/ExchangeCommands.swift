@@ -23,7 +23,7 @@ struct Export: AsyncParsableCommand {
         }
         do {
             let count = try spending.csv.export(to: csv, overwrite: force)
-            print("Exported \(count) transaction(s) to \(csv).")
+            Terminal.say("Exported \(count) transaction(s) to \(csv).")
         } catch SpendingError.exportExists(let path) {
             throw CLIError("\(path) already exists: add --force to write over it, or choose another name")
         }
@@ -69,10 +69,10 @@ struct Import: AsyncParsableCommand {
         }
         let kind = summary.format == .spendiq ? "a SpendiQ export" : "a bank's export"
         let separator = summary.decimalSeparator.map { ", amounts with \($0.name)" } ?? ", whole amounts"
-        print("Read \(csv) as \(kind)\(separator).")
-        if !summary.openedAccounts.isEmpty { print("Opened account(s) it names: \(summary.openedAccounts.joined(separator: ", ")).") }
-        print("Imported \(summary.imported) transaction(s); \(summary.alreadyImported) already there; \(summary.skippedCount) skipped.")
-        for line in summary.skipped { print("  skipped \(line)") }
+        Terminal.say("Read \(csv) as \(kind)\(separator).")
+        if !summary.openedAccounts.isEmpty { Terminal.say("Opened account(s) it names: \(summary.openedAccounts.joined(separator: ", ")).") }
+        Terminal.say("Imported \(summary.imported) transaction(s); \(summary.alreadyImported) already there; \(summary.skippedCount) skipped.")
+        for line in summary.skipped { Terminal.say("  skipped \(line)") }
         await finish(spending)
     }
 }
@@ -108,7 +108,7 @@ struct Status: AsyncParsableCommand {
                       .init("\(entry.attempts)"), .init(entry.lastError ?? "-"))
         }
         print(table.render())
-        if entries.count > 50 { print("… and \(entries.count - 50) more (spendiq status --json lists them all)") }
+        if entries.count > 50 { Terminal.say("… and \(entries.count - 50) more (spendiq status --json lists them all)") }
         if status.failed > 0 {
             Terminal.say("The server refused the failed changes: spendiq retry ID sends one again, spendiq discard ID drops it.")
         }

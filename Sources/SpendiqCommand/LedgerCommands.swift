@@ -11,7 +11,7 @@ extension GlobalOptions {
 
 /// Prints what a write went over and sends it if the server answers within the local budget.
 func finish(_ spending: UserSpending, warnings: [LimitWarning] = []) async {
-    for warning in warnings { print(Terminal.paint(warning.description, .yellow)) }
+    for warning in warnings { print(Terminal.paint(Terminal.wrap(warning.description), .yellow)) }
     await spending.trySend()
 }
 
@@ -43,7 +43,7 @@ struct AccountsList: AsyncParsableCommand {
             return
         }
         guard !balances.isEmpty else {
-            print("No accounts yet: spendiq accounts add NAME --currency EUR [--kind cash|bank|card|savings]")
+            Terminal.say("No accounts yet: spendiq accounts add NAME --currency EUR [--kind cash|bank|card|savings]")
             return
         }
         var table = Table("NAME", "KIND", "BALANCE", archived ? "ARCHIVED" : "ID")
@@ -67,7 +67,7 @@ struct AccountsAdd: AsyncParsableCommand {
     func run() async throws {
         let spending = try await global.spending()
         let account = try await spending.ledger.addAccount(name: name, kind: kind, currency: currency, colour: colour, openingBalance: opening)
-        print("Added \(account.kind.rawValue) account \(account.name) (\(Money(minorUnits: account.openingBalanceMinor, currency: account.currency))).")
+        Terminal.say("Added \(account.kind.rawValue) account \(account.name) (\(Money(minorUnits: account.openingBalanceMinor, currency: account.currency))).")
         await finish(spending)
     }
 }
@@ -83,7 +83,7 @@ struct AccountsEdit: AsyncParsableCommand {
     func run() async throws {
         let spending = try await global.spending()
         let edited = try await spending.ledger.editAccount(account, name: name, kind: kind, colour: colour)
-        print("Changed \(edited.name).")
+        Terminal.say("Changed \(edited.name).")
         await finish(spending)
     }
 }
@@ -96,7 +96,7 @@ struct AccountsArchive: AsyncParsableCommand {
     func run() async throws {
         let spending = try await global.spending()
         let archived = try await spending.ledger.archiveAccount(account)
-        print("Archived \(archived.name).")
+        Terminal.say("Archived \(archived.name).")
         await finish(spending)
     }
 }
@@ -133,7 +133,7 @@ struct Add: AsyncParsableCommand {
         let spending = try await global.spending()
         let recorded = try await spending.record(kind == .expense ? .expense : .income, details)
         let transaction = recorded.transaction
-        print("Recorded \(kind.rawValue) \(transaction.money) on \(transaction.category ?? "other") (\(transaction.id.suffix(8))).")
+        Terminal.say("Recorded \(kind.rawValue) \(transaction.money) on \(transaction.category ?? "other") (\(transaction.id.suffix(8))).")
         await finish(spending, warnings: recorded.warnings)
     }
 }
@@ -150,7 +150,7 @@ struct Transfer: AsyncParsableCommand {
     func run() async throws {
         let spending = try await global.spending()
         let transfer = try await spending.ledger.transfer(amount, from: from, to: to, note: note, date: date)
-        print("Moved \(transfer.money) from \(from) to \(to) (\(transfer.id.suffix(8))).")
+        Terminal.say("Moved \(transfer.money) from \(from) to \(to) (\(transfer.id.suffix(8))).")
         await finish(spending)
     }
 }
@@ -222,7 +222,7 @@ struct Edit: AsyncParsableCommand {
         let details = try options.details(amount: amount)
         let spending = try await global.spending()
         let recorded = try await spending.ledger.edit(id, details)
-        print("Changed \(recorded.transaction.id.suffix(8)): \(recorded.transaction.money) on \(recorded.transaction.category ?? "other").")
+        Terminal.say("Changed \(recorded.transaction.id.suffix(8)): \(recorded.transaction.money) on \(recorded.transaction.category ?? "other").")
         await finish(spending, warnings: recorded.warnings)
     }
 }
@@ -235,7 +235,7 @@ struct Delete: AsyncParsableCommand {
     func run() async throws {
         let spending = try await global.spending()
         let deleted = try await spending.ledger.delete(id)
-        print("Deleted \(deleted.kind.rawValue) \(deleted.money) (\(deleted.id.suffix(8))).")
+        Terminal.say("Deleted \(deleted.kind.rawValue) \(deleted.money) (\(deleted.id.suffix(8))).")
         await finish(spending)
     }
 }

@@ -57,8 +57,8 @@ struct OffersList: AsyncParsableCommand {
             })))
             return
         }
-        if let note = result.note { print(Terminal.paint(note, .yellow)) }
-        guard !result.offers.isEmpty else { print("No offers within \(radius) m."); return }
+        if let note = result.note { print(Terminal.paint(Terminal.wrap(note), .yellow)) }
+        guard !result.offers.isEmpty else { Terminal.say("No offers within \(radius) m."); return }
         var table = Table("ID", "SHOP", "DISTANCE", "OFFER", "WHY")
         for offer in result.offers {
             table.add(String(offer.id.suffix(8)), (offer.featured ? "★ " : "") + offer.name, "\(offer.distanceMeters) m",
@@ -86,10 +86,10 @@ struct OffersShow: AsyncParsableCommand {
             if matches.isEmpty, id.count < Ledger.shownIDLength { throw SpendingError.idTooShort(id) }
             throw CLIError(matches.isEmpty ? "No offer \(id) in the last list: see spendiq offers" : "\(id) matches \(matches.count) offers: give more of the id")
         }
-        print("\(offer.name) (\(offer.shopType), \(offer.distanceMeters) m)")
-        print(offer.title + (offer.demo ? " (demo)" : ""))
-        print("Why: \(offer.recommendationReason)")
-        print("At: \(offer.latitude),\(offer.longitude)")
+        Terminal.say("\(offer.name) (\(offer.shopType), \(offer.distanceMeters) m)")
+        Terminal.say(offer.title + (offer.demo ? " (demo)" : ""))
+        Terminal.say("Why: \(offer.recommendationReason)")
+        Terminal.say("At: \(offer.latitude),\(offer.longitude)")
         try await spending.viewOffer(offer.id, shop: offer.name)
         await finish(spending)
     }
@@ -132,7 +132,7 @@ struct LimitsSet: AsyncParsableCommand {
             throw CLIError("No account yet to take the currency from: give --currency EUR")
         }
         let limit = try await spending.limits.set(chosen, amount: amount, currency: code, category: category)
-        print("Your \(limit.period.rawValue) \(limit.category.isEmpty ? "" : limit.category + " ")limit is \(Money(minorUnits: limit.amountMinor, currency: limit.currency)).")
+        Terminal.say("Your \(limit.period.rawValue) \(limit.category.isEmpty ? "" : limit.category + " ")limit is \(Money(minorUnits: limit.amountMinor, currency: limit.currency)).")
     }
 }
 
@@ -159,7 +159,7 @@ struct LimitsList: AsyncParsableCommand {
     func run() async throws {
         let limits = try await global.spending().limits.all()
         if output.json { print(try Terminal.json(limits)); return }
-        guard !limits.isEmpty else { print("No limits: spendiq limits set --weekly 120 --category food"); return }
+        guard !limits.isEmpty else { Terminal.say("No limits: spendiq limits set --weekly 120 --category food"); return }
         var table = Table("PERIOD", "CATEGORY", "LIMIT")
         for limit in limits {
             table.add(limit.period.rawValue, limit.category.isEmpty ? "all" : limit.category, Money(minorUnits: limit.amountMinor, currency: limit.currency).description)

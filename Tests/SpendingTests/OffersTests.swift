@@ -107,10 +107,8 @@ struct OffersTests {
     @Test func whileOffersAreShownTheListIsRefreshedEveryIntervalOnline() async throws {
         try await withLiveServer { server, scratch in
             let user = try await SpendingUser.verified(on: server, scratch: scratch)
-            var configuration = SpendingConfiguration(dataDirectory: scratch.folder("phone"), serverURL: server)
-            configuration.passwordRounds = 100_000
-            configuration.offersMaxAge = .milliseconds(300)
-            let spending = try await SpendingApp(configuration: configuration).login(email: user.email, password: user.password).spending
+            let device = spendingDevice(scratch.folder("phone"), server: server) { $0.offersMaxAge = .milliseconds(300) }
+            let spending = try await device.login(email: user.email, password: user.password).spending
             let results = ResultLog()
             let task = Task { await spending.offers.keepFresh(position: { Self.casino }, shown: { results.add($0) }) }
             try await Task.sleep(for: .seconds(2))

@@ -18,7 +18,8 @@ final class TestClock: Sendable {
 }
 
 /// The app on a device (a data directory), talking to `server`, with test-friendly settings.
-func spendingDevice(_ folder: URL, server: URL, clock: TestClock? = nil, timeZone: TimeZone = TimeZone(identifier: "UTC")!) -> SpendingApp {
+func spendingDevice(_ folder: URL, server: URL, clock: TestClock? = nil, timeZone: TimeZone = TimeZone(identifier: "UTC")!,
+                    configure: (inout SpendingConfiguration) -> Void = { _ in }) -> SpendingApp {
     var configuration = SpendingConfiguration(dataDirectory: folder, serverURL: server)
     configuration.passwordRounds = 100_000
     configuration.requestTimeout = .seconds(30)
@@ -27,6 +28,7 @@ func spendingDevice(_ folder: URL, server: URL, clock: TestClock? = nil, timeZon
     configuration.localCommandSyncBudget = .seconds(10)
     configuration.timeZone = timeZone
     if let clock { configuration.clock = clock.function }
+    configure(&configuration)
     return SpendingApp(configuration: configuration)
 }
 
