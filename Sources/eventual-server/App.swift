@@ -24,8 +24,14 @@ struct App: AsyncParsableCommand {
         } catch {
             let code = exitCode(for: error)
             guard code == .validationFailure else { exit(withError: error) }
-            let first = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "Error: a malformed argument"
-            FileHandle.standardError.write(Data("\(first) (see eventual-server --help)\n".utf8))
+            let lines = fullMessage(for: error).split(separator: "\n").map(String.init)
+            let first = lines.first ?? "Error: a malformed argument"
+            // NB: the usage's last line names the subcommand's help ("See 'eventual-server serve --help' …").
+            let help = lines.lazy.compactMap { line -> String? in
+                guard let start = line.range(of: "See '"), let end = line[start.upperBound...].firstIndex(of: "'") else { return nil }
+                return String(line[start.upperBound..<end])
+            }.first ?? "eventual-server --help"
+            FileHandle.standardError.write(Data("\(first) (see \(help))\n".utf8))
             Foundation.exit(code.rawValue)
         }
     }
