@@ -26,7 +26,10 @@ public struct DeviceAccounts: Sendable {
         self.timeouts = timeouts
         self.userDirectory = userDirectory
         self.outboxCounts = outboxCounts
-        link = ServerLink(serverURL: serverURL, timeout: timeout, timeouts: timeouts) { vault.accessToken }
+        let revocations = RevocationMiddleware(vault: vault) { token in
+            try await Self.revoke(token, serverURL: serverURL, timeout: timeout, timeouts: timeouts)
+        }
+        link = ServerLink(serverURL: serverURL, timeout: timeout, timeouts: timeouts, middlewares: [revocations]) { vault.accessToken }
     }
 
     /// As above, with only the number of unsent entries (it cannot tell refused ones from waiting ones).
@@ -123,6 +126,11 @@ public struct DeviceAccounts: Sendable {
 
     /// Revokes an access token on the server; an already refused token counts as revoked.
     @Sendable public func revoke(_ token: String) async throws {
+        try await Self.revoke(token, serverURL: serverURL, timeout: timeout, timeouts: timeouts)
+    }
+
+    private static func revoke(_ token: String, serverURL: URL, timeout: Duration, timeouts: ServerLink.Timeouts) async throws {
+        // NB: a link of its own, without the revocations' middleware, so that sending one never sends them again.
         let link = ServerLink(serverURL: serverURL, timeout: timeout, timeouts: timeouts) { token }
         switch try await link.client.logout() {
         case .noContent, .unauthorized: return

@@ -89,6 +89,8 @@ public final class SessionVault: Sendable {
     private let rounds: Int
     private let wallClock: @Sendable () -> Int64
     private let unlocked = Mutex<Session?>(nil)
+    /// Held while the queued revocations are read and written back.
+    private let revocationsFile = Mutex(())
 
     /// - Parameter rounds: PBKDF2 iterations (at least 100,000).
     public init(secrets: any SecretStore, maxOfflineAge: Duration = .seconds(7 * 24 * 3600), rounds: Int = 210_000,
@@ -195,11 +197,20 @@ public final class SessionVault: Sendable {
 
     /// Sends revocations queued by offline sign-outs; keeps those that still fail.
     public func flushRevocations(revoke: @Sendable (String) async throws -> Void) async throws {
-        var remaining: [String] = []
+        var revoked: Set<String> = []
         for token in try pendingRevocations() {
-            do { try await revoke(token) } catch { remaining.append(token) }
+            do {
+                try await revoke(token)
+                revoked.insert(token)
+            } catch {
+                continue
+            }
         }
-        try secrets.write(Self.revocationsSecret, try JSONEncoder().encode(remaining))
+        guard !revoked.isEmpty else { return }
+        // NB: read again under the lock: a sign-out may have queued another token meanwhile.
+        try revocationsFile.withLock { _ in
+            try secrets.write(Self.revocationsSecret, try JSONEncoder().encode(try pendingRevocations().filter { !revoked.contains($0) }))
+        }
     }
 
     public func pendingRevocations() throws -> [String] {
@@ -208,7 +219,9 @@ public final class SessionVault: Sendable {
     }
 
     private func queueRevocation(_ token: String) throws {
-        try secrets.write(Self.revocationsSecret, try JSONEncoder().encode(try pendingRevocations() + [token]))
+        try revocationsFile.withLock { _ in
+            try secrets.write(Self.revocationsSecret, try JSONEncoder().encode(try pendingRevocations() + [token]))
+        }
     }
 
     private func withinOfflineAge(_ session: Session) -> Bool {
