@@ -19,7 +19,7 @@ struct ImportProducts: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The CSV file (for example /work/shared/data/off-products-1000-slim.csv).")
+    @Argument(help: "The CSV file (for example SampleData/off-products-1000-slim.csv).")
     var file: String
 
     @OptionGroup var database: DatabaseOption

@@ -18,7 +18,7 @@ struct ImportPoints: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The GeoJSON file (for example /work/shared/data/osm-recycling-salzburg.geojson).")
+    @Argument(help: "The GeoJSON file (for example SampleData/osm-recycling-salzburg.geojson).")
     var file: String
 
     @OptionGroup var database: DatabaseOption
@@ -45,7 +45,7 @@ struct ImportPackaging: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The CSV file (for example /work/shared/data/off-packagings-mousquetaires.csv).")
+    @Argument(help: "The CSV file (for example SampleData/off-packagings-mousquetaires.csv).")
     var file: String
 
     @OptionGroup var database: DatabaseOption

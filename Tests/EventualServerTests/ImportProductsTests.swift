@@ -6,7 +6,7 @@ import Testing
 
 @Suite("eventual-server import-products", .timeLimit(.minutes(3)))
 struct ImportProductsTests {
-    static let sample = URL(fileURLWithPath: "/work/shared/data/off-products-1000-slim.csv")
+    static let sample = SampleData.file("off-products-1000-slim.csv")
 
     @Test(arguments: Backend.available)
     func importingTwiceChangesNothingTheSecondTime(_ backend: Backend) async throws {

@@ -6,7 +6,7 @@ import Testing
 
 @Suite("Open Food Facts' packaging columns: imported, and naming each part's bin when a barcode is scanned", .timeLimit(.minutes(3)))
 struct PackagingFromProductsTests {
-    static let sample = URL(fileURLWithPath: "/work/shared/data/off-products-1000-slim.csv")
+    static let sample = SampleData.file("off-products-1000-slim.csv")
     /// Rows of the sample: "Glass, Bottle"; "Glass, Jar, Lid, Pet-bottle"; "Bag" only; "Metal, Recyclable Metals, Aluminium, Cardboard, Container".
     static let (glassBottle, jarAndBottle, bagOnly, tinInABox) = ("0008274000078", "0009800895250", "0000501050603", "0009542009984")
 

@@ -6,9 +6,9 @@ import Testing
 
 /// The real data the recycling tests load.
 enum RecyclingData {
-    static let salzburg = URL(fileURLWithPath: "/work/shared/data/osm-recycling-salzburg.geojson")
-    static let malaga = URL(fileURLWithPath: "/work/shared/data/osm-recycling-malaga-centre.geojson")
-    static let packaging = URL(fileURLWithPath: "/work/shared/data/off-packagings-mousquetaires.csv")
+    static let salzburg = SampleData.file("osm-recycling-salzburg.geojson")
+    static let malaga = SampleData.file("osm-recycling-malaga-centre.geojson")
+    static let packaging = SampleData.file("off-packagings-mousquetaires.csv")
 
     /// A file in the temporary folder with this text.
     static func file(_ text: String, extension ext: String) throws -> URL {
