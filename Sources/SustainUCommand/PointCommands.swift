@@ -46,7 +46,12 @@ struct Points: AsyncParsableCommand {
         }
         let answer = try await recycling.points(near: try parsedNear(), material: try parsedMaterial(), limit: limit)
         if output.json {
-            print(try Terminal.json(answer.points.map(PointJSON.init)))
+            struct Shape: Encodable {
+                let fetchedAt: String, stale: Bool, total: Int
+                let points: [PointJSON]
+            }
+            print(try Terminal.json(Shape(fetchedAt: Timestamp.iso8601(answer.fetchedAt), stale: !answer.fresh, total: answer.total,
+                                          points: answer.points.map(PointJSON.init))))
         } else {
             if !answer.fresh { print(Terminal.paint("Offline: recycling points saved \(age(answer.fetchedAt))", .yellow)) }
             if answer.points.isEmpty {
@@ -59,6 +64,10 @@ struct Points: AsyncParsableCommand {
                               .init(nearby.point.materials.map(\.rawValue).joined(separator: ", ")))
                 }
                 print(table.render())
+                if answer.total > answer.points.count {
+                    let which = near == nil ? "first" : "nearest"
+                    say("The \(answer.points.count) \(which) of \(answer.total) saved points\(material.map { " that take \($0)" } ?? ""): --limit N shows more (up to 1000), --geojson all.")
+                }
             }
         }
         await announceClassified(recycling, json: output.json)

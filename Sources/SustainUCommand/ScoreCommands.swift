@@ -49,7 +49,11 @@ struct Leaderboard: AsyncParsableCommand {
         let recycling = try await global.open()
         let cached = try await recycling.leaderboard(limit: limit)
         if output.json {
-            print(try Terminal.json(cached.value))
+            struct Shape: Encodable {
+                let fetchedAt: String, stale: Bool
+                let entries: [LeaderboardEntry]
+            }
+            print(try Terminal.json(Shape(fetchedAt: Timestamp.iso8601(cached.fetchedAt), stale: cached.source == .cache, entries: cached.value)))
         } else {
             if cached.source == .cache { print(Terminal.paint("Offline: the leaderboard as of \(age(cached.fetchedAt))", .yellow)) }
             var table = Table("#", "USER", "POINTS")
@@ -90,7 +94,11 @@ struct Tips: AsyncParsableCommand {
         var tips = cached.value
         if let wanted = try wanted() { tips = tips.filter { $0.trashType == wanted.rawValue } }
         if output.json {
-            print(try Terminal.json(tips))
+            struct Shape: Encodable {
+                let fetchedAt: String, stale: Bool
+                let tips: [Tip]
+            }
+            print(try Terminal.json(Shape(fetchedAt: Timestamp.iso8601(cached.fetchedAt), stale: cached.source == .cache, tips: tips)))
         } else {
             if cached.source == .cache { print(Terminal.paint("Offline: tips saved \(age(cached.fetchedAt))", .yellow)) }
             say(tips.map { "\(Terminal.paint($0.trashType, .bold)) → \($0.binLabel)\n  \($0.what)\n  \($0.prepare)" }.joined(separator: "\n\n"))

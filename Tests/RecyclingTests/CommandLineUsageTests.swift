@@ -38,8 +38,13 @@ struct CommandLineUsageTests {
                 #expect(run.status == 0, "\(arguments): \(run.stderr)")
             }
             // And the distances are measured from there (Salzburg is about 16,000 km from Sydney)
-            let far = try #require(try json(try await phone.offline(["points", "--near", "-33.9,151.2", "--json", "--limit", "1"])) as? [[String: Any]])
+            let far = try pointsJSON(try await phone.offline(["points", "--near", "-33.9,151.2", "--json", "--limit", "1"]))
             #expect((far.first?["distanceMeters"] as? Double ?? 0) > 15_000_000, "\(far)")
+            // And a list cut at its limit says so, in the text and in the JSON (with the saved copy's age)
+            let text = try await phone.offline(["points", "--near", "-33.9,151.2"])
+            #expect(text.stdout.contains("The 10 nearest of 360 saved points: --limit N shows more"), "\(text.stdout)")
+            let shape = try #require(try json(try await phone.offline(["points", "--json"])) as? [String: Any])
+            #expect(shape["total"] as? Int == 360 && shape["stale"] as? Bool == true && shape["fetchedAt"] is String, "\(shape.keys)")
         }
     }
 
@@ -48,7 +53,7 @@ struct CommandLineUsageTests {
             try await Executables.seed(scratch)
             let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
             _ = try await phone.signUp()
-            let point = try #require(try json(try await phone.run(["points", "--json", "--limit", "1"])) as? [[String: Any]]).first?["id"] as? String
+            let point = try pointsJSON(try await phone.run(["points", "--json", "--limit", "1"])).first?["id"] as? String
             _ = try await phone.run(["score"])
             // When a student on an 80-column terminal (or piping into another command) uses the app
             let commands: [[String]] = [

@@ -34,7 +34,7 @@ struct ConnectivityScenarioTests {
             let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
             _ = try await phone.signUp()
             #expect(try await phone.run(["leaderboard"]).status == 0)
-            let points = try #require(try json(try await phone.run(["points", "--json", "--limit", "1"])) as? [[String: Any]])
+            let points = try pointsJSON(try await phone.run(["points", "--json", "--limit", "1"]))
             let pointID = try #require(points.first?["id"] as? String)
             // When the network goes and the student scans and opens a point
             #expect(try await phone.offline(["scan", "--barcode", SharedData.pastryBarcode]).status == 0)
@@ -129,16 +129,16 @@ struct ConnectivityScenarioTests {
             #expect(first.stderr.contains("Connect once to load the recycling points; after that they work offline"))
             // When they open them online, the nearest come with distances
             let near = "\(SharedData.salzburgCentre.latitude),\(SharedData.salzburgCentre.longitude)"
-            let online = try #require(try json(try await phone.run(["points", "--near", near, "--json"])) as? [[String: Any]])
+            let online = try pointsJSON(try await phone.run(["points", "--near", near, "--json"]))
             #expect(online.count == 10)
             // And offline afterwards, the same answer comes from the saved copy, marked as such
-            let offline = try #require(try json(try await phone.offline(["points", "--near", near, "--json"])) as? [[String: Any]])
+            let offline = try pointsJSON(try await phone.offline(["points", "--near", near, "--json"]))
             #expect(offline.map { $0["id"] as? String } == online.map { $0["id"] as? String })
             let distances = offline.compactMap { $0["distanceMeters"] as? Double }
             #expect(distances.count == 10 && distances == distances.sorted())
             #expect(try await phone.offline(["points", "--near", near]).stdout.contains("Offline: recycling points saved"))
             // And materials filter offline too
-            let glass = try #require(try json(try await phone.offline(["points", "--near", near, "--material", "glass", "--json"])) as? [[String: Any]])
+            let glass = try pointsJSON(try await phone.offline(["points", "--near", near, "--material", "glass", "--json"]))
             #expect(!glass.isEmpty && glass.allSatisfy { ($0["materials"] as? [String])?.contains("glass") == true })
         }
     }

@@ -23,7 +23,7 @@ struct SilentServerTests {
                 // Given a student whose phone loaded the points, score, leaderboard and tips online
                 let phone = Phone(dataDirectory: scratch.folder("phone"), server: proxied)
                 _ = try await phone.signUp()
-                let points = try #require(try json(try await phone.run(["points", "--json", "--limit", "1"])) as? [[String: Any]])
+                let points = try pointsJSON(try await phone.run(["points", "--json", "--limit", "1"]))
                 let pointID = try #require(points.first?["id"] as? String)
                 for arguments in [["score"], ["leaderboard"], ["tips"]] {
                     let loaded = try await phone.run(arguments)

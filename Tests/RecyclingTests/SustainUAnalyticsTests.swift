@@ -18,7 +18,7 @@ struct SustainUAnalyticsTests {
             let (email, _) = try await phone.signUp()
             // Given a student who opens the map from the navigation bar, then a point from its
             // link, scans a product, reads a tip and opens the 10:00 reminder, partly offline
-            let points = try #require(try json(try await phone.run(["points", "--json", "--limit", "1"])) as? [[String: Any]])
+            let points = try pointsJSON(try await phone.run(["points", "--json", "--limit", "1"]))
             let pointID = try #require(points.first?["id"] as? String)
             #expect(try await phone.offline(["point", pointID]).status == 0)
             #expect(try await phone.offline(["scan", "--barcode", SharedData.pastryBarcode]).status == 0)

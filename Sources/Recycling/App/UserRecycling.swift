@@ -52,16 +52,19 @@ public final class UserRecycling: Sendable {
         await analytics.record(.mapOpened(from: source))
         let fresh = await refreshPoints()
         guard let meta = try points.meta() else { throw RecyclingError.needsConnectionForPoints }
-        let index = PointIndex(try points.all())
+        let saved = try points.all()
+        let index = PointIndex(saved)
         let found = origin.map { index.nearest(to: $0, limit: limit, material: material) } ?? index.first(limit, material: material)
-        return PointsAnswer(points: found, fetchedAt: meta.fetchedAt, fresh: fresh)
+        let total = material.map { material in saved.filter { $0.materials.contains(material) }.count } ?? saved.count
+        return PointsAnswer(points: found, total: total, fetchedAt: meta.fetchedAt, fresh: fresh)
     }
 
     /// Every saved point, for a map (or `--geojson`).
     public func allPoints() async throws -> PointsAnswer {
         let fresh = await refreshPoints()
         guard let meta = try points.meta() else { throw RecyclingError.needsConnectionForPoints }
-        return PointsAnswer(points: try points.all().map { NearbyPoint(point: $0, distanceMeters: nil) }, fetchedAt: meta.fetchedAt, fresh: fresh)
+        let all = try points.all().map { NearbyPoint(point: $0, distanceMeters: nil) }
+        return PointsAnswer(points: all, total: all.count, fetchedAt: meta.fetchedAt, fresh: fresh)
     }
 
     /// A point's details; opening it counts a visit, queued when offline. `source` says where

@@ -62,6 +62,9 @@ public struct NearbyPoint: Sendable, Equatable {
 /// The saved copy of the points, and how old it is.
 public struct PointsAnswer: Sendable, Equatable {
     public let points: [NearbyPoint]
+    /// How many saved points matched (the material, if one was asked for): more than `points`
+    /// when the list was cut at its limit.
+    public let total: Int
     /// Unix milliseconds when the saved copy was last confirmed by the server.
     public let fetchedAt: Int64
     /// False when the server could not be asked now: the copy may be out of date.

@@ -116,6 +116,12 @@ struct Phone: Sendable {
     }
 }
 
+/// The points `points --json` printed (beside their age and how many there are).
+func pointsJSON(_ run: CommandRun) throws -> [[String: Any]] {
+    let object = try #require(try json(run) as? [String: Any], "\(run.stdout)\(run.stderr)")
+    return try #require(object["points"] as? [[String: Any]])
+}
+
 /// The JSON a `--json` command printed.
 func json(_ run: CommandRun) throws -> Any {
     try JSONSerialization.jsonObject(with: Data(run.stdout.utf8))
