@@ -159,9 +159,13 @@ struct List: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Your transactions, newest first.")
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: OutputOptions
-    @Option(help: "Only the last N days.") var days: Int?
+    @Option(help: "Only the last N days (1 to 36600).") var days: Int?
     @Option(help: "Only this account.") var account: String?
     @Option(help: "Only this category.") var category: String?
+
+    func validate() throws {
+        try usageCheck { if let days, !(1...36_600).contains(days) { throw CLIError("--days must be from 1 to 36600, not \(days)") } }
+    }
 
     func run() async throws {
         let spending = try await global.spending()

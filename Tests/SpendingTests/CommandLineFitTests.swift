@@ -20,7 +20,8 @@ struct CommandLineFitTests {
             #expect(tooMany.status == 64 && tooMany.stderr.contains("EUR has 2 decimals, and '0.015' has 3"), "\(tooMany.stderr)")
             for arguments in [["transfer", "1.234", "--from", "Bank", "--to", "Cash"], ["limits", "set", "--weekly", "1.234"],
                               ["add", "expense", "3", "--account", "Cash", "--date", "2026-02-30"], ["delete", "9"],
-                              ["add", "expense", "3", "--account", "Cash", "--at", "95,200"], ["retry", "12"]] {
+                              ["add", "expense", "3", "--account", "Cash", "--at", "95,200"], ["retry", "12"], ["list", "--days", "0"],
+                              ["offers", "--radius", "0"]] {
                 let outcome = try await device.run(arguments)
                 #expect(outcome.isOneLineError && outcome.status == 64, "\(arguments): \(outcome.stderr)")
             }
