@@ -74,6 +74,10 @@ struct CSVExchangeTests {
         let told = try await csv.importCSV(from: silent, account: "Bank", decimal: .comma)
         #expect(told.imported == 2 && told.decimalSeparator == .comma)
         #expect(try ledger.transactions().contains { $0.amountMinor == 123_400 && $0.kind == .expense })
+        // Binary garbage is no CSV file, said without echoing its bytes
+        let garbage = scratch.url.appendingPathComponent("garbage.csv")
+        try Data([0x4E, 0x1B, 0x5B, 0x32, 0x4A, 0x00, 0xFF, 0x0A, 0x01]).write(to: garbage)
+        await #expect(throws: SpendingError.file("\(garbage.path) is not a text (CSV) file")) { try await csv.importCSV(from: garbage, account: "Bank") }
         // Both separators in one file: refused, naming an example of each
         let mixed = scratch.url.appendingPathComponent("mixed.csv")
         try "date,amount\n2027-01-15,-1.50\n2027-01-16,\"-2,50\"\n".write(to: mixed, atomically: true, encoding: .utf8)

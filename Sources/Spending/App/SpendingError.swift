@@ -50,9 +50,9 @@ public enum SpendingError: Error, Equatable, CustomStringConvertible {
         case .tooManyDecimals(let text, let currency, let digits, let typed):
             return "\(currency) has \(Self.decimals(digits)), and '\(text)' has \(typed): type at most \(digits)"
         case .mixedDecimalSeparators(let dot, let comma):
-            return "The file's amounts use both a decimal point ('\(dot)') and a decimal comma ('\(comma)'): say which one it uses"
+            return "The file's amounts use both a decimal point ('\(dot)') and a decimal comma ('\(comma)')"
         case .undecidedDecimalSeparator(let example):
-            return "The file's amounts do not say whether '\(example)' has a decimal point or a thousands separator: say which one it uses"
+            return "The file's amounts do not say whether '\(example)' has a decimal point or a thousands separator"
         case .invalidCurrency(let text): return "'\(text)' is not a currency: use an ISO 4217 code such as EUR, USD or COP"
         case .invalidDate(let text): return "'\(text)' is not a date: use 2026-11-20, 2026-11-20T14:30, today or yesterday"
         case .invalidCoordinates(let text): return "'\(text)' is not a position: use LATITUDE,LONGITUDE like 43.7384,7.4246"

@@ -107,8 +107,10 @@ public struct CSVExchange: Sendable {
             throw SpendingError.file("Cannot read \(url.path): \(FileManager.default.isReadableFile(atPath: url.path) ? "it cannot be read" : "permission denied")")
         }
         guard data.count <= maxBytes else { throw SpendingError.file("\(url.path) is over 64 MiB: split it") }
-        guard let text = String(data: data, encoding: .utf8) ?? String(data: data, encoding: .isoLatin1) else {
-            throw SpendingError.file("\(url.path) is not text")
+        // NB: Latin-1 reads any bytes; a NUL or other control bytes say it is no text at all.
+        let controls = data.prefix(4096).filter { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }.count
+        guard !data.contains(0), controls == 0, let text = String(data: data, encoding: .utf8) ?? String(data: data, encoding: .isoLatin1) else {
+            throw SpendingError.file("\(url.path) is not a text (CSV) file")
         }
         return try CSVTable(text: text)
     }
@@ -134,7 +136,7 @@ public struct CSVExchange: Sendable {
             let wanted = map[column].map { [$0] } ?? guesses
             guard let index = table.column(wanted) else {
                 if column == "description" { continue }
-                throw SpendingError.file("\(name) has no \(column) column (header: \(table.header.joined(separator: ", ").prefix(200))): name it with --map \(column)=COLUMN")
+                throw SpendingError.file("\(name) has no \(column) column (header: \(String(table.header.joined(separator: ", ").unicodeScalars.filter { $0.properties.generalCategory != .control }.prefix(200)))): name it with --map \(column)=COLUMN")
             }
             columns[column] = index
         }
