@@ -61,7 +61,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Products one user may create in the knowledge base.")
     var maxProductsPerUser = 5_000
 
-    @Option(help: "MiB one user may store: synced records and the text and images of their products.")
+    @Option(help: "MiB one user may store: synced records, the text and images of their products, and usage events.")
     var maxMibPerUser = 100
 
     @Option(help: "Usage events one user may file in 24 hours before 429.")

@@ -83,7 +83,8 @@ struct AnalyticsStore: Sendable {
                     update.set("events", to: SQLBinaryExpression(SQLColumn("events", table: "analytics_filing"), .add, SQLExcludedColumn("events")))
                 }
                 .run()
-            try await StorageUsage.add(bytes, for: userID, quota: quotas.bytesPerUser, on: sql)
+            try await StorageUsage.add(bytes, for: userID, quota: quotas.bytesPerUser, on: sql,
+                                       advice: "These usage events are not filed; the app's own data is kept")
             try await addActivity(activity, userID: userID, on: sql)
             return inserted
         }

@@ -4,7 +4,7 @@ public struct Quotas: Sendable, Equatable {
     public var syncRecordsPerUser = 100_000
     /// Products created in the knowledge base.
     public var productsPerUser = 5_000
-    /// Bytes stored: synced records' values and products' text and images, in UTF-8 (see StorageUsage).
+    /// Bytes stored: synced records' values, products' text and images and usage events, in UTF-8 (see StorageUsage).
     public var bytesPerUser: Int64 = 100 * 1_048_576
     /// Usage events filed in any 24 hours (by the server's clock); past it 429 until the oldest hour passes.
     public var eventsPerUserPerDay = 10_000

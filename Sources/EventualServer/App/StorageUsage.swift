@@ -1,7 +1,8 @@
 import SQLKit
 
 /// The bytes each user stores, counted as their rows change: a synced record's values, stamps
-/// and tombstone, and a created product's name, description and image, in UTF-8.
+/// and tombstone, a created product's name, description and image, and the usage events filed
+/// for them (see `AnalyticsStore.bytes`), in UTF-8.
 ///
 /// The count lives in `storage_usage` and moves in the same transaction as the rows it counts,
 /// so the byte quota costs one statement per write instead of a sum over everything the user has.
@@ -9,7 +10,8 @@ struct StorageUsage: Sendable {
     /// Adds `delta` bytes (negative when something shrank or went) to `userID`'s count. A write
     /// that grows the count past `quota` throws 413, rolling its transaction back; one that
     /// shrinks it always goes through, so a user over the quota can still delete.
-    static func add(_ delta: Int64, for userID: String, quota: Int64, on sql: any SQLDatabase) async throws {
+    static func add(_ delta: Int64, for userID: String, quota: Int64, on sql: any SQLDatabase,
+                    advice: String = "Delete records or products you no longer need, or send smaller images") async throws {
         guard delta != 0 else { return }
         let row = try await sql.insert(into: "storage_usage").columns("user_id", "bytes")
             .values(SQLBind(userID), SQLBind(delta))
@@ -21,7 +23,7 @@ struct StorageUsage: Sendable {
         let stored = try row?.decode(column: "bytes", as: Int64.self) ?? delta
         guard delta < 0 || stored <= quota else {
             throw APIError.contentTooLarge("Quota reached: this would store \(megabytes(stored)) for you, and at most \(megabytes(quota)) are"
-                + " allowed. Delete records or products you no longer need, or send smaller images")
+                + " allowed. \(advice)")
         }
     }
 
