@@ -5,7 +5,8 @@ extension SpendingError {
     /// A value typed on the command line that cannot be one (status 64, like any usage mistake).
     var isMalformedArgument: Bool {
         switch self {
-        case .invalidAmount, .ambiguousAmount, .tooManyDecimals, .invalidCurrency, .invalidDate, .invalidCoordinates, .idTooShort:
+        case .invalidAmount, .ambiguousAmount, .tooManyDecimals, .invalidCurrency, .invalidDate, .invalidCoordinates, .idTooShort,
+             .invalidField, .transferToItself:
             return true
         default:
             return false

@@ -21,7 +21,7 @@ struct CommandLineFitTests {
             for arguments in [["transfer", "1.234", "--from", "Bank", "--to", "Cash"], ["limits", "set", "--weekly", "1.234"],
                               ["add", "expense", "3", "--account", "Cash", "--date", "2026-02-30"], ["delete", "9"],
                               ["add", "expense", "3", "--account", "Cash", "--at", "95,200"], ["retry", "12"], ["list", "--days", "0"],
-                              ["offers", "--radius", "0"]] {
+                              ["offers", "--radius", "0"], ["accounts", "edit", "Cash", "--name", "  "], ["transfer", "1", "--from", "Cash", "--to", "cash"]] {
                 let outcome = try await device.run(arguments)
                 #expect(outcome.isOneLineError && outcome.status == 64, "\(arguments): \(outcome.stderr)")
             }
