@@ -101,6 +101,10 @@ struct Sync: AsyncParsableCommand {
             throw CLIError("Sync stopped: \(failure.description)" + (report.calls > 0 ? " (\(report.calls) sent before)" : ""))
         }
         let refused = try recycling.outbox.counts().failed
+        let clock = report.clockAheadBySeconds.map { " This device's clock is \($0) s \($0 > 0 ? "ahead of" : "behind") the server's: set it right." } ?? ""
+        if report.clockRefused > 0 {
+            throw CLIError("\(count(report.clockRefused, "scan or visit waits", "scans or visits wait")): the server refused its time.\(clock)")
+        }
         // NB: "Synced" only when nothing is left refused: a refusal is not a success.
         guard refused == 0 else {
             if report.calls > 0 { say("Sent \(count(report.calls, "scan or visit", "scans or visits")).") }
@@ -110,7 +114,7 @@ struct Sync: AsyncParsableCommand {
             throw CLIError("\(count(refused, "scan or visit was", "scans or visits were")) refused by the server (\(reason)): "
                            + "`sustainu status` lists them; `sustainu retry ID` or `sustainu discard ID`")
         }
-        say("Synced: sent \(count(report.calls, "scan or visit", "scans or visits")); points and barcodes are up to date.")
+        say("Synced: sent \(count(report.calls, "scan or visit", "scans or visits")); points and barcodes are up to date." + clock)
         await announceClassified(recycling, json: false)
     }
 }

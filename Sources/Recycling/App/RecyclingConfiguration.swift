@@ -1,3 +1,4 @@
+import EventualAPI
 import EventualKit
 import Foundation
 import Logging
@@ -36,6 +37,8 @@ public struct RecyclingConfiguration: Sendable {
     public var sync = SyncConfiguration()
     /// Usage events for the product team's questions; the person may turn them off.
     public var analyticsEnabled = true
+    /// This device's clock, in Unix milliseconds (a test sets a wrong one).
+    public var wallClock: @Sendable () -> Int64 = { UnixMillis.now() }
     /// What the sync engine logs (to stderr by default): a command-line app wants only the worst.
     public var engineLogLevel: Logger.Level = .critical
 

@@ -22,7 +22,8 @@ public final class UserRecycling: Sendable {
         self.app = app
         let configuration = app.configuration
         try FileManager.default.createDirectory(at: configuration.photosDirectory(session.userID), withIntermediateDirectories: true)
-        store = try LocalStore(path: configuration.databasePath(session.userID), migrations: RecyclingSchema.migrations)
+        store = try LocalStore(path: configuration.databasePath(session.userID), migrations: RecyclingSchema.migrations,
+                               wallClock: configuration.wallClock)
         points = PointCatalogue(store: store, client: app.link.client)
         packaging = PackagingCatalogue(store: store, client: app.link.client)
         scans = ScanStore(store: store)
@@ -91,7 +92,7 @@ public final class UserRecycling: Sendable {
     /// knows gets its bin at once, as an offline guess. If the server can be reached it then
     /// classifies the scan, waiting up to the scan budget for its answer.
     public func scan(photo: URL? = nil, barcode: String? = nil, at position: GeoPosition? = nil, pointID: String? = nil,
-                     now: Date = Date()) async throws -> ScanOutcome {
+                     now: Date? = nil) async throws -> ScanOutcome {
         guard photo != nil || barcode != nil else { throw RecyclingError.nothingToScan }
         let started = ContinuousClock.now
         await analytics.record(.scanStarted)
@@ -108,7 +109,9 @@ public final class UserRecycling: Sendable {
         let photoFile = try photo.map { try PhotoFile.keep($0, as: scanID, in: configuration.photosDirectory(session.userID)) }
         let knownParts = try gtin.flatMap { try packaging.parts(of: $0) } ?? []
         let guess = TrashType(packaging: knownParts)
-        let call = ScanCall(scanId: scanID, takenAt: UnixMillis.milliseconds(now), timeZone: configuration.timeZone.identifier,
+        // NB: by the server's time when this device's clock is known to be off: a scan stamped in
+        // the future is refused for good.
+        let call = ScanCall(scanId: scanID, takenAt: now.map(UnixMillis.milliseconds) ?? store.clock.now(), timeZone: configuration.timeZone.identifier,
                             barcode: gtin?.normalized, photoFile: photoFile, pointId: pointID,
                             latitude: position?.latitude, longitude: position?.longitude)
         do {

@@ -49,8 +49,11 @@ enum ScanCalls {
             }
             photo = data.base64EncodedString()
         }
+        // NB: a scan stamped before the engine learned that this device's clock runs fast would be
+        // refused for good as taken in the future: it cannot have been taken after the server's now.
+        let takenAt = context.store.clock.serverOffset == nil ? call.takenAt : min(call.takenAt, context.store.clock.now())
         let body = Components.Schemas.NewScan(
-            id: call.scanId, takenAt: Date(timeIntervalSince1970: Double(call.takenAt) / 1000), timeZone: call.timeZone,
+            id: call.scanId, takenAt: Date(timeIntervalSince1970: Double(takenAt) / 1000), timeZone: call.timeZone,
             barcode: call.barcode, photo: photo, pointId: call.pointId, latitude: call.latitude, longitude: call.longitude)
         let result: Components.Schemas.ScanResult
         switch try await client.postRecyclingScan(body: .json(body)) {
