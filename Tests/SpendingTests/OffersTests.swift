@@ -142,6 +142,12 @@ struct OffersTests {
             // A saved whole list answers a smaller limit without losing the count
             let few = try await spending.offers.offers(near: Self.casino, radius: 1000, limit: 5)
             #expect(few.offers.count == 5 && few.total == within && few.fetchedAt == all.fetchedAt)
+            // The server refuses a limit out of its range with a 400
+            for limit in [0, 1001] {
+                guard case .badRequest = try await spending.app.link.client.getOffers(query: .init(near: "43.7394,7.4278", limit: limit)) else {
+                    throw TestFailure("limit \(limit) should be a 400")
+                }
+            }
         }
     }
 
