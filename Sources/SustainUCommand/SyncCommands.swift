@@ -19,21 +19,23 @@ struct Status: AsyncParsableCommand {
             struct Shape: Encodable {
                 let connectivity: String, pending: Int, failed: Int, waitingScans: Int
                 @JSONNullable var pointsSavedAt: String?
-                let packagingEntries: Int, pendingSignOuts: Int
+                @JSONNullable var lastSyncAt: String?
+                let packagingEntries: Int, signOutsWaiting: Int
                 let unavailableOffline: [String]
                 let entries: [EntryJSON]
             }
             struct EntryJSON: Encodable {
                 let id: String, shortId: String, state: String, summary: String, attempts: Int
-                @JSONNullable var reason: String?
+                @JSONNullable var lastError: String?
             }
             print(try Terminal.json(Shape(
                 connectivity: status.connectivity.rawValue, pending: status.pending, failed: status.failed, waitingScans: status.waitingScans,
                 pointsSavedAt: status.pointsSavedAt.map(Timestamp.iso8601),
-                packagingEntries: status.packagingEntries, pendingSignOuts: status.pendingRevocations,
+                lastSyncAt: status.lastSyncAt.map(Timestamp.iso8601),
+                packagingEntries: status.packagingEntries, signOutsWaiting: status.pendingRevocations,
                 unavailableOffline: online ? [] : RecyclingStatus.onlineOnly,
                 entries: status.entries.map { EntryJSON(id: $0.id, shortId: $0.shortID, state: $0.state, summary: $0.summary,
-                                                        attempts: $0.attempts, reason: $0.lastError) })))
+                                                        attempts: $0.attempts, lastError: $0.lastError) })))
         } else {
             if online {
                 print(Terminal.paint("● Online", .green))

@@ -20,7 +20,7 @@ struct RefusedScanTests {
             let entry = try #require((status["entries"] as? [[String: Any]])?.first)
             let id = try #require(entry["shortId"] as? String)
             #expect(status["failed"] as? Int == 1 && entry["state"] as? String == "failed" && id.count == 8)
-            #expect((entry["reason"] as? String)?.contains("cannot classify photos") == true, "\(entry)")
+            #expect((entry["lastError"] as? String)?.contains("cannot classify photos") == true, "\(entry)")
             let text = try await phone.run(["status"])
             #expect(text.stdout.contains(id) && text.stdout.contains("sustainu retry ID"), "\(text.stdout)")
             // And a sync does not call that synced
