@@ -51,7 +51,8 @@ log "starting eventual-server on $base"
 # client's answer, which the apps switch over exhaustively.
 "$bin" serve --hostname 127.0.0.1 --port "$port" --database "$scratch/eventual.sqlite" --log-level warning \
     --bcrypt-cost 4 --max-registrations-per-hour 1000000 \
-    --max-failed-logins 1000000 --max-failed-logins-per-address 1000000 >"$scratch/server.log" 2>&1 &
+    --max-failed-logins 1000000 --max-failed-logins-per-address 1000000 \
+    --max-failed-verifications 1000000 --max-failed-verifications-per-address 1000000 >"$scratch/server.log" 2>&1 &
 server_pid=$!
 for _ in $(seq 100); do
     curl -fsS "$base/health" >/dev/null 2>&1 && break
