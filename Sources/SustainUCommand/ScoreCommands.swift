@@ -28,7 +28,8 @@ struct ScoreCommand: AsyncParsableCommand {
                                           stale: cached.source == .cache)))
         } else {
             if cached.source == .cache { print(Terminal.paint("Offline: your score as of \(age(cached.fetchedAt))", .yellow)) }
-            say("\(score.total) points · today \(score.today) · \(score.awardedScansToday) of \(score.dailyCap) scoring scans used in 24 h · streak \(score.streak) day\(score.streak == 1 ? "" : "s") (best \(score.bestStreak))")
+            say("\(score.total) points · today \(score.today) · streak \(score.streak) day\(score.streak == 1 ? "" : "s") (best \(score.bestStreak))")
+            say("\(score.awardedScansToday) of the \(score.dailyCap) scans that earn points in any 24 hours used")
             print(BarChart.render(score.days.suffix(14).map { (String($0.day.suffix(5)), $0.points) }))
         }
         await announceClassified(recycling, json: output.json)

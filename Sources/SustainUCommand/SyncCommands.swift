@@ -100,7 +100,12 @@ struct Sync: AsyncParsableCommand {
         let recycling = try global.app().open()
         let report = try await recycling.sync()
         if let failure = report.failure {
-            throw CLIError("Sync stopped: \(failure.description)" + (report.calls > 0 ? " (\(report.calls) sent before)" : ""))
+            let next: String
+            switch failure {
+            case .unreachable, .transient: next = "; what waits stays on this device: try again later"
+            case .rejected, .unauthorized: next = ""
+            }
+            throw CLIError("Sync stopped: \(failure.description)" + (report.calls > 0 ? " (\(report.calls) sent before)" : "") + next)
         }
         let refused = try recycling.outbox.counts().failed
         let clock = report.clockAheadBySeconds.map { " This device's clock is \($0) s \($0 > 0 ? "ahead of" : "behind") the server's: set it right." } ?? ""
