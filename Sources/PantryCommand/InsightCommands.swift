@@ -19,12 +19,12 @@ struct RemindersCommand: AsyncParsableCommand {
             struct Shape: Encodable {
                 let expired: [ItemPrinting.JSONItem]
                 let expiringSoon: [ItemPrinting.JSONItem]
-                let shoppingList: [Reminders.RanOut]
+                let shoppingList: [ItemPrinting.JSONRanOut]
                 let forgotten: [ItemPrinting.JSONItem]
             }
             print(try ItemPrinting.json(Shape(expired: reminders.expired.map(ItemPrinting.JSONItem.init),
                                               expiringSoon: reminders.expiringSoon.map(ItemPrinting.JSONItem.init),
-                                              shoppingList: reminders.shoppingList,
+                                              shoppingList: reminders.shoppingList.map(ItemPrinting.JSONRanOut.init),
                                               forgotten: reminders.forgotten.map(ItemPrinting.JSONItem.init))))
             return
         }
@@ -76,7 +76,7 @@ struct Places: AsyncParsableCommand {
             return
         }
         if output.json {
-            print(try ItemPrinting.json(places))
+            print(try ItemPrinting.json(places.map(ItemPrinting.JSONPlace.init)))
         } else if places.isEmpty {
             print("No places yet: add one with --where when you scan or add.")
         } else {

@@ -83,12 +83,62 @@ enum ItemPrinting {
             try container.encode(item.unit, forKey: .unit)
             try container.encode(item.category, forKey: .category)
             try container.encode(item.expiresOn?.description, forKey: .expiresOn)
-            let bought = Date(timeIntervalSince1970: Double(item.boughtAt) / 1000)
-            try container.encode(bought.formatted(.iso8601), forKey: .boughtAt)
+            try container.encode(Timestamp.iso8601(item.boughtAt), forKey: .boughtAt)
             try container.encode(item.place, forKey: .place)
             try container.encode(item.latitude, forKey: .latitude)
             try container.encode(item.longitude, forKey: .longitude)
             try container.encode(item.status.rawValue, forKey: .status)
+        }
+    }
+
+    /// A place in JSON: every key present, `null` when unknown.
+    struct JSONPlace: Encodable {
+        let name: String
+        let count: Int
+        @JSONNullable var latitude: Double?
+        @JSONNullable var longitude: Double?
+
+        init(_ place: Place) {
+            name = place.name
+            count = place.count
+            latitude = place.latitude
+            longitude = place.longitude
+        }
+    }
+
+    /// A product that ran out, in JSON: its time as every time in the apps' JSON.
+    struct JSONRanOut: Encodable {
+        let name: String
+        @JSONNullable var barcode: String?
+        let timesBought: Int
+        let ranOutAt: String
+
+        init(_ line: Reminders.RanOut) {
+            name = line.name
+            barcode = line.barcode
+            timesBought = line.timesBought
+            ranOutAt = Timestamp.iso8601(line.ranOutAt)
+        }
+    }
+
+    /// An outbox entry in JSON: every key present, `null` when unknown.
+    struct JSONEntry: Encodable {
+        let id: String
+        let shortId: String
+        let state: String
+        @JSONNullable var itemId: String?
+        let summary: String
+        let attempts: Int
+        @JSONNullable var lastError: String?
+
+        init(_ line: OutboxLine) {
+            id = line.id
+            shortId = line.shortID
+            state = line.state.rawValue
+            itemId = line.itemId
+            summary = line.summary
+            attempts = line.attempts
+            lastError = line.lastError
         }
     }
 

@@ -17,12 +17,13 @@ struct Status: AsyncParsableCommand {
                 let connectivity: String
                 let pending: Int
                 let failed: Int
-                let lastSyncAt: String?
-                let entries: [OutboxLine]
+                @JSONNullable var lastSyncAt: String?
+                let signOutsWaiting: Int
+                let entries: [ItemPrinting.JSONEntry]
             }
-            let last = status.lastSyncAt.map { Date(timeIntervalSince1970: Double($0) / 1000).formatted(.iso8601) }
             print(try ItemPrinting.json(Shape(connectivity: status.connectivity.rawValue, pending: status.pending,
-                                              failed: status.failed, lastSyncAt: last, entries: status.entries)))
+                                              failed: status.failed, lastSyncAt: status.lastSyncAt.map(Timestamp.iso8601),
+                                              signOutsWaiting: status.pendingRevocations, entries: status.entries.map(ItemPrinting.JSONEntry.init))))
             return
         }
         let online = status.connectivity == .online
@@ -75,14 +76,32 @@ struct Sync: AsyncParsableCommand {
         let bar = ProgressBar(enabled: Terminal.stderrIsTTY)
         let report = try await pantry.sync { remaining, total in bar.show(done: total - remaining, total: total) }
         bar.finish()
+        // NB: a change the server had already (a replay after a lost answer) was not sent now.
+        let done = "sent \(report.sent - report.duplicates) change(s) and \(report.calls) knowledge-base contribution(s), fetched \(report.pulled)"
+        let clock = report.clockAheadBySeconds.map { seconds in
+            "This device's clock is \(abs(seconds)) s \(seconds > 0 ? "ahead of" : "behind") the server's: set it right"
+                + " (changes are stamped by the server's time meanwhile)."
+        }
         if let failure = report.failure {
             let delivered = report.sent - report.duplicates + report.calls
             throw CLIError("Sync stopped: \(failure.description)" + (delivered > 0 ? " (\(delivered) sent before)" : ""))
         }
-        // NB: a change the server had already (a replay after a lost answer) was not sent now.
-        var line = "Synced: sent \(report.sent - report.duplicates) change(s) and \(report.calls) knowledge-base contribution(s), fetched \(report.pulled)."
-        if report.rejected > 0 { line += " \(report.rejected) refused by the server: see pantry status." }
-        print(line)
+        guard report.isComplete else { throw CLIError(Self.refusals(report, done: done, clock: clock)) }
+        Terminal.say(["Synced: \(done).", clock].compactMap { $0 }.joined(separator: " "))
+    }
+
+    /// Says how many changes the server refused, and why, in one line.
+    static func refusals(_ report: SyncReport, done: String, clock: String?) -> String {
+        var parts = ["Sync incomplete (\(done))"]
+        if report.rejected > 0, let reason = report.rejections.first?.message {
+            parts.append("\(report.rejected) change(s) refused by the server (\(Terminal.oneLine(Table.cut(reason, to: 80))))"
+                + ": see `pantry status`, then `pantry retry ID` or `pantry discard ID`")
+        }
+        if report.clockRefused > 0 {
+            parts.append("\(report.clockRefused) change(s) refused as stamped ahead of the server's clock:"
+                + " check this device's date and time; they wait and are sent once it is right")
+        }
+        return parts.joined(separator: "; ")
     }
 }
 
