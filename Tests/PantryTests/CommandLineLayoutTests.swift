@@ -67,4 +67,28 @@ struct CommandLineLayoutTests {
             }
         }
     }
+
+    @Test func pantryFitsTheTerminalAndItsJSONHasEveryKey() async throws {
+        try await withLiveServer { server, scratch in
+            // Given an item with a long name bought at a place with no position
+            let (pantry, _) = try await signedInProcess(server, scratch)
+            let name = "Extra virgin olive oil from the hills above the lake, first cold pressing, 2026 harvest"
+            #expect(try await pantry.run(["add", "--name", name, "--where", "Coop, Via Roma 1"]).status == 0)
+            // When it is listed in 40 columns, and piped with no COLUMNS
+            for (columns, width) in [("40", 40), ("", 80)] {
+                let list = try await pantry.run(["list"], environment: ["COLUMNS": columns])
+                // Then every line fits, the long name cut with "…"
+                let lines = list.stdout.split(separator: "\n")
+                #expect(lines.count == 2 && lines.allSatisfy { $0.count <= width }, "\(list.stdout)")
+                #expect(list.stdout.contains("…"))
+            }
+            // And the JSON of a place without a position still has its keys, as null
+            let places = try #require(try JSONSerialization.jsonObject(with: Data(try await pantry.run(["places", "--json"]).stdout.utf8)) as? [[String: Any]])
+            #expect(places.first?.keys.sorted() == ["count", "latitude", "longitude", "name"])
+            #expect(places.first?["latitude"] is NSNull)
+            // And times are ISO 8601 in UTC
+            let bought = try #require(try jsonItems(try await pantry.run(["list", "--json"])).first?["boughtAt"] as? String)
+            #expect(bought.wholeMatch(of: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z/) != nil, "\(bought)")
+        }
+    }
 }
