@@ -6,7 +6,7 @@ import Pantry
 struct RemindersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "reminders", abstract: "What today's notification would say.")
     @OptionGroup var global: GlobalOptions
-    @Option(help: "The window for \"expiring soon\", in days (0 to 36500).") var days = 3
+    @Option(parsing: .unconditional, help: "The window for \"expiring soon\", in days (0 to 36500).") var days = 3
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
@@ -56,6 +56,7 @@ struct Places: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Option(help: "Write a GeoJSON FeatureCollection of the places with a position to this file (- for stdout).")
     var geojson: String?
+    @Flag(help: "With --geojson: write over the file if it exists.") var force = false
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
@@ -69,7 +70,7 @@ struct Places: AsyncParsableCommand {
                 print(String(decoding: data, as: UTF8.self))
                 if let note { Terminal.error(note) }
             } else {
-                try data.write(to: URL(fileURLWithPath: geojson))
+                try Self.write(data, to: geojson, force: force)
                 print("Wrote \(places.count - unplaced) place(s) to \(geojson).")
                 if let note { Terminal.error(note) }
             }
@@ -87,5 +88,17 @@ struct Places: AsyncParsableCommand {
             }
             print(table.render())
         }
+    }
+
+    /// Writes a new file, or over a regular one with `force` (through a symlink, never replacing it);
+    /// never over a device, a folder or anything else that is not a regular file.
+    static func write(_ data: Data, to path: String, force: Bool) throws {
+        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath()
+        if let type = try? FileManager.default.attributesOfItem(atPath: target.path)[.type] as? FileAttributeType {
+            guard type == .typeRegular else { throw CLIError("\(path) is not a regular file: give a new file's path, or - for standard output") }
+            guard force else { throw CLIError("\(path) exists: add --force to write over it") }
+        }
+        // NB: not atomic: an atomic write would replace a symlink with a file instead of writing where it points.
+        try data.write(to: target)
     }
 }

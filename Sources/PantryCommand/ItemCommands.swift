@@ -24,7 +24,7 @@ struct List: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "What is in the pantry, soonest expiry first.")
     @OptionGroup var global: GlobalOptions
     @Option(help: "Sort by expiry, name, category or bought.") var sort: ItemQuery.Sort = .expiry
-    @Option(help: "Only what expires within this window: 3d, 2w.") var expiring: String?
+    @Option(parsing: .unconditional, help: "Only what expires within this window: 3d, 2w.") var expiring: String?
     @Flag(help: "Only what has expired.") var expired = false
     @Option(help: "Only this category.") var category: String?
     @Option(name: .customLong("where"), help: "Only things bought at a place containing this text.") var place: String?

@@ -92,4 +92,27 @@ struct CommandLineReportTests {
             #expect(places.stderr == "1 place(s) had no position and are not in the GeoJSON: add one with --at LATITUDE,LONGITUDE.\n")
         }
     }
+
+    @Test func geojsonNeverWritesOverAFileUnlessForcedNorOverADevice() async throws {
+        try await withLiveServer { server, scratch in
+            // Given a place with a position, and a file that is already there, and a link to it
+            let (pantry, _) = try await signedInProcess(server, scratch)
+            _ = try await pantry.run(["add", "--name", "Tea", "--where", "Coop", "--at", "44.4949,11.3426"])
+            let file = scratch.url.appendingPathComponent("my notes.json")
+            try Data("keep me".utf8).write(to: file)
+            let link = scratch.url.appendingPathComponent("link.json")
+            try FileManager.default.createSymbolicLink(at: link, withDestinationURL: file)
+            // When it is written there without --force, or to a device or a folder
+            for path in [file.path, link.path, "/dev/full", scratch.url.path] {
+                let refused = try await pantry.run(["places", "--geojson", path])
+                // Then it is refused in one line, and the file is untouched
+                #expect(refused.isOneLineError && refused.stderr.contains(path), "\(path): \(refused.stderr)")
+            }
+            #expect(try String(contentsOf: file, encoding: .utf8) == "keep me")
+            // And with --force it writes through the link, which stays a link
+            #expect(try await pantry.run(["places", "--geojson", link.path, "--force"]).status == 0)
+            #expect(try String(contentsOf: file, encoding: .utf8).contains("FeatureCollection"))
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == file.path)
+        }
+    }
 }
