@@ -69,8 +69,10 @@ public final class LocalStore: Sendable {
 
     /// Takes in the server's time now (from its last answer), kept for the next process too.
     func learnServerTime(_ serverNow: Int64) async throws {
+        let before = clock.serverOffset
         clock.learn(serverNow: serverNow)
-        guard let offset = clock.serverOffset else { return }
+        // NB: written only when it moved by more than the header's precision: not a write per request.
+        guard let offset = clock.serverOffset, before.map({ abs($0 - offset) > 1_000 }) ?? true else { return }
         try await writer.write { db in try EngineSchema.setValue(String(offset), for: .serverClockOffset, db) }
     }
 
