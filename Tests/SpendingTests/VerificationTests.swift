@@ -155,7 +155,8 @@ struct VerificationTests {
             try await withLiveServer(configure: { $0.mail = .smtp(sink.url) }) { server, scratch in
                 let user = try await SpendingUser.registered(on: server, scratch: scratch)
                 let mail = try await sink.mail(to: user.email)
-                #expect(mail.data.contains("Subject: Your Eventual verification code: "))
+                // SpendiQ names itself at registration, so the mail is in its words
+                #expect(mail.data.contains("Subject: Your SpendiQ verification code: ") && mail.data.contains("spendiq verify"))
                 let app = spendingDevice(scratch.folder("phone"), server: server)
                 await #expect(throws: SpendingError.notVerified) { try await app.login(email: user.email, password: user.password) }
                 // Wrong, then right: the server counts the try and then verifies

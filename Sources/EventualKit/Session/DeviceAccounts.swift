@@ -39,11 +39,12 @@ public struct DeviceAccounts: Sendable {
                   outboxCounts: { OutboxCounts(pending: try unsentCount($0), failed: 0) })
     }
 
-    /// Creates an account on the server.
-    public func register(username: String, email: String, password: String) async throws -> DeviceAccount {
+    /// Creates an account on the server; `app` names the app registering it (the server mails a
+    /// verification code only to the apps that need one).
+    public func register(username: String, email: String, password: String, app: Components.Schemas.AppName? = nil) async throws -> DeviceAccount {
         let answer: Operations.Register.Output
         do {
-            answer = try await link.client.register(body: .json(.init(username: username, email: email, password: password)))
+            answer = try await link.client.register(body: .json(.init(username: username, email: email, password: password, app: app)))
         } catch {
             throw AccountError.unreachable(RemoteFailure.from(error).description)
         }

@@ -31,7 +31,7 @@ public final class PantryApp: Sendable {
     /// Creates an account on the server (registering needs the network).
     public func register(username: String, email: String, password: String) async throws -> Account {
         do {
-            let account = try await accounts.register(username: username, email: email, password: password)
+            let account = try await accounts.register(username: username, email: email, password: password, app: .pantry)
             return Account(id: account.id, username: account.username, email: account.email)
         } catch let error as AccountError {
             throw PantryError(error)

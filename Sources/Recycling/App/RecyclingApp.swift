@@ -37,7 +37,7 @@ public final class RecyclingApp: Sendable {
 
     /// Creates an account on the server (registering needs the network).
     public func register(username: String, email: String, password: String) async throws -> DeviceAccount {
-        try await accounts.register(username: username, email: email, password: password)
+        try await accounts.register(username: username, email: email, password: password, app: .sustainu)
     }
 
     /// Signs in through the server, or without it for 7 days after the last online sign-in.

@@ -31,7 +31,7 @@ public final class SpendingApp: Sendable {
     public func register(username: String, email: String, password: String) async throws -> Account {
         let answer: Operations.Register.Output
         do {
-            answer = try await link.client.register(body: .json(.init(username: username, email: email, password: password)))
+            answer = try await link.client.register(body: .json(.init(username: username, email: email, password: password, app: .spendiq)))
         } catch {
             throw SpendingError.unreachable(RemoteFailure.from(error).description)
         }
