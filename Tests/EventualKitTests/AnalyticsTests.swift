@@ -71,6 +71,33 @@ struct AnalyticsTests {
         }
     }
 
+    @Test func eventsTheServerCannotFileTodayWaitWithoutFailingThePersonsSync() async throws {
+        try await withLiveServer(configure: { $0.quotas.eventsPerUserPerDay = 2 }) { server, scratch in
+            let port = try #require(server.port)
+            let credentials = try await registerUser(port: port)
+            let device = try Device(folder: scratch.url.appendingPathComponent("phone"), serverURL: server)
+            try await device.vault.signIn(email: credentials.email, password: credentials.password, client: device.link.client)
+            let analytics = Analytics(store: device.store, app: "pantry", appVersion: "1")
+            // Given more events than the server files for a person in a day, and a change of the person's own
+            for step in 0..<5 { await analytics.record(.productVoted(rating: step)) }
+            try await device.store.write { tx in
+                try tx.recordChange(SyncCollections.pantryItems, id: "milk", fields: [
+                    "name": "Milk", "quantity": .number(1), "status": "inPantry", "boughtAt": .integer(1_764_000_000_000),
+                ])
+            }
+            // When the device syncs
+            let report = await device.engine.syncNow()
+            // Then the change went and the sync is complete: the events only wait, said as deferred
+            #expect(report.isComplete && report.sent == 1, "\(String(describing: report.failure))")
+            #expect(report.eventsDeferred && report.events == 0)
+            #expect(try analytics.counts() == AnalyticsCounts(waiting: 5, dropped: 0, rejected: 0))
+            // And the next round waits out the server's Retry-After instead of asking again at once
+            let again = await device.engine.syncNow()
+            #expect(again.isComplete && !again.eventsDeferred && again.events == 0)
+            #expect(try await scratch.filedEvents().isEmpty)
+        }
+    }
+
     @Test func switchedOffNothingIsRecordedOrSent() async throws {
         let scratch = try ScratchFolder()
         defer { scratch.remove() }

@@ -1,6 +1,7 @@
 import EventualAPI
 import Foundation
 import GRDB
+import HTTPTypes
 
 /// Sends the waiting usage events, oldest first, in batches of at most 500: the sync engine
 /// runs it at the end of every round. An event leaves the device's table only once the server
@@ -21,6 +22,13 @@ struct AnalyticsUpload: Sendable {
         /// Of those, events the server had filed before (a batch sent again after a lost answer).
         var duplicates = 0
         var rejected = 0
+    }
+
+    /// The server cannot file events now (429 past its daily limit, 5xx, or no events endpoint):
+    /// they stay, within their bounds, until `retryAfter` has passed.
+    struct Deferred: Error {
+        let status: Int
+        let retryAfter: Duration?
     }
 
     func run() async throws -> Report {
@@ -51,10 +59,13 @@ struct AnalyticsUpload: Sendable {
                 // NB: a batch refused whole would be refused again for ever and hold back every later
                 // event: it is counted as rejected and dropped, never retried.
                 rejectedIDs = batch.map(\.id)
-            default:
-                // 401 waits for a sign-in, 404/405 for a server that files events, 5xx and 429 for later:
-                // the events stay, within their bounds.
+            case 401:
                 throw RemoteFailure.answer(response.status.code, body)
+            default:
+                // NB: 429 (the day's limit), 404/405 (a server that files no events) and 5xx: later,
+                // and never as a failure of the person's sync, whose changes already went.
+                let retryAfter = response.headerFields[.retryAfter].flatMap { Int($0) }.map { Duration.seconds(max(0, $0)) }
+                throw Deferred(status: response.status.code, retryAfter: retryAfter)
             }
             try await store.writer.write { db in
                 try AnalyticsTable.remove(ids: batch.map(\.id), db: db)

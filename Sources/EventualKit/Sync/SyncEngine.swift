@@ -26,6 +26,8 @@ public actor SyncEngine {
     private var offlineSinceLastDelivery = false
     /// Changes re-stamped in the current round after a refusal for this device's clock (once each).
     private var restampedInRound: Set<String> = []
+    /// When the server said it cannot file usage events before (its Retry-After, or a minute).
+    private var eventsNotBefore: ContinuousClock.Instant?
 
     public init(
         store: LocalStore,
@@ -201,12 +203,19 @@ public actor SyncEngine {
                 let now = UnixMillis.now()
                 try await store.writer.write { db in try EngineSchema.setValue(String(now), for: .lastSyncAt, db) }
             }
-            if configuration.sendsAnalytics {
+            if configuration.sendsAnalytics, eventsNotBefore.map({ ContinuousClock.now >= $0 }) ?? true {
                 // NB: last: usage events never hold back a person's own changes.
-                let upload = try await AnalyticsUpload(store: store, link: link, limits: configuration.analyticsLimits).run()
-                report.events += upload.sent
-                report.eventDuplicates += upload.duplicates
-                report.eventsRejected += upload.rejected
+                do {
+                    let upload = try await AnalyticsUpload(store: store, link: link, limits: configuration.analyticsLimits).run()
+                    report.events += upload.sent
+                    report.eventDuplicates += upload.duplicates
+                    report.eventsRejected += upload.rejected
+                    eventsNotBefore = nil
+                } catch let deferred as AnalyticsUpload.Deferred {
+                    report.eventsDeferred = true
+                    eventsNotBefore = ContinuousClock.now + (deferred.retryAfter ?? .seconds(60))
+                    logger.info("usage events deferred", metadata: ["status": "\(deferred.status)"])
+                }
             }
             statusBroadcast.update { $0.lastError = nil }
         } catch {

@@ -110,6 +110,9 @@ public struct SyncReport: Sendable {
     public var eventDuplicates = 0
     /// Usage events the server refused (dropped, counted).
     public var eventsRejected = 0
+    /// The server could not file usage events this round (its daily limit, a restart): they wait
+    /// on the device, and the person's own changes are not held up by them.
+    public var eventsDeferred = false
     /// Why the round stopped early, if it did.
     public var failure: RemoteFailure?
 
