@@ -3,6 +3,7 @@ import EventualServer
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 
 /// `eventual-server [serve]`: runs the server until SIGINT or SIGTERM.
 struct Serve: AsyncParsableCommand {
@@ -167,7 +168,14 @@ struct Serve: AsyncParsableCommand {
         }
         configuration.mailFrom = mailFrom
         let app = try await buildApplication(configuration)
-        try await app.runService()
+        do {
+            try await app.runService()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EACCES {
+            // NB: NIO's own description names a system call and errno; a person needs which address and what to do.
+            let problem = error.errnoCode == EADDRINUSE ? "is already in use (is another server running there?)" : "may not be used by this user"
+            FileHandle.standardError.write(Data("eventual-server: \(hostname):\(port) \(problem); --port chooses another\n".utf8))
+            Foundation.exit(1)
+        }
         var logger = Logger(label: "eventual-server")
         logger.logLevel = level
         logger.notice("stopped: database closed, password pool stopped")

@@ -17,4 +17,27 @@ struct ServerArgumentsTests {
         #expect(!result.stdout.contains("listening"), "\(result.stdout)")
         #expect(!FileManager.default.fileExists(atPath: folder.path))
     }
+
+    @Test func aPortInUseIsOneLineSayingSoNotASystemCall() async throws {
+        // Given a port something already listens on
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
+        #expect(listen(listener, 8) == 0)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("eventual-port-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // When a server is started on it
+        let result = try await ServerExecutable.run(["--port", "\(port)", "--database", folder.appendingPathComponent("db.sqlite").path])
+        // Then it stops with one line naming the address and what to do, never NIO's system call
+        #expect(result.status == 1, "\(result.stderr)")
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && result.stderr.contains("127.0.0.1:\(port) is already in use"), "\(result.stderr)")
+        #expect(!result.stderr.contains("bind(") && !result.stderr.contains("errno"), "\(result.stderr)")
+    }
 }
