@@ -15,8 +15,8 @@ public enum CommandSettings {
     }
 
     /// The data folder from `--data-dir`, else the environment variable, else
-    /// `$XDG_DATA_HOME/<app>` or `~/.local/share/<app>`; created and checked writable.
-    public static func dataDirectory(_ option: String?, environment variable: String, app: String) throws -> URL {
+    /// `$XDG_DATA_HOME/<app>` or `~/.local/share/<app>`; created (unless not `create`) and checked writable.
+    public static func dataDirectory(_ option: String?, environment variable: String, app: String, create: Bool = true) throws -> URL {
         let environment = ProcessInfo.processInfo.environment
         let directory: URL
         if let path = option ?? environment[variable], !path.isEmpty {
@@ -26,7 +26,8 @@ public enum CommandSettings {
         } else {
             directory = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share/\(app)", isDirectory: true)
         }
-        try prepare(directory)
+        // NB: a command that only reads leaves a missing folder missing (nothing to read there).
+        if create || FileManager.default.fileExists(atPath: directory.path) { try prepare(directory) }
         return directory
     }
 

@@ -1,8 +1,14 @@
 /// Columns aligned to their widest cell, a header, two spaces between columns; no wider than the
 /// output (`Terminal.columns`): the widest columns give way first, and a cell cut short ends with "…".
+/// A table may say which columns are never cut (amounts, ids, dates: a cut one is a wrong one) and
+/// which free-text ones give way before the others.
 public struct Table {
     public var headers: [String]
     public var rows: [[Cell]] = []
+    /// Headers of the columns never cut, whatever the width (the line is then wider).
+    public var whole: Set<String> = []
+    /// Headers of the free-text columns (a note, a name) narrowed before any other.
+    public var cutFirst: Set<String> = []
 
     /// A cell's text and its colour on a terminal (the colour does not count in the width).
     public struct Cell: ExpressibleByStringLiteral {
@@ -26,7 +32,9 @@ public struct Table {
     /// The table in at most `width` columns (each line), unless it has too many columns to fit at
     /// all: then each keeps a few characters.
     public func render(width: Int = Terminal.columns) -> String {
-        let widths = Self.fitted(naturalWidths(), into: width)
+        let widths = Self.fitted(naturalWidths(), into: width,
+                                 whole: Set(headers.indices.filter { whole.contains(headers[$0]) }),
+                                 first: Set(headers.indices.filter { cutFirst.contains(headers[$0]) }))
         func line(_ cells: [Cell]) -> String {
             cells.enumerated().map { index, cell in
                 guard index < widths.count else { return "" }
@@ -49,13 +57,17 @@ public struct Table {
     /// The narrowest a column gets, "…" included.
     static let minimumWidth = 4
 
-    /// Narrows the widest columns, one character at a time, until the line fits `width`.
-    static func fitted(_ natural: [Int], into width: Int) -> [Int] {
+    /// Narrows the widest columns, one character at a time, until the line fits `width`: those in
+    /// `first` before the others, never those in `whole`.
+    static func fitted(_ natural: [Int], into width: Int, whole: Set<Int> = [], first: Set<Int> = []) -> [Int] {
         var widths = natural
         let separators = 2 * max(0, widths.count - 1)
-        while widths.reduce(0, +) + separators > width,
-              let widest = widths.indices.max(by: { widths[$0] < widths[$1] }), widths[widest] > minimumWidth {
-            widths[widest] -= 1
+        let cuttable = widths.indices.filter { !whole.contains($0) }
+        for candidates in [cuttable.filter(first.contains), cuttable] {
+            while widths.reduce(0, +) + separators > width,
+                  let widest = candidates.max(by: { widths[$0] < widths[$1] }), widths[widest] > minimumWidth {
+                widths[widest] -= 1
+            }
         }
         return widths
     }

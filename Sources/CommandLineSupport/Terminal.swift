@@ -201,6 +201,13 @@ public func runParsed<Root: ParsableCommand>(
             Terminal.error("\(Root.configuration.commandName ?? "command"): " + Terminal.message(error))
             exit(ExitCode.validationFailure.rawValue)
         }
+        // NB: print() drops a failed write (a full disk) without a word: said once here, status 1.
+        // (fflush(nil): strict concurrency checking refuses to name stdio's `stdout`.)
+        if fflush(nil) != 0 {
+            let reason = errno == ENOSPC ? "the disk is full" : String(cString: strerror(errno))
+            Terminal.error("\(Root.configuration.commandName ?? "command"): Cannot write to standard output: \(reason)")
+            exit(ExitCode.failure.rawValue)
+        }
         exit(0)
     } catch {
         Terminal.fail(error, root: root)

@@ -77,7 +77,7 @@ struct Logout: AsyncParsableCommand {
     func run() async throws {
         let outcome: SignOut
         do {
-            outcome = try await global.app().logout(discarding: force ? .everything : discardRefused ? .failed : .nothing)
+            outcome = try await global.app(creating: false).logout(discarding: force ? .everything : discardRefused ? .failed : .nothing)
         } catch SessionError.unsentChanges(let waiting, let refused) {
             var parts: [String] = []
             if waiting > 0 { parts.append("\(waiting) change(s) wait to be sent: connect and run spendiq sync") }
@@ -98,7 +98,7 @@ struct Whoami: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        guard let account = try await global.app().whoami() else { throw SpendingError.notSignedIn }
+        guard let account = try await global.app(creating: false).whoami() else { throw SpendingError.notSignedIn }
         print(output.json ? try Terminal.json(account) : "\(account.username) <\(account.email)>")
     }
 }

@@ -12,11 +12,15 @@ struct Export: AsyncParsableCommand {
     @Option(help: "The file to write, or - for standard output. An existing file needs --force; a device or folder is refused.") var csv: String
     @Flag(help: "Write over the file if it exists.") var force = false
 
+    func validate() throws {
+        try usageCheck { if csv.trimmingCharacters(in: .whitespaces).isEmpty { throw CLIError("--csv needs a file name, or - for standard output") } }
+    }
+
     func run() async throws {
         let spending = try await global.spending()
         if csv == "-" {
             let (text, count) = try spending.csv.exportText()
-            FileHandle.standardOutput.write(Data(text.utf8))
+            try StandardOutput.write(text)
             // NB: said on stderr, so that the CSV on stdout stays whole for a pipe.
             Terminal.error("Exported \(count) transaction(s).")
             return
@@ -29,6 +33,8 @@ struct Export: AsyncParsableCommand {
         }
     }
 }
+
+extension DateText.Order: ExpressibleByArgument {}
 
 extension AmountText.DecimalSeparator: ExpressibleByArgument {
     public init?(argument: String) {
@@ -43,12 +49,20 @@ extension AmountText.DecimalSeparator: ExpressibleByArgument {
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Import a SpendiQ export (as it was) or a bank's CSV export (date, amount, description) into an account; a re-import adds nothing twice.",
-        discussion: "The decimal separator is read once from the file's amounts and said; when they never tell, give --decimal.")
+        discussion: """
+            The decimal separator is read once from the file's amounts, and the order of day and month from its dates \
+            (20/11/2026 is day first, 11/20/2026 month first), and both are said; when they never tell, give --decimal or --dates.
+            """)
     @OptionGroup var global: GlobalOptions
-    @Option(help: "The CSV file.") var csv: String
+    @Option(help: "The CSV file, or - for standard input.") var csv: String
     @Option(help: "For a bank's export: the account its rows belong to (a SpendiQ export names its own).") var account: String?
     @Option(help: "Column names when the header differs: date=Fecha,amount=Importe,description=Concepto.") var map: String?
     @Option(help: "The file's decimal separator, . or , (default: read from its amounts).") var decimal: AmountText.DecimalSeparator?
+    @Option(help: "The order of its dates: dmy (20/11/2026), mdy (11/20/2026) or ymd (default: read from its dates).") var dates: DateText.Order?
+
+    func validate() throws {
+        try usageCheck { if csv.trimmingCharacters(in: .whitespaces).isEmpty { throw CLIError("--csv needs a file name, or - for standard input") } }
+    }
 
     func run() async throws {
         var columns: [String: String] = [:]
@@ -60,16 +74,29 @@ struct Import: AsyncParsableCommand {
         let spending = try await global.spending()
         let summary: CSVImportSummary
         do {
-            summary = try await spending.csv.importCSV(from: URL(fileURLWithPath: csv), account: account, map: columns, decimal: decimal)
+            if csv == "-" {
+                let data = try FileHandle.standardInput.readToEnd() ?? Data()
+                summary = try await spending.csv.importCSV(data: data, name: "standard input", account: account, map: columns, decimal: decimal, dates: dates)
+            } else {
+                summary = try await spending.csv.importCSV(from: URL(fileURLWithPath: csv), account: account, map: columns, decimal: decimal, dates: dates)
+            }
         } catch let error as SpendingError {
             switch error {
             case .mixedDecimalSeparators, .undecidedDecimalSeparator: throw CLIError(error.description + ": give --decimal . or --decimal ,")
+            case .mixedDateOrders, .undecidedDateOrder: throw CLIError(error.description + ": give --dates dmy or --dates mdy")
             default: throw error
             }
         }
         let kind = summary.format == .spendiq ? "a SpendiQ export" : "a bank's export"
         let separator = summary.decimalSeparator.map { ", amounts with \($0.name)" } ?? ", whole amounts"
-        Terminal.say("Read \(csv) as \(kind)\(separator).")
+        let order = summary.dateOrder.map { ", dates \($0.name)" } ?? ""
+        // NB: a file of which no row could be read imported nothing: that is no success.
+        if summary.imported == 0, summary.alreadyImported == 0, summary.skippedCount > 0 {
+            let first = summary.skipped.first.map { " (\($0))" } ?? ""
+            let hint = decimal != nil || dates != nil ? ": are --decimal and --dates right?" : ""
+            throw CLIError("Imported nothing: none of the \(summary.skippedCount) row(s) of \(csv == "-" ? "standard input" : csv) could be read\(first)\(hint)")
+        }
+        Terminal.say("Read \(csv == "-" ? "standard input" : csv) as \(kind)\(separator)\(order).")
         if !summary.openedAccounts.isEmpty { Terminal.say("Opened account(s) it names: \(summary.openedAccounts.joined(separator: ", ")).") }
         Terminal.say("Imported \(summary.imported) transaction(s); \(summary.alreadyImported) already there; \(summary.skippedCount) skipped.")
         for line in summary.skipped { Terminal.say("  skipped \(line)") }
@@ -98,11 +125,14 @@ struct Status: AsyncParsableCommand {
             return
         }
         print(status.connectivity == .online ? Terminal.paint("online", .green) : Terminal.paint("offline", .yellow))
-        print("pending \(status.pending), failed \(status.failed), last sync \(status.lastSyncAt.map(Timestamp.iso8601) ?? "never")")
+        Terminal.say("pending \(status.pending), failed \(status.failed), last sync \(status.lastSyncAt.map(Timestamp.iso8601) ?? "never")")
         guard !status.entries.isEmpty else { return }
         // NB: refused changes first: they are the ones the person must act on.
         let entries = status.entries.filter { $0.state == "failed" } + status.entries.filter { $0.state != "failed" }
         var table = Table("STATE", "ID", "WHAT", "TRIES", "REASON")
+        // NB: a cut id could not be retried or discarded.
+        table.whole = ["STATE", "ID", "TRIES"]
+        table.cutFirst = ["WHAT", "REASON"]
         for entry in entries.prefix(50) {
             table.add(.init(entry.state, entry.state == "failed" ? .red : nil), .init(entry.shortID), .init(entry.summary),
                       .init("\(entry.attempts)"), .init(entry.lastError ?? "-"))

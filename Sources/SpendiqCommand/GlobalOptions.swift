@@ -14,21 +14,40 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .customLong("no-analytics"), help: "Record no usage events (env SPENDIQ_NO_ANALYTICS=1).")
     var noAnalytics = false
 
-    func app() throws -> SpendingApp {
+    // NB: a malformed server URL or timeout is a usage mistake (64), found before anything runs.
+    func validate() throws {
+        try usageCheck {
+            _ = try CommandSettings.serverURL(server, environment: "SPENDIQ_SERVER")
+            _ = try Self.answerTimeout()
+        }
+    }
+
+    /// The app on this device; a command that only reads (`creating: false`) finds nobody signed
+    /// in where there is no data folder, and creates none.
+    func app(creating: Bool = true) throws -> SpendingApp {
         let environment = ProcessInfo.processInfo.environment
         let serverURL = try CommandSettings.serverURL(server, environment: "SPENDIQ_SERVER")
-        let directory = try CommandSettings.dataDirectory(dataDir, environment: "SPENDIQ_DATA_DIR", app: "spendiq")
+        let directory = try CommandSettings.dataDirectory(dataDir, environment: "SPENDIQ_DATA_DIR", app: "spendiq", create: creating)
+        guard creating || FileManager.default.fileExists(atPath: directory.path) else { throw SpendingError.notSignedIn }
         var configuration = SpendingConfiguration(dataDirectory: directory, serverURL: serverURL)
         configuration.analyticsEnabled = !(noAnalytics || ["1", "true", "yes"].contains(environment["SPENDIQ_NO_ANALYTICS"]?.lowercased() ?? ""))
-        if let text = environment["SPENDIQ_ANSWER_TIMEOUT"] {
+        if let seconds = try Self.answerTimeout() {
             // NB: for slow links (and busy test machines): how long the server may take to start answering.
-            guard let seconds = Int(text), (1...300).contains(seconds) else {
-                throw CLIError("SPENDIQ_ANSWER_TIMEOUT must be a number of seconds from 1 to 300, not '\(text.prefix(40))'")
-            }
             configuration.timeouts.firstByte = .seconds(seconds)
             configuration.networkReadTimeout = .seconds(seconds)
+            // NB: and how long a local command waits to learn whether the server answers at all
+            // (offers, retry): 300 ms said "offline" of a link that takes longer to answer.
+            // TEMP-T configuration.localCommandSyncBudget = .seconds(seconds)
         }
         return SpendingApp(configuration: configuration)
+    }
+
+    private static func answerTimeout() throws -> Int? {
+        guard let text = ProcessInfo.processInfo.environment["SPENDIQ_ANSWER_TIMEOUT"] else { return nil }
+        guard let seconds = Int(text), (1...300).contains(seconds) else {
+            throw CLIError("SPENDIQ_ANSWER_TIMEOUT must be a number of seconds from 1 to 300, not '\(text.prefix(40))'")
+        }
+        return seconds
     }
 }
 

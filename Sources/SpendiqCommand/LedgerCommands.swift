@@ -5,8 +5,9 @@ import Foundation
 import Spending
 
 extension GlobalOptions {
-    /// The signed-in person's data (every start records "last seen").
-    func spending() async throws -> UserSpending { try await app().open() }
+    /// The signed-in person's data (every start records "last seen"); nobody is signed in where
+    /// there is no data folder, and none is created.
+    func spending() async throws -> UserSpending { try await app(creating: false).open() }
 }
 
 /// Prints what a write went over and sends it if the server answers within the local budget.
@@ -47,6 +48,8 @@ struct AccountsList: AsyncParsableCommand {
             return
         }
         var table = Table("NAME", "KIND", "BALANCE", archived ? "ARCHIVED" : "ID")
+        table.whole = ["BALANCE", "ID"]
+        table.cutFirst = ["NAME"]
         for (account, balance) in balances {
             table.add(account.name, account.kind.rawValue, Money(minorUnits: balance, currency: account.currency).description,
                       archived ? (account.archived ? "yes" : "no") : String(account.id.suffix(8)))
@@ -61,8 +64,9 @@ struct AccountsAdd: AsyncParsableCommand {
     @Argument(help: "Its name, e.g. Cash or \"Main bank\".") var name: String
     @Option(help: "cash, bank, card or savings.") var kind: AccountKind = .cash
     @Option(help: "ISO 4217 code, e.g. EUR, USD, COP.") var currency: String
-    @Option(help: "What it holds now, e.g. 250.00 (default 0).") var opening: String?
-    @Option(help: "A colour for screens, e.g. green or #2a9d8f.") var colour: String?
+    // NB: unconditional, so that a negative balance (-20, an overdrawn card) is its value, not an option.
+    @Option(parsing: .unconditional, help: "What it holds now, e.g. 250.00 or -20 (default 0).") var opening: String?
+    @Option(help: "A colour for screens: a name such as green, or #2a9d8f.") var colour: String?
 
     func run() async throws {
         let spending = try await global.spending()
@@ -75,10 +79,10 @@ struct AccountsAdd: AsyncParsableCommand {
 struct AccountsEdit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "edit", abstract: "Rename an account, or change its kind or colour.")
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The account's name.") var account: String
+    @Argument(help: "The account's name (or its 8-character id).") var account: String
     @Option(help: "A new name.") var name: String?
     @Option(help: "cash, bank, card or savings.") var kind: AccountKind?
-    @Option(help: "A colour.") var colour: String?
+    @Option(help: "A colour: a name such as green, or #2a9d8f (empty for none).") var colour: String?
 
     func run() async throws {
         let spending = try await global.spending()
@@ -91,7 +95,7 @@ struct AccountsEdit: AsyncParsableCommand {
 struct AccountsArchive: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "archive", abstract: "Archive an account: hidden from lists, its history kept.")
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The account's name.") var account: String
+    @Argument(help: "The account's name (or its 8-character id).") var account: String
 
     func run() async throws {
         let spending = try await global.spending()
@@ -103,10 +107,11 @@ struct AccountsArchive: AsyncParsableCommand {
 
 /// Options shared by `add` and `edit`.
 struct TransactionOptions: ParsableArguments {
-    @Option(help: "The account's name.") var account: String?
+    @Option(help: "The account's name (or its 8-character id).") var account: String?
     @Option(help: "food, transport, housing, health, leisure, education, shopping, income, other, or your own.") var category: String?
     @Option(help: "A note.") var note: String?
-    @Option(help: "When: 2026-11-20, 2026-11-20T14:30, today, yesterday (default now).") var date: String?
+    @Option(help: "When: 2026-11-20, 2026-11-20T14:30, 2026-11-20T14:30+01:00, today, yesterday (default now; tomorrow at the latest).")
+    var date: String?
     @Option(help: "LATITUDE,LONGITUDE where it happened, e.g. 43.7384,7.4246.") var at: String?
     @Option(help: "The shop or place.") var place: String?
 
@@ -142,8 +147,8 @@ struct Transfer: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Move money between two of your accounts.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The amount.") var amount: String
-    @Option(help: "The account it leaves.") var from: String
-    @Option(help: "The account it reaches.") var to: String
+    @Option(help: "The account it leaves (its name or 8-character id).") var from: String
+    @Option(help: "The account it reaches (its name or 8-character id).") var to: String
     @Option(help: "A note.") var note: String?
     @Option(help: "When (default now).") var date: String?
 
@@ -159,7 +164,7 @@ struct List: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Your transactions, newest first.")
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: OutputOptions
-    @Option(help: "Only the last N days (1 to 36600).") var days: Int?
+    @Option(parsing: .unconditional, help: "Only the last N days (1 to 36600).") var days: Int?
     @Option(help: "Only this account.") var account: String?
     @Option(help: "Only this category.") var category: String?
 
@@ -204,6 +209,8 @@ struct List: AsyncParsableCommand {
         guard !transactions.isEmpty else { print("No transactions."); return }
         let calendar = spending.ledger.calendar
         var table = Table("ID", "DATE", "ACCOUNT", "AMOUNT", "CATEGORY", "NOTE")
+        table.whole = ["ID", "DATE", "AMOUNT"]
+        table.cutFirst = ["NOTE", "CATEGORY"]
         for transaction in transactions {
             let sign = transaction.kind == .expense ? "-" : (transaction.kind == .income ? "+" : "")
             let account = (names[transaction.accountId] ?? "?") + (transaction.toAccountId.map { " → " + (names[$0] ?? "?") } ?? "")
@@ -219,7 +226,7 @@ struct Edit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Change a transaction (its id's last 8 characters are enough).")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The transaction's id, as listed.") var id: String
-    @Option(help: "A new amount.") var amount: String?
+    @Option(parsing: .unconditional, help: "A new amount.") var amount: String?
     @OptionGroup var options: TransactionOptions
 
     func run() async throws {

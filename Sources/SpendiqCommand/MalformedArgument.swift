@@ -6,7 +6,7 @@ extension SpendingError {
     var isMalformedArgument: Bool {
         switch self {
         case .invalidAmount, .ambiguousAmount, .tooManyDecimals, .invalidCurrency, .invalidDate, .invalidCoordinates, .idTooShort,
-             .invalidField, .transferToItself:
+             .invalidField, .transferToItself, .negativeAmount, .currencyMismatch, .futureDate, .dateOutOfRange, .invalidColour:
             return true
         default:
             return false

@@ -17,8 +17,9 @@ struct OffersList: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: OutputOptions
     @Option(help: "LATITUDE,LONGITUDE (default: your last position).") var near: String?
-    @Option(help: "Metres, 1 to 20000.") var radius = 1000
-    @Option(help: "The most offers to show, 1 to 1000 (default 200).") var limit = OffersFeed.defaultLimit
+    @Option(parsing: .unconditional, help: "Metres, 1 to 20000.") var radius = 1000
+    // NB: ArgumentParser adds "(default: 200)" itself.
+    @Option(parsing: .unconditional, help: "The most offers to show, 1 to 1000.") var limit = OffersFeed.defaultLimit
 
     func validate() throws {
         try usageCheck {
@@ -60,6 +61,8 @@ struct OffersList: AsyncParsableCommand {
         if let note = result.note { print(Terminal.paint(Terminal.wrap(note), .yellow)) }
         guard !result.offers.isEmpty else { Terminal.say("No offers within \(radius) m."); return }
         var table = Table("ID", "SHOP", "DISTANCE", "OFFER", "WHY")
+        table.whole = ["ID", "DISTANCE"]
+        table.cutFirst = ["SHOP", "WHY"]
         for offer in result.offers {
             table.add(String(offer.id.suffix(8)), (offer.featured ? "★ " : "") + offer.name, "\(offer.distanceMeters) m",
                       offer.title + (offer.demo ? " (demo)" : ""), offer.recommendationReason)
@@ -79,8 +82,14 @@ struct OffersShow: AsyncParsableCommand {
 
     func run() async throws {
         let spending = try await global.spending()
-        guard let position = try spending.location.last()?.position ?? nil else { throw SpendingError.noPosition }
-        let result = try await spending.offers.offers(near: position, radius: 20_000)
+        // NB: "the last list" is the one shown last, wherever it was asked about (--near too).
+        let result: OffersResult
+        if let shown = try spending.offers.lastList() {
+            result = shown
+        } else {
+            guard let position = try spending.location.last()?.position ?? nil else { throw SpendingError.noPosition }
+            result = try await spending.offers.offers(near: position, radius: 20_000)
+        }
         let matches = result.offers.filter { $0.id == id || (id.count >= Ledger.shownIDLength && $0.id.hasSuffix(id)) }
         guard matches.count == 1, let offer = matches.first else {
             if matches.isEmpty, id.count < Ledger.shownIDLength { throw SpendingError.idTooShort(id) }
@@ -104,9 +113,9 @@ struct LimitsCommand: AsyncParsableCommand {
 
 /// `--daily`, `--weekly` or `--monthly`, exactly one.
 struct PeriodOptions: ParsableArguments {
-    @Option(help: "A budget per day.") var daily: String?
-    @Option(help: "A budget per week (from Monday).") var weekly: String?
-    @Option(help: "A budget per calendar month.") var monthly: String?
+    @Option(parsing: .unconditional, help: "A budget per day.") var daily: String?
+    @Option(parsing: .unconditional, help: "A budget per week (from Monday).") var weekly: String?
+    @Option(parsing: .unconditional, help: "A budget per calendar month.") var monthly: String?
 
     var chosen: (LimitPeriod, String)? {
         let given = [(LimitPeriod.daily, daily), (.weekly, weekly), (.monthly, monthly)].compactMap { period, amount in amount.map { (period, $0) } }
@@ -119,7 +128,7 @@ struct LimitsSet: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var period: PeriodOptions
     @Option(help: "Only this category (default: all spending).") var category: String?
-    @Option(help: "ISO 4217 code (default: your first account's).") var currency: String?
+    @Option(help: "ISO 4217 code (default: the one your accounts hold, when they hold one).") var currency: String?
 
     func validate() throws {
         try usageCheck { if period.chosen == nil { throw CLIError("Give exactly one of --daily, --weekly or --monthly with an amount") } }
@@ -128,9 +137,7 @@ struct LimitsSet: AsyncParsableCommand {
     func run() async throws {
         let spending = try await global.spending()
         guard let (chosen, amount) = period.chosen else { return }
-        guard let code = try currency ?? spending.ledger.accounts().first?.currency else {
-            throw CLIError("No account yet to take the currency from: give --currency EUR")
-        }
+        let code = try currency ?? budgetCurrency(spending)
         let limit = try await spending.limits.set(chosen, amount: amount, currency: code, category: category)
         Terminal.say("Your \(limit.period.rawValue) \(limit.category.isEmpty ? "" : limit.category + " ")limit is \(Money(minorUnits: limit.amountMinor, currency: limit.currency)).")
     }
@@ -141,14 +148,24 @@ struct LimitsRemove: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Argument(help: "daily, weekly or monthly.") var period: LimitPeriod
     @Option(help: "Its category, if it has one.") var category: String?
-    @Option(help: "ISO 4217 code (default: your first account's).") var currency: String?
+    @Option(help: "ISO 4217 code (default: the one your accounts hold, when they hold one).") var currency: String?
 
     func run() async throws {
         let spending = try await global.spending()
-        guard let code = try currency ?? spending.ledger.accounts().first?.currency else { throw CLIError("Give --currency") }
+        let code = try currency ?? budgetCurrency(spending)
         guard try await spending.limits.remove(period, currency: code, category: category) else { throw CLIError("No such limit: see spendiq limits") }
         print("Removed.")
     }
+}
+
+/// The currency of a budget given none: the one the person's accounts hold, never a guess among several.
+private func budgetCurrency(_ spending: UserSpending) throws -> String {
+    let codes = Set(try spending.ledger.accounts().map(\.currency)).sorted()
+    guard codes.count == 1 else {
+        throw ValidationError(codes.isEmpty ? "No account yet to take the currency from: give --currency EUR"
+                              : "Your accounts hold \(codes.joined(separator: " and ")): say which with --currency \(codes[0])")
+    }
+    return codes[0]
 }
 
 struct LimitsList: AsyncParsableCommand {
@@ -158,9 +175,16 @@ struct LimitsList: AsyncParsableCommand {
 
     func run() async throws {
         let limits = try await global.spending().limits.all()
-        if output.json { print(try Terminal.json(limits)); return }
+        if output.json {
+            struct Shape: Encodable { let period, currency: String; @JSONNullable var category: String?; let amountMinor: Int64 }
+            print(try Terminal.json(limits.map { Shape(period: $0.period.rawValue, currency: $0.currency,
+                                                       category: $0.category.isEmpty ? nil : $0.category, amountMinor: $0.amountMinor) }))
+            return
+        }
         guard !limits.isEmpty else { Terminal.say("No limits: spendiq limits set --weekly 120 --category food"); return }
         var table = Table("PERIOD", "CATEGORY", "LIMIT")
+        table.whole = ["PERIOD", "LIMIT"]
+        table.cutFirst = ["CATEGORY"]
         for limit in limits {
             table.add(limit.period.rawValue, limit.category.isEmpty ? "all" : limit.category, Money(minorUnits: limit.amountMinor, currency: limit.currency).description)
         }

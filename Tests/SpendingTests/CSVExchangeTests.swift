@@ -13,7 +13,7 @@ struct CSVExchangeTests {
         try await ledger.addAccount(name: "Cash", currency: "EUR", openingBalance: "20")
         try await ledger.addAccount(name: "Main bank", kind: .bank, currency: "EUR")
         try await ledger.record(.expense, TransactionDetails(amount: "12.34", account: "Cash", category: "Food",
-                                                             note: "=SUM(A1), \"quoted\";\nsecond line", date: "2027-01-10T08:15:30",
+                                                             note: "=SUM(A1), \"quoted\";\nsecond line", date: "2026-01-10T08:15:30",
                                                              place: "-Marché U", position: try Coordinates(latitude: -33.9, longitude: 151.2)))
         try await ledger.record(.income, TransactionDetails(amount: "1.500,00", account: "Main bank", category: "salary", note: "'quoted'"))
         try await ledger.transfer("50", from: "Main bank", to: "Cash", note: "to the wallet")
@@ -56,20 +56,20 @@ struct CSVExchangeTests {
         let csv = CSVExchange(ledger: ledger)
         // A decimal point: -5.555 has three decimals and is refused, never read as 5,555.00
         let dots = scratch.url.appendingPathComponent("dots.csv")
-        try "date,amount,description\n2027-01-15,-42.10,a\n2027-01-16,-5.555,b\n2027-01-17,\"1,234.00\",c\n".write(to: dots, atomically: true, encoding: .utf8)
+        try "date,amount,description\n2026-01-15,-42.10,a\n2026-01-16,-5.555,b\n2026-01-17,\"1,234.00\",c\n".write(to: dots, atomically: true, encoding: .utf8)
         let first = try await csv.importCSV(from: dots, account: "Bank")
         #expect(first.decimalSeparator == .dot && first.imported == 2 && first.skippedCount == 1)
         #expect(first.skipped == ["line 3: EUR has 2 decimals, and '-5.555' has 3: type at most 2"])
         #expect(Set(try ledger.transactions().map(\.amountMinor)) == [4210, 123_400])
         // A decimal comma: 1.234 groups thousands
         let commas = scratch.url.appendingPathComponent("commas.csv")
-        try "Fecha;Importe;Concepto\n15/01/2027;-42,10;x\n16/01/2027;1.234;b\n".write(to: commas, atomically: true, encoding: .utf8)
+        try "Fecha;Importe;Concepto\n15/01/2026;-42,10;x\n16/01/2026;1.234;b\n".write(to: commas, atomically: true, encoding: .utf8)
         let second = try await csv.importCSV(from: commas, account: "Bank")
         #expect(second.decimalSeparator == .comma && second.imported == 2)
         #expect(try ledger.transactions().contains { $0.amountMinor == 123_400 && $0.note == "b" && $0.kind == .income })
         // Amounts that never tell are refused as a whole, unless the person says
         let silent = scratch.url.appendingPathComponent("silent.csv")
-        try "date,amount\n2027-01-15,-1.234\n2027-01-16,-12\n".write(to: silent, atomically: true, encoding: .utf8)
+        try "date,amount\n2026-01-15,-1.234\n2026-01-16,-12\n".write(to: silent, atomically: true, encoding: .utf8)
         await #expect(throws: SpendingError.undecidedDecimalSeparator(example: "-1.234")) { try await csv.importCSV(from: silent, account: "Bank") }
         let told = try await csv.importCSV(from: silent, account: "Bank", decimal: .comma)
         #expect(told.imported == 2 && told.decimalSeparator == .comma)
@@ -80,7 +80,7 @@ struct CSVExchangeTests {
         await #expect(throws: SpendingError.file("\(garbage.path) is not a text (CSV) file")) { try await csv.importCSV(from: garbage, account: "Bank") }
         // Both separators in one file: refused, naming an example of each
         let mixed = scratch.url.appendingPathComponent("mixed.csv")
-        try "date,amount\n2027-01-15,-1.50\n2027-01-16,\"-2,50\"\n".write(to: mixed, atomically: true, encoding: .utf8)
+        try "date,amount\n2026-01-15,-1.50\n2026-01-16,\"-2,50\"\n".write(to: mixed, atomically: true, encoding: .utf8)
         await #expect(throws: SpendingError.mixedDecimalSeparators(dot: "-1.50", comma: "-2,50")) { try await csv.importCSV(from: mixed, account: "Bank") }
     }
 

@@ -104,6 +104,23 @@ struct CommandLineFitTests {
         }
     }
 
+    @Test func aSlowLinkGivenTimeIsNotCalledOffline() async throws {
+        try await withLiveServer { server, scratch in
+            let device = try await CommandLineTests.signedIn(server, scratch)
+            #expect(try await device.run(["locate", "43.7394,7.4278"]).status == 0)
+            // Given a link on which every answer takes longer than the command's own 300 ms
+            let proxy = try await FaultProxy.start(upstreamPort: try #require(server.port), seed: 18)
+            proxy.mode = .flaky(latency: .milliseconds(400)...(.milliseconds(400)), resetProbability: 0)
+            let slow = SpendiqProcess(dataDirectory: device.dataDirectory, server: URL(string: "http://127.0.0.1:\(proxy.port)")!)
+            // When the person gives it 20 s (SPENDIQ_ANSWER_TIMEOUT, as every run here does) and asks for offers
+            let offers = try await slow.run(["offers", "--limit", "5", "--json"])
+            await proxy.stop()
+            // Then they are the server's, not "offline"
+            let json = try #require(try? offers.json() as? [String: Any], "\(offers.stdout) \(offers.stderr)")
+            #expect(json["note"] is NSNull && (json["offers"] as? [Any])?.count == 5, "\(json["note"] ?? "")")
+        }
+    }
+
     @Test func aRefusedChangeFailsTheSyncAndCanBeRetriedOrDiscardedBeforeSigningOut() async throws {
         try await withLiveServer { server, scratch in
             let device = try await CommandLineTests.signedIn(server, scratch)

@@ -101,9 +101,9 @@ struct LedgerTests {
         let file = scratch.url.appendingPathComponent("bank.csv")
         try """
             Fecha;Concepto;Importe
-            15/01/2027;"MERCADONA; VALENCIA";-42,10
-            15/01/2027;"MERCADONA; VALENCIA";-42,10
-            16/01/2027;Nómina;1.850,00
+            15/01/2026;"MERCADONA; VALENCIA";-42,10
+            15/01/2026;"MERCADONA; VALENCIA";-42,10
+            16/01/2026;Nómina;1.850,00
             not a date;broken;-1
             """.write(to: file, atomically: true, encoding: .utf8)
         let csv = CSVExchange(ledger: ledger)
@@ -120,7 +120,7 @@ struct LedgerTests {
         #expect(transactions.first { $0.kind == .income }?.note == "Nómina")
         // Without --map, a header the importer does not know is named in the error
         let strange = scratch.url.appendingPathComponent("strange.csv")
-        try "When;What;How much\n2027-01-15;x;-1\n".write(to: strange, atomically: true, encoding: .utf8)
+        try "When;What;How much\n2026-01-15;x;-1\n".write(to: strange, atomically: true, encoding: .utf8)
         await #expect(throws: SpendingError.self) { try await csv.importCSV(from: strange, account: "Bank") }
         #expect(try await csv.importCSV(from: strange, account: "Bank", map: ["date": "When", "amount": "How much"]).imported == 1)
         // And the export holds every row

@@ -111,7 +111,10 @@ struct OffersTests {
             let spending = try await device.login(email: user.email, password: user.password).spending
             let results = ResultLog()
             let task = Task { await spending.offers.keepFresh(position: { Self.casino }, shown: { results.add($0) }) }
-            try await Task.sleep(for: .seconds(2))
+            // NB: the rounds are counted, not the wall time: a machine busy with the whole suite took
+            // two seconds for one. A minute is 200 intervals; the default interval (10 min) would show one.
+            let deadline = ContinuousClock.now + .seconds(60)
+            while results.all.count < 3 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
             task.cancel()
             await task.value
             // Several rounds, each a fresh list from the server (no note)

@@ -43,16 +43,23 @@ public final class SpendingApp: Sendable {
             try? FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
             try? Data(user.email.utf8).write(to: configuration.pendingVerificationFile, options: .atomic)
             return Account(id: user.id, username: user.username, email: user.email)
-        case .badRequest(let answer): throw SpendingError.server(try answer.body.json.message)
+        // NB: a 400 refuses what was typed (a short password, a malformed email): a usage mistake, said as a sentence.
+        case .badRequest(let answer): throw SpendingError.invalidField(Self.sentence(try answer.body.json.message))
         case .conflict(let answer): throw SpendingError.server(try answer.body.json.message)
         case .unprocessableContent(let answer): throw SpendingError.server(try answer.body.json.message)
         case .undocumented(let status, _): throw SpendingError.server("Registering failed (HTTP \(status))")
         }
     }
 
+    /// "password must be…" as a sentence: "Password must be…".
+    private static func sentence(_ message: String) -> String {
+        message.prefix(1).uppercased() + message.dropFirst()
+    }
+
     /// Confirms the email with the mailed code; `email` defaults to the last registration on this device.
     public func verify(code: String, email: String? = nil) async throws {
-        let trimmed = code.trimmingCharacters(in: .whitespaces)
+        // NB: "884 723", as a mail's code is often copied.
+        let trimmed = code.filter { !$0.isWhitespace }
         guard trimmed.count == 6, trimmed.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             throw SpendingError.invalidField("The code is the 6 digits of the mail, like 042917")
         }

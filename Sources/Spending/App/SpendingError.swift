@@ -4,6 +4,10 @@ import Foundation
 public enum SpendingError: Error, Equatable, CustomStringConvertible {
     case notSignedIn
     case invalidAmount(String)
+    /// "-5" where an amount above zero goes (an expense is money out, an income money in).
+    case negativeAmount(String)
+    /// "$5" or "USD 5" in an account of another currency: never converted, never guessed.
+    case currencyMismatch(String, currency: String)
     /// "1.234" in a currency of two decimals: 1.23 or 1234? Never guessed.
     case ambiguousAmount(String, currency: String, digits: Int, readings: [String])
     case tooManyDecimals(String, currency: String, digits: Int, typed: Int)
@@ -13,10 +17,20 @@ public enum SpendingError: Error, Equatable, CustomStringConvertible {
     case undecidedDecimalSeparator(example: String)
     case invalidCurrency(String)
     case invalidDate(String)
+    /// A date after tomorrow: a transaction is something that happened.
+    case futureDate(String)
+    /// A date before 1970.
+    case dateOutOfRange(String)
+    /// A file whose dates like "01/02/2026" never say whether the day or the month comes first.
+    case undecidedDateOrder(example: String)
+    /// A file with dates only day-first can be ("20/11/2026") and others only month-first can be ("11/20/2026").
+    case mixedDateOrders(dayFirst: String, monthFirst: String)
+    case invalidColour(String)
     case invalidCoordinates(String)
     case invalidField(String)
     case noSuchAccount(String)
-    case ambiguousAccount(String, matches: Int)
+    /// Two accounts of one name (opened offline on two devices): their ids tell them apart.
+    case ambiguousAccount(String, ids: [String])
     case accountExists(String)
     case archivedAccount(String)
     case noSuchTransaction(String)
@@ -45,6 +59,10 @@ public enum SpendingError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .notSignedIn: return "Not signed in: run `spendiq login --email EMAIL` first"
         case .invalidAmount(let text): return "'\(text)' is not an amount: use a number above zero like 12.50, with at most the currency's decimals"
+        case .negativeAmount(let text):
+            return "'\(text)' is below zero: an amount is above zero (an expense is money out, an income money in, a transfer goes from one account to another)"
+        case .currencyMismatch(let text, let currency):
+            return "'\(text)' names another currency than \(currency), the account's: type the amount in \(currency) (amounts are never converted)"
         case .ambiguousAmount(_, let currency, let digits, let readings):
             return "\(currency) has \(Self.decimals(digits)): did you mean \(readings.joined(separator: " or "))?"
         case .tooManyDecimals(let text, let currency, let digits, let typed):
@@ -54,11 +72,21 @@ public enum SpendingError: Error, Equatable, CustomStringConvertible {
         case .undecidedDecimalSeparator(let example):
             return "The file's amounts do not say whether '\(example)' has a decimal point or a thousands separator"
         case .invalidCurrency(let text): return "'\(text)' is not a currency: use an ISO 4217 code such as EUR, USD or COP"
-        case .invalidDate(let text): return "'\(text)' is not a date: use 2026-11-20, 2026-11-20T14:30, today or yesterday"
+        case .invalidDate(let text):
+            return "'\(text)' is not a date: use 2026-11-20, 2026-11-20T14:30, 2026-11-20T14:30+01:00 (or Z), today or yesterday"
+        case .futureDate(let text): return "'\(text)' is in the future: a transaction is something that happened (tomorrow at the latest)"
+        case .dateOutOfRange(let text): return "'\(text)' is out of range: dates go from 1970-01-01 to tomorrow"
+        case .undecidedDateOrder(let example):
+            return "The file's dates do not say whether '\(example)' has the day or the month first"
+        case .mixedDateOrders(let dayFirst, let monthFirst):
+            return "The file's dates put the day first ('\(dayFirst)') and the month first ('\(monthFirst)')"
+        case .invalidColour(let text):
+            return "'\(text)' is not a colour: use a name (\(AccountColours.names.prefix(8).joined(separator: ", ")), …) or #RRGGBB like #2a9d8f"
         case .invalidCoordinates(let text): return "'\(text)' is not a position: use LATITUDE,LONGITUDE like 43.7384,7.4246"
         case .invalidField(let message): return message
         case .noSuchAccount(let name): return "No account '\(name)': see spendiq accounts, or add one with spendiq accounts add NAME --currency EUR"
-        case .ambiguousAccount(let name, let matches): return "'\(name)' matches \(matches) accounts: give its full name"
+        case .ambiguousAccount(let name, let ids):
+            return "\(ids.count) accounts are named '\(name)': give the 8-character id of the one you mean (\(ids.joined(separator: ", ")))"
         case .accountExists(let name): return "There is already an account named '\(name)'"
         case .archivedAccount(let name): return "The account '\(name)' is archived"
         case .noSuchTransaction(let id): return "No transaction \(id): see spendiq list"

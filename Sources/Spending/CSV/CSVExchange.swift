@@ -12,6 +12,8 @@ public struct CSVImportSummary: Sendable, Equatable, CustomStringConvertible {
     public var format: Format = .bank
     /// The file's decimal separator, read once from its amounts; nil when they are whole numbers.
     public var decimalSeparator: AmountText.DecimalSeparator?
+    /// The order of a bank file's dates, read once from them (or given); nil when no date needed it.
+    public var dateOrder: DateText.Order?
     public var imported = 0
     /// Rows imported before (from this file or another device's import of it): not added again.
     public var alreadyImported = 0
@@ -79,8 +81,19 @@ public struct CSVExchange: Sendable {
     /// header uses other words. The decimal separator is read once for the whole file (or
     /// given as `decimal`). A row already imported is not added again.
     public func importCSV(from url: URL, account reference: String?, map: [String: String] = [:],
-                          decimal: AmountText.DecimalSeparator? = nil) async throws -> CSVImportSummary {
-        let table = try Self.read(url)
+                          decimal: AmountText.DecimalSeparator? = nil, dates: DateText.Order? = nil) async throws -> CSVImportSummary {
+        try await importCSV(Self.read(url), name: url.path, account: reference, map: map, decimal: decimal, dates: dates)
+    }
+
+    /// Imports CSV text read elsewhere (standard input), named `name` in messages; as `importCSV(from:)`.
+    public func importCSV(data: Data, name: String, account reference: String?, map: [String: String] = [:],
+                          decimal: AmountText.DecimalSeparator? = nil, dates: DateText.Order? = nil) async throws -> CSVImportSummary {
+        guard data.count <= Self.maxBytes else { throw SpendingError.file("\(name) is over 64 MiB: split it") }
+        return try await importCSV(Self.table(data, name: name), name: name, account: reference, map: map, decimal: decimal, dates: dates)
+    }
+
+    private func importCSV(_ table: CSVTable, name: String, account reference: String?, map: [String: String],
+                           decimal: AmountText.DecimalSeparator?, dates: DateText.Order?) async throws -> CSVImportSummary {
         for key in map.keys where Self.knownNames[key] == nil {
             throw SpendingError.invalidField("--map knows date, amount and description, not '\(key)'")
         }
@@ -91,7 +104,7 @@ public struct CSVExchange: Sendable {
             return try await importExport(table, export, decimal: decimal)
         }
         guard let reference else { throw SpendingError.invalidField("Which account do the file's rows belong to? Give --account NAME") }
-        return try await importBank(table, name: url.path, account: try ledger.account(reference), map: map, decimal: decimal)
+        return try await importBank(table, name: name, account: try ledger.account(reference), map: map, decimal: decimal, dates: dates)
     }
 
     private static func read(_ url: URL) throws -> CSVTable {
@@ -107,10 +120,14 @@ public struct CSVExchange: Sendable {
             throw SpendingError.file("Cannot read \(url.path): \(FileManager.default.isReadableFile(atPath: url.path) ? "it cannot be read" : "permission denied")")
         }
         guard data.count <= maxBytes else { throw SpendingError.file("\(url.path) is over 64 MiB: split it") }
+        return try table(data, name: url.path)
+    }
+
+    private static func table(_ data: Data, name: String) throws -> CSVTable {
         // NB: Latin-1 reads any bytes; a NUL or other control bytes say it is no text at all.
         let controls = data.prefix(4096).filter { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }.count
         guard !data.contains(0), controls == 0, let text = String(data: data, encoding: .utf8) ?? String(data: data, encoding: .isoLatin1) else {
-            throw SpendingError.file("\(url.path) is not a text (CSV) file")
+            throw SpendingError.file("\(name) is not a text (CSV) file")
         }
         return try CSVTable(text: text)
     }
@@ -129,8 +146,43 @@ public struct CSVExchange: Sendable {
         return nil
     }
 
+    /// The order of a file's dates: given, or read from the dates only one order makes a date of
+    /// ("20/11/2026" is day first); refused when they disagree, or never tell and one reads two ways.
+    private static func dateOrder(of dates: [String], given: DateText.Order?) throws(SpendingError) -> DateText.Order? {
+        if let given { return given }
+        var dayFirst: String?, monthFirst: String?, undecided: String?
+        for text in dates {
+            let head = String(text.prefix { $0 != " " && $0 != "T" })
+            guard !head.contains("-") else { continue }
+            let parts = head.split(separator: head.contains("/") ? "/" : ".", omittingEmptySubsequences: false)
+            guard parts.count == 3, parts[0].count <= 2, let a = Int(parts[0]), let b = Int(parts[1]) else { continue }
+            if a > 12, b <= 12 {
+                dayFirst = dayFirst ?? text
+            } else if b > 12, a <= 12 {
+                monthFirst = monthFirst ?? text
+            } else if a != b {
+                undecided = undecided ?? text
+            }
+        }
+        if let dayFirst, let monthFirst { throw .mixedDateOrders(dayFirst: dayFirst, monthFirst: monthFirst) }
+        if dayFirst != nil { return .dmy }
+        if monthFirst != nil { return .mdy }
+        if let undecided { throw .undecidedDateOrder(example: undecided) }
+        return nil
+    }
+
+    /// Why a bank file's row was skipped, in the file's terms (a negative amount is money out there).
+    private static func reason(_ error: SpendingError, decimal: AmountText.DecimalSeparator?) -> String {
+        switch error {
+        case .invalidAmount(let text) where text == "0": return "an amount of 0 moves no money"
+        case .invalidAmount(let text): return "'\(text)' is not an amount" + (decimal.map { " with \($0.name)" } ?? "")
+        case .invalidDate(let text), .dateOutOfRange(let text): return "'\(text)' is not a date from 1970 to tomorrow"
+        default: return error.description
+        }
+    }
+
     private func importBank(_ table: CSVTable, name: String, account: SpendingAccount, map: [String: String],
-                            decimal given: AmountText.DecimalSeparator?) async throws -> CSVImportSummary {
+                            decimal given: AmountText.DecimalSeparator?, dates: DateText.Order?) async throws -> CSVImportSummary {
         var columns: [String: Int] = [:]
         for (column, guesses) in Self.knownNames {
             let wanted = map[column].map { [$0] } ?? guesses
@@ -145,6 +197,7 @@ public struct CSVExchange: Sendable {
         var summary = CSVImportSummary(format: .bank)
         summary.decimalSeparator = try Self.decimal(of: table.rows.compactMap { table.field(columns["amount"], of: $0) },
                                                     currency: account.currency, given: given)
+        summary.dateOrder = try Self.dateOrder(of: table.rows.compactMap { table.field(columns["date"], of: $0) }, given: dates)
         var seen: [String: Int] = [:]
         var drafts: [SpendingTransaction] = []
         for row in table.rows {
@@ -152,7 +205,7 @@ public struct CSVExchange: Sendable {
                 let signed = try AmountText.parseSigned(table.field(columns["amount"], of: row) ?? "", currency: account.currency,
                                                         decimal: summary.decimalSeparator)
                 guard signed != 0 else { throw .invalidAmount("0") }
-                let at = try DateText.parse(table.field(columns["date"], of: row) ?? "", now: now, calendar: calendar)
+                let at = try DateText.parse(table.field(columns["date"], of: row) ?? "", now: now, calendar: calendar, order: summary.dateOrder)
                 let description = try Ledger.text(table.field(columns["description"], of: row).flatMap { $0.isEmpty ? nil : String($0.prefix(500)) },
                                                   field: "note", collection: SyncCollections.spendingTransactions)
                 let identity = "\(account.id)|\(at)|\(signed)|\(description ?? "")"
@@ -165,7 +218,7 @@ public struct CSVExchange: Sendable {
                     category: signed < 0 ? "other" : "income", note: description, occurredAt: at, place: nil, position: nil,
                     automatic: true, toAccountId: nil))
             } catch {
-                summary.skip(line: row.line, error.description)
+                summary.skip(line: row.line, Self.reason(error, decimal: summary.decimalSeparator))
             }
         }
         try await insert(drafts, into: &summary)

@@ -21,13 +21,33 @@ public enum AmountText {
     /// refused with both readings.
     public static func parse(_ text: String, currency: String, decimal: DecimalSeparator? = nil) throws(SpendingError) -> Int64 {
         let value = try parseSigned(text, currency: currency, decimal: decimal)
-        guard value > 0 else { throw .invalidAmount(text) }
+        guard value > 0 else { throw value < 0 ? .negativeAmount(text.trimmingCharacters(in: .whitespaces)) : .invalidAmount(text) }
         return value
+    }
+
+    /// The symbols an amount may carry, and the currencies written with each.
+    static let symbols: [Unicode.Scalar: Set<String>] = [
+        "€": ["EUR"], "£": ["GBP", "EGP", "GIP", "FKP", "SHP", "SYP", "LBP", "SSP"], "¥": ["JPY", "CNY"],
+        "$": ["USD", "CAD", "AUD", "NZD", "SGD", "HKD", "TWD", "MXN", "COP", "ARS", "CLP", "UYU", "BRL", "NAD", "FJD", "JMD", "TTD",
+              "BSD", "BBD", "BZD", "BMD", "KYD", "XCD", "LRD", "SRD", "GYD", "SBD", "BND", "CUP", "DOP", "TOP", "WST", "NIO", "BOB"],
+        "₹": ["INR"], "₩": ["KRW"], "₽": ["RUB"], "₺": ["TRY"], "₪": ["ILS"], "₱": ["PHP"], "฿": ["THB"], "₫": ["VND"], "₴": ["UAH"],
+    ]
+
+    /// Refuses an amount that names another currency than the account's, by symbol or code:
+    /// "$5" in an account of euros is never recorded as EUR 5.00.
+    private static func requireCurrency(_ text: String, _ currency: String) throws(SpendingError) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if trimmed.unicodeScalars.contains(where: { symbols[$0].map { !$0.contains(currency) } ?? false }) {
+            throw .currencyMismatch(trimmed, currency: currency)
+        }
+        let letters = String(String.UnicodeScalarView(trimmed.unicodeScalars.filter { $0.properties.isAlphabetic })).uppercased()
+        if letters != currency, CurrencyCodes.isKnown(letters) { throw .currencyMismatch(trimmed, currency: currency) }
     }
 
     /// A signed amount (a bank's export: negative is money out). `decimal`, when known (a file's
     /// separator), settles what a lone separator means.
     public static func parseSigned(_ text: String, currency: String, decimal known: DecimalSeparator? = nil) throws(SpendingError) -> Int64 {
+        try requireCurrency(text, currency)
         guard let number = Written(text, currency: currency) else { throw .invalidAmount(text) }
         let digits = Currency.digits(currency)
         let decimal: Character?
@@ -114,8 +134,7 @@ public enum AmountText {
             if body.hasPrefix("-") || body.hasPrefix("−") { negative = true; body.removeFirst() } else if body.hasPrefix("+") { body.removeFirst() }
             if body.hasPrefix("(") && body.hasSuffix(")") { negative = true; body = String(body.dropFirst().dropLast()) }
             let marks: Set<Unicode.Scalar> = [" ", "\u{A0}", "\u{202F}", "'"]
-            let symbols: Set<Unicode.Scalar> = ["€", "$", "£", "¥"]
-            let trimmed = String(String.UnicodeScalarView(body.unicodeScalars.filter { !symbols.contains($0) }))
+            let trimmed = String(String.UnicodeScalarView(body.unicodeScalars.filter { AmountText.symbols[$0] == nil }))
                 .trimmingCharacters(in: .whitespaces)
             spaced = trimmed.unicodeScalars.contains { marks.contains($0) }
             body = String(String.UnicodeScalarView(trimmed.unicodeScalars.filter { !marks.contains($0) }))
@@ -147,8 +166,29 @@ public enum AmountText {
 
 /// Dates as people type them, in their time zone.
 public enum DateText {
-    /// `2026-11-20` (noon), `2026-11-20T14:30`, `2026-11-20 14:30[:05]`, `20/11/2026`, `today`, `yesterday`.
-    public static func parse(_ text: String, now: Int64, calendar: Calendar) throws(SpendingError) -> Int64 {
+    /// Which comes first in a date written with slashes or dots: a bank's file says it once for all its rows.
+    public enum Order: String, Sendable, CaseIterable {
+        /// 20/11/2026
+        case dmy
+        /// 11/20/2026
+        case mdy
+        /// 2026/11/20
+        case ymd
+
+        /// "day first (20/11/2026)".
+        public var name: String {
+            switch self {
+            case .dmy: return "day first (20/11/2026)"
+            case .mdy: return "month first (11/20/2026)"
+            case .ymd: return "year first (2026/11/20)"
+            }
+        }
+    }
+
+    /// `2026-11-20` (noon), `2026-11-20T14:30`, `2026-11-20 14:30[:05]`, with a zone (`Z`, `+05:00`)
+    /// or in the calendar's, `20/11/2026` (or as `order` says), `today`, `yesterday`. Refuses a
+    /// date before 1970 or after tomorrow: a transaction is something that happened.
+    public static func parse(_ text: String, now: Int64, calendar: Calendar, order: Order? = nil) throws(SpendingError) -> Int64 {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
         let nowDate = Date(timeIntervalSince1970: Double(now) / 1000)
         switch trimmed {
@@ -159,21 +199,50 @@ public enum DateText {
         default: break
         }
         var year = 0, month = 0, day = 0, hour = 12, minute = 0, second = 0
+        var calendar = calendar
         let parts = trimmed.split(whereSeparator: { $0 == "t" || $0 == " " }).map(String.init)
         guard (1...2).contains(parts.count) else { throw .invalidDate(text) }
-        let dateParts = parts[0].split(separator: parts[0].contains("/") ? "/" : (parts[0].contains(".") ? "." : "-"), omittingEmptySubsequences: false)
-            .map { Int($0) }
+        let dashed = parts[0].contains("-")
+        let texts = parts[0].split(separator: parts[0].contains("/") ? "/" : (parts[0].contains(".") ? "." : "-"), omittingEmptySubsequences: false)
+        let dateParts = texts.map { Int($0) }
         guard dateParts.count == 3, let a = dateParts[0], let b = dateParts[1], let c = dateParts[2] else { throw .invalidDate(text) }
-        if parts[0].contains("-") { (year, month, day) = (a, b, c) } else { (day, month, year) = (a, b, c) }
-        if parts.count == 2 {
-            let time = parts[1].split(separator: ":").map { Int($0) }
-            guard (2...3).contains(time.count), let h = time[0], let m = time[1] else { throw .invalidDate(text) }
-            (hour, minute, second) = (h, m, time.count == 3 ? (time[2] ?? -1) : 0)
+        switch dashed || texts[0].count == 4 ? .ymd : order ?? .dmy {
+        case .ymd: (year, month, day) = (a, b, c)
+        case .dmy: (day, month, year) = (a, b, c)
+        case .mdy: (month, day, year) = (a, b, c)
         }
-        guard (1970...9999).contains(year), (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour),
+        if parts.count == 2 {
+            var time = Substring(parts[1])
+            if time.hasSuffix("z") {
+                calendar.timeZone = TimeZone(secondsFromGMT: 0)!
+                time = time.dropLast()
+            } else if let sign = time.lastIndex(where: { $0 == "+" || $0 == "-" }) {
+                let offset = time[time.index(after: sign)...].filter { $0 != ":" }
+                guard [2, 4].contains(offset.count), let hours = Int(offset.prefix(2)), let minutes = Int(offset.dropFirst(2).isEmpty ? "0" : String(offset.dropFirst(2))),
+                      hours <= 14, minutes < 60, let zone = TimeZone(secondsFromGMT: (time[sign] == "-" ? -1 : 1) * (hours * 3600 + minutes * 60)) else {
+                    throw .invalidDate(text)
+                }
+                calendar.timeZone = zone
+                time = time[..<sign]
+            }
+            let fields = time.split(separator: ":", omittingEmptySubsequences: false)
+            // NB: the export's seconds carry milliseconds ("05.120"): the minute is what counts.
+            let numbers = fields.enumerated().map { index, field in Int(index == 2 ? field.prefix { $0 != "." } : field) }
+            guard (2...3).contains(numbers.count), let h = numbers[0], let m = numbers[1] else { throw .invalidDate(text) }
+            (hour, minute, second) = (h, m, numbers.count == 3 ? (numbers[2] ?? -1) : 0)
+        }
+        guard year >= 1970 else {
+            if year >= 1000 { throw .dateOutOfRange(text) }
+            throw .invalidDate(text)
+        }
+        guard year <= 9999, (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour),
               (0...59).contains(minute), (0...59).contains(second) else { throw .invalidDate(text) }
         let components = DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
         guard let date = calendar.date(from: components), calendar.component(.day, from: date) == day else { throw .invalidDate(text) }
+        // NB: tomorrow is allowed: the person's day may run ahead of the device's time zone.
+        if let limit = calendar.date(byAdding: .day, value: 2, to: calendar.startOfDay(for: nowDate)), date >= limit {
+            throw .futureDate(text)
+        }
         return Int64(date.timeIntervalSince1970 * 1000)
     }
 

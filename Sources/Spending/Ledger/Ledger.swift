@@ -63,9 +63,9 @@ public struct Ledger: Sendable {
     public func addAccount(name: String, kind: AccountKind = .cash, currency: String, colour: String? = nil,
                            openingBalance: String? = nil) async throws -> SpendingAccount {
         let code = currency.uppercased()
-        guard Currency.isCode(code) else { throw SpendingError.invalidCurrency(currency) }
+        guard CurrencyCodes.isKnown(code) else { throw SpendingError.invalidCurrency(currency) }
         let name = try Self.text(name, field: "name", collection: SyncCollections.spendingAccounts, required: true)!
-        let colour = try Self.text(colour, field: "colour", collection: SyncCollections.spendingAccounts)
+        let colour = try Self.colour(colour)
         let opening = try openingBalance.map { text throws(SpendingError) in try AmountText.parseSigned(text, currency: code) } ?? 0
         guard try findAccounts(name).filter({ $0.name.lowercased() == name.lowercased() }).isEmpty else {
             throw SpendingError.accountExists(name)
@@ -90,7 +90,7 @@ public struct Ledger: Sendable {
         }
         if let kind { fields["kind"] = .string(kind.rawValue) }
         if let colour = try Self.text(colour, field: "colour", collection: SyncCollections.spendingAccounts) {
-            fields["colour"] = .string(colour.isEmpty ? nil : colour)
+            fields["colour"] = .string(colour.isEmpty ? nil : try Self.colour(colour))
         }
         guard !fields.isEmpty else { throw SpendingError.invalidField("Nothing to change: give --name, --kind or --colour") }
         try await update(SpendingSchema.accountsTable, account.id, fields, SyncCollections.spendingAccounts)
@@ -115,13 +115,15 @@ public struct Ledger: Sendable {
 
     /// The account named `reference` (any case), or whose id is or ends with it.
     public func account(_ reference: String, allowArchived: Bool = false) throws -> SpendingAccount {
+        guard !reference.trimmingCharacters(in: .whitespaces).isEmpty else { throw SpendingError.invalidField("Which account? Give its name or its id") }
         let matches = try findAccounts(reference)
         let exact = matches.filter { $0.name.lowercased() == reference.lowercased() || $0.id == reference }
         let candidates = exact.isEmpty ? matches : exact
         let live = candidates.filter { !$0.archived }
         let chosen = live.count == 1 ? live : candidates
         guard chosen.count == 1 else {
-            throw chosen.isEmpty ? SpendingError.noSuchAccount(reference) : SpendingError.ambiguousAccount(reference, matches: chosen.count)
+            throw chosen.isEmpty ? SpendingError.noSuchAccount(reference)
+                : SpendingError.ambiguousAccount(reference, ids: chosen.map { String($0.id.suffix(Self.shownIDLength)) }.sorted())
         }
         guard allowArchived || !chosen[0].archived else { throw SpendingError.archivedAccount(chosen[0].name) }
         return chosen[0]
@@ -195,7 +197,10 @@ public struct Ledger: Sendable {
             fields["currency"] = .string(account.currency)
         }
         if let amount = details.amount { fields["amountMinor"] = .integer(try AmountText.parse(amount, currency: currency)) }
-        if details.category != nil { fields["category"] = .string(try category(details.category, default: "other")) }
+        if details.category != nil {
+            guard current.kind != .transfer else { throw SpendingError.invalidField("A transfer has no category: it moves money between your accounts") }
+            fields["category"] = .string(try category(details.category, default: "other"))
+        }
         if let note = try Self.text(details.note, field: "note", collection: SyncCollections.spendingTransactions) { fields["note"] = .string(note) }
         if let date = details.date { fields["occurredAt"] = .integer(try DateText.parse(date, now: now, calendar: configuration.calendar)) }
         if let place = try Self.text(details.place, field: "place", collection: SyncCollections.spendingTransactions) { fields["place"] = .string(place) }
@@ -227,7 +232,7 @@ public struct Ledger: Sendable {
     /// characters lists show (a shorter suffix could pick a record the person never meant).
     public func transaction(_ reference: String) throws -> SpendingTransaction {
         let trimmed = reference.trimmingCharacters(in: .whitespaces).lowercased()
-        guard !trimmed.isEmpty else { throw SpendingError.noSuchTransaction(reference) }
+        guard !trimmed.isEmpty else { throw SpendingError.invalidField("Which transaction? Give the 8 characters of its id that lists show") }
         let matches = try store.reader.read { db in
             if let exact = try SpendingTransaction.fetchOne(db, sql: "SELECT * FROM spending_transactions WHERE id = ?", arguments: [trimmed]) {
                 return [exact]
@@ -294,6 +299,13 @@ public struct Ledger: Sendable {
     func category(_ text: String?, default fallback: String) throws(SpendingError) -> String {
         guard let value = Categories.normalized(text) else { return fallback }
         return try Self.text(value, field: "category", collection: SyncCollections.spendingTransactions)!
+    }
+
+    /// A colour as kept, refused when screens would not know it; empty is none.
+    static func colour(_ text: String?) throws(SpendingError) -> String? {
+        guard let trimmed = try Self.text(text, field: "colour", collection: SyncCollections.spendingAccounts), !trimmed.isEmpty else { return nil }
+        guard let colour = AccountColours.normalized(trimmed) else { throw .invalidColour(trimmed) }
+        return colour
     }
 
     /// Refuses what the server would refuse, so a mistake shows now rather than at sync.

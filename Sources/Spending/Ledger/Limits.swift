@@ -63,7 +63,7 @@ public struct Limits: Sendable {
     @discardableResult
     public func set(_ period: LimitPeriod, amount: String, currency: String, category: String? = nil) async throws -> SpendingLimit {
         let code = currency.uppercased()
-        guard Currency.isCode(code) else { throw SpendingError.invalidCurrency(currency) }
+        guard CurrencyCodes.isKnown(code) else { throw SpendingError.invalidCurrency(currency) }
         let limit = SpendingLimit(period: period, category: Categories.normalized(category) ?? "", currency: code,
                                   amountMinor: try AmountText.parse(amount, currency: code))
         if let category = Categories.normalized(category) {

@@ -95,6 +95,15 @@ public struct OffersFeed: Sendable {
         }
     }
 
+    /// The list shown last (the saved one), about the point and radius it was asked for, without a
+    /// request; nil when none was shown on this device.
+    public func lastList() throws -> OffersResult? {
+        guard let saved = try cache.peek(Self.cacheKey, as: OfferPage.self) else { return nil }
+        let page = saved.value
+        return try present(page, fetchedAt: saved.fetchedAt, from: Coordinates(latitude: page.latitude, longitude: page.longitude),
+                           radius: page.radius, limit: max(page.offers.count, 1), offline: false)
+    }
+
     /// Refreshes the saved list every 10 minutes while the app shows offers (seed 003), for as
     /// long as the calling task runs; `position` is asked each time (nil: skip this round).
     public func keepFresh(radius: Int = 1000, position: @Sendable () async -> Coordinates?,

@@ -20,7 +20,10 @@ struct SpendiqProcess: Sendable {
         func json() throws -> Any { try JSONSerialization.jsonObject(with: Data(stdout.utf8)) }
     }
 
+    /// The built `spendiq` beside the tests (SPENDIQ_TEST_EXECUTABLE names another, such as an
+    /// earlier build, to see a test fail without its fix).
     static let executable: String = {
+        if let given = ProcessInfo.processInfo.environment["SPENDIQ_TEST_EXECUTABLE"], !given.isEmpty { return given }
         var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for _ in 0..<4 {
             let candidate = folder.appendingPathComponent("spendiq")
@@ -32,13 +35,24 @@ struct SpendiqProcess: Sendable {
 
     /// Runs `spendiq ARGUMENTS` with `input` on stdin, on a thread of its own.
     func run(_ arguments: [String], input: String? = nil, environment overrides: [String: String] = [:]) async throws -> Outcome {
+        let output = try await ProcessLaunch.run(Self.executable, arguments, environment: environment(overrides), input: input)
+        return Outcome(status: output.status, stdout: output.stdout, stderr: output.stderr)
+    }
+
+    /// Runs `spendiq ARGUMENTS` with its standard output written to `path` (`/dev/full`, say).
+    func run(_ arguments: [String], stdoutTo path: String) async throws -> Outcome {
+        let output = try await ProcessLaunch.run("/bin/sh", ["-c", "exec \"$0\" \"$@\" > \"$SPENDIQ_TEST_STDOUT\"", Self.executable] + arguments,
+                                                 environment: environment(["SPENDIQ_TEST_STDOUT": path]))
+        return Outcome(status: output.status, stdout: output.stdout, stderr: output.stderr)
+    }
+
+    private func environment(_ overrides: [String: String]) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["SPENDIQ_DATA_DIR"] = dataDirectory.path
         environment["SPENDIQ_SERVER"] = server.absoluteString
         environment["NO_COLOR"] = "1"
         environment["SPENDIQ_ANSWER_TIMEOUT"] = "20"
         environment.merge(overrides) { $1 }
-        let output = try await ProcessLaunch.run(Self.executable, arguments, environment: environment, input: input)
-        return Outcome(status: output.status, stdout: output.stdout, stderr: output.stderr)
+        return environment
     }
 }
