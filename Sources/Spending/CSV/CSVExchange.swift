@@ -249,7 +249,7 @@ public struct CSVExchange: Sendable {
             do {
                 drafts.append(try await export.transaction(row, in: table, decimal: summary.decimalSeparator, ledger: ledger, account: account))
             } catch let error as SpendingError {
-                summary.skip(line: row.line, error.description)
+                summary.skip(line: row.line, Self.reason(error, decimal: summary.decimalSeparator))
             }
         }
         try await insert(drafts, into: &summary)
