@@ -13,11 +13,32 @@ struct Register: AsyncParsableCommand {
     @Option(help: "Your email address; you sign in with it.") var email: String
     @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input.") var passwordStdin = false
 
+    func validate() throws {
+        try usageCheck {
+            if username.trimmingCharacters(in: .whitespaces).isEmpty { throw CLIError("A username is needed: --username NAME, e.g. alice") }
+            if !email.contains("@") { throw CLIError("Not an email address: '\(Terminal.oneLine(String(email.prefix(80))))'; use one such as name@example.com") }
+        }
+    }
+
     func run() async throws {
         let app = try global.app()
         let password = passwordStdin ? try Terminal.readPasswordFromStdin() : try Terminal.readPassword(prompt: "Password: ")
-        let account = try await app.register(username: username, email: email, password: password)
+        let account: DeviceAccount
+        do {
+            account = try await app.register(username: username, email: email, password: password)
+        } catch AccountError.refused(let message) where Self.isRuleRefusal(message) {
+            // NB: what was typed breaks the server's rules: a usage mistake (64), not a failure.
+            throw RecyclingError.invalidAccountDetail(message)
+        }
         say("Registered \(account.username) <\(account.email)>. Now: sustainu login --email \(account.email)")
+    }
+}
+
+extension Register {
+    /// The server's answer to a username, email or password its rules refuse ("password must be
+    /// 8 to 72 characters long"), not to one already taken.
+    static func isRuleRefusal(_ message: String) -> Bool {
+        ["username", "email", "password"].contains { field in message.hasPrefix("\(field) must ") || message.hasPrefix("\(field) may ") }
     }
 }
 

@@ -16,8 +16,27 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .customLong("no-analytics"), help: "Record no usage events (env SUSTAINU_NO_ANALYTICS=1).")
     var noAnalytics = false
 
+    func validate() throws {
+        try usageCheck {
+            _ = try serverURL()
+            if let dataDir, dataDir.trimmingCharacters(in: .whitespaces).isEmpty {
+                throw CLIError("--data-dir needs a folder's path (leave it out for ~/.local/share/sustainu)")
+            }
+        }
+    }
+
+    /// The server's URL; a malformed one is said with a capital and what to type.
+    func serverURL() throws -> URL {
+        do {
+            return try CommandSettings.serverURL(server, environment: "SUSTAINU_SERVER")
+        } catch {
+            let typed = server ?? ProcessInfo.processInfo.environment["SUSTAINU_SERVER"] ?? ""
+            throw CLIError("Not a server URL: '\(Terminal.oneLine(String(typed.prefix(80))))'; use http://HOST:PORT with a port from 1 to 65535")
+        }
+    }
+
     func app() throws -> RecyclingApp {
-        let serverURL = try CommandSettings.serverURL(server, environment: "SUSTAINU_SERVER")
+        let serverURL = try serverURL()
         let directory = try CommandSettings.dataDirectory(dataDir, environment: "SUSTAINU_DATA_DIR", app: "sustainu")
         var configuration = RecyclingConfiguration(dataDirectory: directory, serverURL: serverURL)
         let optOut = ProcessInfo.processInfo.environment["SUSTAINU_NO_ANALYTICS"]?.lowercased() ?? ""
@@ -43,11 +62,12 @@ struct GlobalOptions: ParsableArguments {
     }
 
     /// The signed-in person's recycling, after sending what waits (briefly) so that results that
-    /// came in while they were away can be announced.
-    func open() async throws -> UserRecycling {
+    /// came in while they were away can be announced. `network: false` for a command that reads
+    /// only this device's data: it opens no connection at all.
+    func open(network: Bool = true) async throws -> UserRecycling {
         let recycling = try app().open()
         await recycling.analytics.record(.appOpened)
-        await recycling.catchUp()
+        if network { await recycling.catchUp() }
         return recycling
     }
 }
@@ -98,7 +118,7 @@ extension RecyclingError {
     /// A value typed on the command line that cannot be one (status 64, like any usage mistake).
     var isMalformedArgument: Bool {
         switch self {
-        case .invalidPosition, .invalidBarcode, .nothingToScan, .unknownTrashType, .invalidTime, .invalidLimit: return true
+        case .invalidPosition, .invalidBarcode, .nothingToScan, .unknownTrashType, .invalidTime, .invalidLimit, .invalidAccountDetail: return true
         default: return false
         }
     }

@@ -80,7 +80,7 @@ struct Points: AsyncParsableCommand {
 
 struct PointDetails: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "point", abstract: "A recycling point's details; counts your visit (queued when offline).",
+        commandName: "point", abstract: "A recycling point's details (sustainu visit ID counts a visit).",
         usage: "sustainu point ID [--json]")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The point's id, as `sustainu points` lists it (e.g. node/457722547).") var id: String
@@ -94,7 +94,7 @@ struct PointDetails: AsyncParsableCommand {
 
     func run() async throws {
         let recycling = try await global.open()
-        let point = try await recycling.visit(pointID: id)
+        let point = try await recycling.point(id: id)
         if output.json {
             print(try Terminal.json(PointJSON(NearbyPoint(point: point, distanceMeters: nil))))
         } else {
@@ -109,6 +109,30 @@ struct PointDetails: AsyncParsableCommand {
             print("visits     \(point.visits)")
         }
         await announceClassified(recycling, json: output.json)
+    }
+}
+
+struct Visit: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Say you are at a recycling point: counts your visit (queued when offline).", usage: "sustainu visit ID")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The point's id, as `sustainu points` lists it (e.g. node/457722547).") var id: String
+
+    func validate() throws {
+        try usageCheck {
+            if id.trimmingCharacters(in: .whitespaces).isEmpty { throw CLIError("Give a point's id, as `sustainu points` lists them") }
+        }
+    }
+
+    func run() async throws {
+        let recycling = try await global.open()
+        let (point, queued) = try await recycling.visit(pointID: id)
+        if queued {
+            say("Your visit to \(point.title) is saved on this device: it is counted when the server can be reached.")
+        } else {
+            say("Your visit to \(point.title) is counted (\(count(Int(point.visits), "visit", "visits")) in all).")
+        }
+        await announceClassified(recycling, json: false)
     }
 }
 

@@ -65,8 +65,9 @@ struct ScanItem: AsyncParsableCommand {
         let scan = outcome.scan
         if output.json {
             print(try Terminal.json(ScanJSON(scan)))
-        } else {
-            say(ScanText.describe(scan, reason: outcome.reason))
+        } else if scan.state != .failed {
+            // NB: a refusal is said once, on stderr, below.
+            say(ScanText.describe(scan, reason: outcome.reason, photoMayTell: recycling.serverClassifiesPhotos()))
         }
         await announceClassified(recycling, json: output.json)
         if scan.state == .failed { throw CLIError("The server could not classify this scan: \(scan.message ?? "no reason given")") }
@@ -79,7 +80,7 @@ struct Scans: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let scans = try await global.open().allScans()
+        let scans = try await global.open(network: false).allScans()
         if output.json {
             print(try Terminal.json(scans.map(ScanJSON.init)))
             return
@@ -153,14 +154,15 @@ struct ScanJSON: Encodable {
 
 /// How a scan reads for people.
 enum ScanText {
-    static func describe(_ scan: Scan, reason: String?) -> String {
+    /// - Parameter photoMayTell: false when the server said it cannot classify photos.
+    static func describe(_ scan: Scan, reason: String?, photoMayTell: Bool = true) -> String {
         switch scan.state {
         case .classified:
             guard scan.detected != false, let type = scan.trashType, let label = scan.binLabel else {
                 // NB: the server's message says what happened: a product it knows whose packaging
                 // it does not is not "no item detected".
                 let what = scan.message ?? "No item detected."
-                return scan.source == "none" ? what + "\nA photo of it may tell: sustainu scan --image PHOTO" : what
+                return scan.source == "none" && photoMayTell ? what + "\nA photo of it may tell: sustainu scan --image PHOTO" : what
             }
             var line = (scan.productName.map { "\($0): " } ?? "") + "\(type) → \(label)."
             if let special = scan.specialPoint { line += " Nearest: \(special)." }

@@ -161,7 +161,7 @@ struct Reminders: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let recycling = try await global.open()
+        let recycling = try await global.open(network: false)
         let reminder = try recycling.reminder(at: try moment(timeZone: recycling.configurationTimeZone))
         if let reminder {
             await recycling.reminderShown(reminder)

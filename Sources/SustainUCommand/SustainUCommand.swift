@@ -8,7 +8,7 @@ struct SustainUCommand: AsyncParsableCommand {
         usage: "sustainu [--server URL] [--data-dir DIR] [--no-analytics] <subcommand>",
         subcommands: [
             Register.self, Login.self, Logout.self, Whoami.self,
-            Points.self, PointDetails.self, ScanItem.self, Scans.self,
+            Points.self, PointDetails.self, Visit.self, ScanItem.self, Scans.self,
             ScoreCommand.self, Leaderboard.self, Tips.self, Reminders.self,
             Status.self, Sync.self, Retry.self, Discard.self,
         ]

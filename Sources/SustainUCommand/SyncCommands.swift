@@ -40,13 +40,15 @@ struct Status: AsyncParsableCommand {
             if online {
                 print(Terminal.paint("● Online", .green))
             } else {
-                say(Terminal.paint("● No internet connection", .yellow) + ": scans and visits are saved and sent later.")
+                let banner = recycling.serverSilent ? "● The server is not answering" : "● No internet connection"
+                say(Terminal.paint(banner, .yellow) + ": scans and visits are saved and sent later.")
                 say("Unavailable until you are back online: " + RecyclingStatus.onlineOnly.joined(separator: "; ") + ".")
             }
             say("points saved: " + (status.pointsSavedAt.map { age($0) } ?? "not yet (connect once to load them)")
                   + " · barcodes known offline: \(status.packagingEntries)")
             say("waiting: \(status.pending) (\(status.waitingScans) scan\(status.waitingScans == 1 ? "" : "s")), failed: \(status.failed)"
                   + (status.pendingRevocations > 0 ? " · a sign-out waits to reach the server" : ""))
+            if let ahead = recycling.clockAheadBySeconds() { say(clockSentence(ahead)) }
             if !status.entries.isEmpty {
                 var table = Table("ID", "STATE", "WHAT", "TRIES", "REASON")
                 for entry in status.entries {
@@ -56,7 +58,8 @@ struct Status: AsyncParsableCommand {
                 print(table.render())
             }
             if status.failed > 0 {
-                say("The server refused \(count(status.failed, "one", "these")): `sustainu retry ID` sends it again, `sustainu discard ID` drops it.")
+                say("The server refused \(count(status.failed, "scan or visit", "scans or visits")): `sustainu retry ID` sends one again, "
+                    + "`sustainu discard ID` drops it.")
             }
         }
         await announceClassified(recycling, json: output.json)
@@ -107,21 +110,52 @@ struct Sync: AsyncParsableCommand {
             }
             throw CLIError("Sync stopped: \(failure.description)" + (report.calls > 0 ? " (\(report.calls) sent before)" : "") + next)
         }
-        let refused = try recycling.outbox.counts().failed
-        let clock = report.clockAheadBySeconds.map { " This device's clock is \($0) s \($0 > 0 ? "ahead of" : "behind") the server's: set it right." } ?? ""
+        let refused = try recycling.outbox.entries(state: .failed)
+        let clock = recycling.clockAheadBySeconds().map { " " + clockSentence($0) } ?? ""
         if report.clockRefused > 0 {
             throw CLIError("\(count(report.clockRefused, "scan or visit waits", "scans or visits wait")): the server refused its time.\(clock)")
         }
+        let sent = report.calls + report.rejected
         // NB: "Synced" only when nothing is left refused: a refusal is not a success.
-        guard refused == 0 else {
-            if report.calls > 0 { say("Sent \(count(report.calls, "scan or visit", "scans or visits")).") }
+        guard refused.isEmpty else {
+            if sent > 0 {
+                say("Sent \(count(sent, "scan or visit", "scans or visits"))" + (report.rejected > 0 ? ": the server took \(report.calls) and refused \(report.rejected)." : "."))
+            }
             await announceClassified(recycling, json: false)
-            let lastRefused = try recycling.outbox.entries(state: .failed).last?.lastError
-            let reason = report.rejections.last?.message ?? lastRefused ?? "no reason given"
-            throw CLIError("\(count(refused, "scan or visit was", "scans or visits were")) refused by the server (\(reason)): "
-                           + "`sustainu status` lists them; `sustainu retry ID` or `sustainu discard ID`")
+            throw CLIError("\(count(refused.count, "scan or visit was", "scans or visits were")) refused by the server: \(Self.reasons(refused.map(\.lastError))). "
+                           + "`sustainu status` lists them; `sustainu retry ID` or `sustainu discard ID`.\(clock)")
         }
         say("Synced: sent \(count(report.calls, "scan or visit", "scans or visits")); points and barcodes are up to date." + clock)
         await announceClassified(recycling, json: false)
     }
+
+    /// The reasons of refusals, each once with how many it refused, most first: "taken more
+    /// than 30 days ago (2), this server cannot classify photos (1)".
+    static func reasons(_ reasons: [String?]) -> String {
+        let short = reasons.map { reason -> String in
+            // NB: the first clause names the reason; the rest (what to do) is in `status`.
+            let text = (reason ?? "no reason given").components(separatedBy: CharacterSet(charactersIn: ":;")).first ?? ""
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            return trimmed.prefix(1).lowercased() + trimmed.dropFirst()
+        }
+        var order: [String] = [], counts: [String: Int] = [:]
+        for reason in short {
+            if counts[reason] == nil { order.append(reason) }
+            counts[reason, default: 0] += 1
+        }
+        return order.enumerated().sorted { (counts[$0.element]!, -$0.offset) > (counts[$1.element]!, -$1.offset) }
+            .map { "\($0.element) (\(counts[$0.element]!))" }.joined(separator: ", ")
+    }
+}
+
+/// "This device's clock is 2 days behind the server's: set it right."
+func clockSentence(_ aheadBySeconds: Int64) -> String {
+    let seconds = abs(aheadBySeconds)
+    let amount = switch seconds {
+    case ..<120: "\(seconds) s"
+    case ..<7200: "\(seconds / 60) min"
+    case ..<172_800: "\(seconds / 3600) h"
+    default: "\(seconds / 86_400) days"
+    }
+    return "This device's clock is \(amount) \(aheadBySeconds > 0 ? "ahead of" : "behind") the server's: set it right."
 }

@@ -38,7 +38,7 @@ struct ConnectivityScenarioTests {
             let pointID = try #require(points.first?["id"] as? String)
             // When the network goes and the student scans and opens a point
             #expect(try await phone.offline(["scan", "--barcode", SharedData.pastryBarcode]).status == 0)
-            #expect(try await phone.offline(["point", pointID]).status == 0)
+            #expect(try await phone.offline(["visit", pointID]).status == 0)
             let status = try await phone.offline(["status"])
             // Then the banner says so, names what is unavailable, and counts what waits
             #expect(status.status == 0, "\(status.stderr)")

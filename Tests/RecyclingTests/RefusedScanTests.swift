@@ -25,7 +25,7 @@ struct RefusedScanTests {
             #expect(text.stdout.contains(id) && text.stdout.contains("sustainu retry ID"), "\(text.stdout)")
             // And a sync does not call that synced
             let sync = try await phone.run(["sync"])
-            #expect(sync.isOneLineError && sync.stderr.contains("1 scan or visit was refused by the server (") && sync.stderr.contains("cannot classify photos"),
+            #expect(sync.isOneLineError && sync.stderr.contains("1 scan or visit was refused by the server: ") && sync.stderr.contains("cannot classify photos"),
                     "\(sync.stdout)\(sync.stderr)")
             // And sign-out says what clears a refused scan, which a sync cannot
             let logout = try await phone.run(["logout"])

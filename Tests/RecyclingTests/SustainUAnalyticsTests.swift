@@ -21,6 +21,7 @@ struct SustainUAnalyticsTests {
             let points = try pointsJSON(try await phone.run(["points", "--json", "--limit", "1"]))
             let pointID = try #require(points.first?["id"] as? String)
             #expect(try await phone.offline(["point", pointID]).status == 0)
+            #expect(try await phone.offline(["visit", pointID]).status == 0)
             #expect(try await phone.offline(["scan", "--barcode", SharedData.pastryBarcode]).status == 0)
             #expect(try await phone.run(["tips", "Glass Bottle"]).status == 0)
             #expect(try await phone.run(["reminders", "--now", "10:05", "--open"]).status == 0)

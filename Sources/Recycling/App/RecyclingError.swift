@@ -16,6 +16,8 @@ public enum RecyclingError: Error, Equatable, CustomStringConvertible {
     case unknownTrashType(String)
     case invalidTime(String)
     case invalidLimit(Int)
+    /// A username, email address or password the server's rules refuse, in its words.
+    case invalidAccountDetail(String)
 
     public var description: String {
         switch self {
@@ -34,6 +36,7 @@ public enum RecyclingError: Error, Equatable, CustomStringConvertible {
             return "'\(text)' is not a trash type: use one of \(TrashKinds.names.joined(separator: ", "))"
         case .invalidTime(let text): return "'\(text)' is not a time: use HH:MM like 20:00, or 2026-11-23T20:00"
         case .invalidLimit(let limit): return "\(limit) is not a number of points to list: use 1 to 1000"
+        case .invalidAccountDetail(let rule): return rule.prefix(1).uppercased() + rule.dropFirst()
         }
     }
 }

@@ -70,5 +70,20 @@ enum RecyclingSchema {
             // The knowledge base's name for the scanned barcode, when the server knows the product.
             try db.execute(sql: "ALTER TABLE scans ADD COLUMN product_name TEXT")
         },
+        LocalMigration("sustainu v4: how far this device's clock was off and when that was learned; what it learned of the server") { db in
+            // One row: the server's time minus this device's (ms), and this device's time then.
+            // NB: the moment lets a later process tell a recent offset from one the clock's
+            // correction since made stale (see ScanClock).
+            try db.execute(sql: """
+                CREATE TABLE device_clock (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    offset_ms INTEGER NOT NULL,
+                    learned_at INTEGER NOT NULL
+                ) STRICT
+                """)
+            // What this device learned of the server, by name: "recycling.photosUnclassified" is 1
+            // once the server said it cannot classify photos (0 once it classified one).
+            try db.execute(sql: "CREATE TABLE device_facts (key TEXT PRIMARY KEY, value INTEGER NOT NULL) STRICT")
+        },
     ]
 }

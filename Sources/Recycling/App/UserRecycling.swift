@@ -3,6 +3,7 @@ import EventualKit
 import Foundation
 import GRDB
 import Logging
+import Synchronization
 
 /// The signed-in person's SustainU on this device: everything a screen calls once signed in.
 public final class UserRecycling: Sendable {
@@ -16,6 +17,10 @@ public final class UserRecycling: Sendable {
     let packaging: PackagingCatalogue
     let scans: ScanStore
     let cache: ReadCache
+    let clock: ScanClock
+    /// Set when this process found the server silent (it accepted the connection, never answered)
+    /// or unreachable: later steps of the same command do not wait for it again.
+    private let silence = Mutex<(checked: Bool, silent: Bool)>((false, false))
 
     init(session: Session, app: RecyclingApp) throws {
         self.session = session
@@ -28,6 +33,9 @@ public final class UserRecycling: Sendable {
         packaging = PackagingCatalogue(store: store, client: app.link.client)
         scans = ScanStore(store: store)
         cache = ReadCache(store: store)
+        let (link, scanLink) = (app.link, app.scanLink)
+        clock = ScanClock(store: store, wallClock: configuration.wallClock,
+                          serverNow: { link.serverTime.now() ?? scanLink.serverTime.now() })
         var logger = Logger(label: "sustainu.sync")
         logger.logLevel = configuration.engineLogLevel
         analytics = Analytics(store: store, app: AnalyticsApp.sustainU.rawValue, appVersion: RecyclingApp.version,
@@ -35,7 +43,8 @@ public final class UserRecycling: Sendable {
         var sync = configuration.sync
         sync.sendsAnalytics = sync.sendsAnalytics && configuration.analyticsEnabled
         engine = SyncEngine(store: store, link: app.link,
-                            calls: ScanCalls.handlers(scanClient: app.scanLink.client, photos: configuration.photosDirectory(session.userID)),
+                            calls: ScanCalls.handlers(scanClient: app.scanLink.client, photos: configuration.photosDirectory(session.userID),
+                                                      clock: clock),
                             configuration: sync, logger: logger)
     }
 
@@ -68,21 +77,34 @@ public final class UserRecycling: Sendable {
         return PointsAnswer(points: all, total: all.count, fetchedAt: meta.fetchedAt, fresh: fresh)
     }
 
-    /// A point's details; opening it counts a visit, queued when offline. `source` says where
-    /// the map was entered from (a point's link on the main page, by default).
-    public func visit(pointID: String, from source: AnalyticsEvent.MapSource = .main) async throws -> RecyclingPoint {
+    /// A point's details, from the saved copy (loaded first if there is none). Showing a point
+    /// counts no visit: `visit(pointID:)` does, when the person says they are there. `source`
+    /// says where the map was entered from (a point's link on the main page, by default).
+    public func point(id pointID: String, from source: AnalyticsEvent.MapSource = .main) async throws -> RecyclingPoint {
+        if try points.meta() == nil { await refreshPoints() }
+        guard try points.meta() != nil else { throw RecyclingError.needsConnectionForPoints }
+        guard let point = try points.point(id: pointID) else { throw RecyclingError.noSuchPoint(pointID) }
+        await analytics.record(.mapOpened(from: source))
+        return point
+    }
+
+    /// Counts the person's visit to a point (they are there): sent now if the server answers at
+    /// once, else queued. Returns the point, with the count this device knows, and whether the
+    /// visit waits to be sent.
+    public func visit(pointID: String) async throws -> (point: RecyclingPoint, queued: Bool) {
         if try points.meta() == nil { await refreshPoints() }
         guard try points.meta() != nil else { throw RecyclingError.needsConnectionForPoints }
         guard try points.point(id: pointID) != nil else { throw RecyclingError.noSuchPoint(pointID) }
-        try await store.write { tx in
-            _ = try tx.enqueueCall(ScanCalls.visit, payload: VisitCall(visitId: UUIDv7.make(), pointId: pointID))
+        let entry = try await store.write { tx in
+            let entry = try tx.enqueueCall(ScanCalls.visit, payload: VisitCall(visitId: UUIDv7.make(), pointId: pointID))
             try PointCatalogue.countVisit(pointID: pointID, tx.db)
+            return entry
         }
-        await analytics.record(.mapOpened(from: source))
         await analytics.record(.pointVisited(pointID))
         await trySend()
         guard let point = try points.point(id: pointID) else { throw RecyclingError.noSuchPoint(pointID) }
-        return point
+        let queued = try outbox.entries().contains { $0.id == entry && $0.state != .failed }
+        return (point, queued)
     }
 
     // MARK: - Scans
@@ -109,11 +131,14 @@ public final class UserRecycling: Sendable {
         let photoFile = try photo.map { try PhotoFile.keep($0, as: scanID, in: configuration.photosDirectory(session.userID)) }
         let knownParts = try gtin.flatMap { try packaging.parts(of: $0) } ?? []
         let guess = TrashType(packaging: knownParts)
-        // NB: by the server's time when this device's clock is known to be off: a scan stamped in
-        // the future is refused for good.
-        let call = ScanCall(scanId: scanID, takenAt: now.map(UnixMillis.milliseconds) ?? store.clock.now(), timeZone: configuration.timeZone.identifier,
+        // NB: by the server's time when this device's clock is known to be off, and corrected when
+        // sent if it was not known (see ScanClock).
+        let stamp = now.map { ScanClock.Stamp(takenAt: UnixMillis.milliseconds($0), deviceTakenAt: UnixMillis.milliseconds($0), sure: true) }
+            ?? clock.stamp()
+        let call = ScanCall(scanId: scanID, takenAt: stamp.takenAt, timeZone: configuration.timeZone.identifier,
                             barcode: gtin?.normalized, photoFile: photoFile, pointId: pointID,
-                            latitude: position?.latitude, longitude: position?.longitude)
+                            latitude: position?.latitude, longitude: position?.longitude,
+                            deviceTakenAt: stamp.deviceTakenAt, clockSure: stamp.sure)
         do {
             try await store.write { tx in
                 let entry = try tx.enqueueCall(ScanCalls.scan, payload: call)
@@ -125,14 +150,15 @@ public final class UserRecycling: Sendable {
         }
         // NB: ask first whether the server answers at all, so that a dead or silent one costs a
         // moment, not the scan budget kept for a slow vision model.
-        let connectivity = await engine.connectivity.check(within: configuration.localCommandSyncBudget)
+        let connectivity = await reachable(within: configuration.localCommandSyncBudget)
         var reason: String?
         if connectivity == .online {
             let report = await engine.syncNow(pull: false, waitingAtMost: configuration.scanBudget)
             reason = report == nil ? "the server is still classifying it" : report?.failure?.description
         } else {
-            reason = "offline"
+            reason = serverSilent ? "the server is not answering" : "offline"
         }
+        await clock.remember()
         guard let scan = try scans.scan(id: scanID) else { throw RecyclingError.nothingToScan }
         if scan.state != .waiting { try await scans.markAnnounced(scanID) }
         if scan.state == .classified || scan.offlineGuess {
@@ -249,9 +275,10 @@ public final class UserRecycling: Sendable {
 
     /// Online or offline, what waits and why.
     public func status() async throws -> RecyclingStatus {
-        let connectivity = await engine.connectivity.check(within: configuration.localCommandSyncBudget)
+        let connectivity = await reachable(within: configuration.localCommandSyncBudget)
         let entries = try outbox.entries()
         await engine.refreshStatus()
+        await clock.remember()
         let waitingScans = try scans.all().filter { $0.state == .waiting }.count
         return RecyclingStatus(
             connectivity: connectivity, pending: entries.filter { $0.state != .failed }.count,
@@ -270,6 +297,7 @@ public final class UserRecycling: Sendable {
             try await refreshCatalogues()
         }
         if case .unauthorized = report.failure { try? app.accounts.vault.tokenRejected() }
+        await clock.remember()
         return report
     }
 
@@ -317,23 +345,59 @@ public final class UserRecycling: Sendable {
     /// started after the network returned can announce what was classified meanwhile.
     public func catchUp() async {
         guard ((try? outbox.counts().pending) ?? 0) > 0 else { return }
-        guard await engine.connectivity.check(within: configuration.catchUpCheck) == .online else { return }
+        guard await reachable(within: configuration.catchUpCheck) == .online else { return }
         _ = await engine.syncNow(pull: false, waitingAtMost: configuration.catchUpBudget)
+        await clock.remember()
     }
 
     /// Sends what a command just queued, waiting at most the local budget.
     @discardableResult
     public func trySend() async -> SyncReport? {
-        await engine.syncNow(pull: false, waitingAtMost: configuration.localCommandSyncBudget)
+        guard !foundOffline else { return nil }
+        let report = await engine.syncNow(pull: false, waitingAtMost: configuration.localCommandSyncBudget)
+        await clock.remember()
+        return report
+    }
+
+    /// False once the server said it cannot classify photos (until it classifies one): then a
+    /// photo is no way to learn more of an item.
+    public func serverClassifiesPhotos() -> Bool {
+        !((try? store.reader.read { db in try ScanCalls.photosUnclassified(db) }) ?? false)
+    }
+
+    /// How far this device's clock is ahead of the server's (negative: behind), in seconds, when it
+    /// is off by more than a few seconds, as an answer in this process or a recent one told it.
+    public func clockAheadBySeconds() -> Int64? {
+        clock.deviceAheadBySeconds()
     }
 
     // MARK: -
+
+    /// Whether the server answers, waiting at most `budget` (and not at all when this process
+    /// already found it silent or unreachable).
+    private func reachable(within budget: Duration) async -> Connectivity {
+        if foundOffline { return .offline }
+        let started = ContinuousClock.now
+        let connectivity = await engine.connectivity.check(within: budget)
+        // NB: a refused connection fails at once; a server that accepted it and sent nothing
+        // is the one that held the whole budget.
+        let silent = connectivity != .online && ContinuousClock.now - started >= budget
+        silence.withLock { $0 = (connectivity != .online, silent) }
+        return connectivity
+    }
+
+    /// True once this process found the server silent or unreachable.
+    private var foundOffline: Bool { silence.withLock { $0.checked } }
+
+    /// True when the server accepted the connection but did not answer (not "no internet").
+    public var serverSilent: Bool { silence.withLock { $0.silent } }
 
     /// Revalidates the saved points, waiting the local budget when there is a copy to fall back
     /// on and the refresh budget when there is none; false when the server could not be asked.
     @discardableResult
     private func refreshPoints() async -> Bool {
         let hasCopy = (try? points.meta()) != nil
+        if hasCopy && foundOffline { return false }
         do {
             _ = try await withTimeLimit(hasCopy ? configuration.localCommandSyncBudget : configuration.refreshBudget) {
                 try await self.points.refresh()
@@ -349,7 +413,10 @@ public final class UserRecycling: Sendable {
     ) async throws -> Cached<Value> {
         // NB: with a saved copy the network gets the local budget, not more: a silent server must
         // not hold a read up; without one, the read needs the network and waits for it a while.
-        let hasCopy = (try? cache.peek(key, as: Value.self)) != nil
+        let saved = try? cache.peek(key, as: Value.self)
+        let hasCopy = saved != nil
+        // NB: one wait per command: a server this process found silent is not waited for again.
+        if let saved, foundOffline, !patient { return saved }
         let timeout = hasCopy && !patient ? configuration.localCommandSyncBudget : configuration.refreshBudget
         let guarded: @Sendable (String?) async throws -> FetchOutcome = { etag in
             do {
@@ -360,7 +427,9 @@ public final class UserRecycling: Sendable {
             }
         }
         do {
-            return try await cache.read(key, as: Value.self, policy: .networkFirst(timeout: timeout), fetch: guarded)
+            let value = try await cache.read(key, as: Value.self, policy: .networkFirst(timeout: timeout), fetch: guarded)
+            await clock.remember()
+            return value
         } catch let error as CacheError {
             if case .needsConnectionForFirstLoad(_, let reason) = error { throw RecyclingError.needsConnection(what: what, reason: reason) }
             throw error

@@ -14,6 +14,11 @@ struct ScanCall: Codable, Sendable {
     let pointId: String?
     let latitude: Double?
     let longitude: Double?
+    /// This device's own clock when the scan was taken (nil in scans queued by older versions).
+    var deviceTakenAt: Int64?
+    /// False when `takenAt` rests on no trusted knowledge of the server's time: the process that
+    /// sends it corrects it by the offset the server tells it then (see ScanClock).
+    var clockSure: Bool?
 }
 
 /// The body of a queued `recycling.visit`.
@@ -32,14 +37,15 @@ enum ScanCalls {
     /// - Parameters:
     ///   - scanClient: a client patient enough for the vision model (the server may take 20 s).
     ///   - photos: the folder the photos wait in.
-    static func handlers(scanClient: Client, photos: URL) -> [String: CallHandler] {
+    ///   - clock: the time a scan is sent with.
+    static func handlers(scanClient: Client, photos: URL, clock: ScanClock) -> [String: CallHandler] {
         [
-            scan: { context in try await runScan(context, client: scanClient, photos: photos) },
+            scan: { context in try await runScan(context, client: scanClient, photos: photos, clock: clock) },
             visit: runVisit,
         ]
     }
 
-    static func runScan(_ context: CallContext, client: Client, photos: URL) async throws {
+    static func runScan(_ context: CallContext, client: Client, photos: URL, clock: ScanClock) async throws {
         let call = try context.decode(ScanCall.self)
         var photo: String?
         if let file = call.photoFile {
@@ -49,23 +55,37 @@ enum ScanCalls {
             }
             photo = data.base64EncodedString()
         }
-        // NB: a scan stamped before the engine learned that this device's clock runs fast would be
-        // refused for good as taken in the future: it cannot have been taken after the server's now.
-        let takenAt = context.store.clock.serverOffset == nil ? call.takenAt : min(call.takenAt, context.store.clock.now())
-        let body = Components.Schemas.NewScan(
-            id: call.scanId, takenAt: Date(timeIntervalSince1970: Double(takenAt) / 1000), timeZone: call.timeZone,
-            barcode: call.barcode, photo: photo, pointId: call.pointId, latitude: call.latitude, longitude: call.longitude)
+        if clock.serverNow() == nil {
+            // NB: before the first answer of this process, a look at the server's health (through
+            // the engine's own client) tells the server's time, which this scan's stamp may need,
+            // and finds a silent server in the usual 5 s, not the 25 s kept for the vision model.
+            _ = try await context.client.getHealth()
+        }
+        // NB: a scan stamped without the server's time is corrected by it now, and none is sent
+        // as taken after the server's now: it would be refused for good as taken in the future.
+        var takenAt = clock.sendingTime(takenAt: call.takenAt, deviceTakenAt: call.deviceTakenAt, sure: call.clockSure)
         let result: Components.Schemas.ScanResult
-        switch try await client.postRecyclingScan(body: .json(body)) {
-        case .ok(let answer): result = try answer.body.json
-        case .badRequest(let answer): throw try answer.body.json.failure
-        case .unauthorized(let answer): throw try answer.body.json.failure
-        case .unprocessableContent(let answer): throw try answer.body.json.failure
-        case .undocumented(let status, _): throw RemoteFailure.status(status, message: "The scan could not be classified now (HTTP \(status))")
+        do {
+            result = try await post(call, takenAt: takenAt, photo: photo, client: client)
+        } catch let failure as RemoteFailure where photo != nil && call.barcode != nil && Self.isPhotoRefusal(failure) {
+            // NB: a server without a vision model refuses the photo, not the barcode found in it:
+            // the barcode alone gets the answer it can give (the packaging, or that it is not known).
+            try? await context.store.write { tx in try Self.setPhotosUnclassified(true, tx.db) }
+            result = try await post(call, takenAt: takenAt, photo: nil, client: client)
+        } catch let failure as RemoteFailure where Self.isPhotoRefusal(failure) {
+            try? await context.store.write { tx in try Self.setPhotosUnclassified(true, tx.db) }
+            throw failure
+        } catch let failure as RemoteFailure where Self.isFutureRefusal(failure) {
+            // NB: the refusal's answer told this process the server's time: once more by it.
+            let corrected = clock.sendingTime(takenAt: takenAt, deviceTakenAt: call.deviceTakenAt, sure: call.clockSure)
+            guard corrected < takenAt else { throw failure }
+            takenAt = corrected
+            result = try await post(call, takenAt: takenAt, photo: photo, client: client)
         }
         let now = UnixMillis.now()
-        try await context.store.write { tx in
-            try ScanStore.record(result, scanID: call.scanId, answeredAt: now, tx.db)
+        try await context.store.write { [takenAt] tx in
+            try ScanStore.record(result, scanID: call.scanId, takenAt: takenAt, answeredAt: now, tx.db)
+            if result.source == .vision { try Self.setPhotosUnclassified(false, tx.db) }
         }
         if let file = call.photoFile {
             // NB: the photo was only kept to be sent; the result is what the person keeps.
@@ -74,6 +94,41 @@ enum ScanCalls {
                 try tx.db.execute(sql: "UPDATE scans SET photo_file = NULL WHERE id = ?", arguments: [call.scanId])
             }
         }
+    }
+
+    private static func post(_ call: ScanCall, takenAt: Int64, photo: String?, client: Client) async throws -> Components.Schemas.ScanResult {
+        let body = Components.Schemas.NewScan(
+            id: call.scanId, takenAt: Date(timeIntervalSince1970: Double(takenAt) / 1000), timeZone: call.timeZone,
+            barcode: call.barcode, photo: photo, pointId: call.pointId, latitude: call.latitude, longitude: call.longitude)
+        switch try await client.postRecyclingScan(body: .json(body)) {
+        case .ok(let answer): return try answer.body.json
+        case .badRequest(let answer): throw try answer.body.json.failure
+        case .unauthorized(let answer): throw try answer.body.json.failure
+        case .unprocessableContent(let answer): throw try answer.body.json.failure
+        case .undocumented(let status, _): throw RemoteFailure.status(status, message: "The scan could not be classified now (HTTP \(status))")
+        }
+    }
+
+    private static func isPhotoRefusal(_ failure: RemoteFailure) -> Bool {
+        if case .rejected(_, let message) = failure { return message.contains("cannot classify photos") }
+        return false
+    }
+
+    /// Whether the server said it cannot classify photos (so that the app stops suggesting one).
+    static let photosUnclassifiedKey = "recycling.photosUnclassified"
+
+    static func setPhotosUnclassified(_ unclassified: Bool, _ db: Database) throws {
+        try db.execute(sql: "INSERT INTO device_facts (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                       arguments: [photosUnclassifiedKey, unclassified ? 1 : 0])
+    }
+
+    static func photosUnclassified(_ db: Database) throws -> Bool {
+        try Int.fetchOne(db, sql: "SELECT value FROM device_facts WHERE key = ?", arguments: [photosUnclassifiedKey]) == 1
+    }
+
+    private static func isFutureRefusal(_ failure: RemoteFailure) -> Bool {
+        if case .rejected(_, let message) = failure { return message.contains("in the future") }
+        return false
     }
 
     @Sendable static func runVisit(_ context: CallContext) async throws {
@@ -89,5 +144,7 @@ enum ScanCalls {
 }
 
 extension Components.Schemas._Error {
-    var failure: RemoteFailure { .status(statusCode, message: message) }
+    /// NB: the server names the wire's fields ("takenAt is more than 30 days ago"); the person
+    /// reads "taken more than 30 days ago".
+    var failure: RemoteFailure { .status(statusCode, message: message.replacingOccurrences(of: "takenAt is ", with: "taken ")) }
 }

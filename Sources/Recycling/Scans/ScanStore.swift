@@ -61,13 +61,14 @@ struct ScanStore: Sendable {
                              call.latitude, call.longitude, outboxID, guess?.rawValue, try partsText(parts)])
     }
 
-    /// Stores the server's answer; the person is told of it by the next command (`announced` 0).
-    static func record(_ result: Components.Schemas.ScanResult, scanID: String, answeredAt: Int64, _ db: Database) throws {
+    /// Stores the server's answer, and the time the server scored the scan by (this device's own
+    /// may have been wrong); the person is told of it by the next command (`announced` 0).
+    static func record(_ result: Components.Schemas.ScanResult, scanID: String, takenAt: Int64, answeredAt: Int64, _ db: Database) throws {
         try db.execute(sql: """
-            UPDATE scans SET detected = ?, trash_type = ?, bin = ?, bin_label = ?, special_point = ?, points = ?, source = ?,
+            UPDATE scans SET taken_at = ?, detected = ?, trash_type = ?, bin = ?, bin_label = ?, special_point = ?, points = ?, source = ?,
                 message = ?, answered_at = ?, announced = 0, parts = ?, product_name = ?
             WHERE id = ?
-            """, arguments: [result.detected, result.trashType?.rawValue, result.bin?.rawValue, result.binLabel,
+            """, arguments: [takenAt, result.detected, result.trashType?.rawValue, result.bin?.rawValue, result.binLabel,
                              result.specialPoint.map { RecyclingPoint($0).title }, result.points, result.source.rawValue,
                              result.message, answeredAt, try partsText((result.parts ?? []).compactMap(PackagingPart.init)), result.productName,
                              scanID])

@@ -91,12 +91,13 @@ struct Phone: Sendable {
 
     /// - Parameter patient: give the server 20 s wherever the command waits for it (a machine busy
     ///   with the whole suite may take seconds to answer); false keeps the command's own budgets.
+    /// - Parameter answerTimeout: the seconds to give instead of 20 (SUSTAINU_ANSWER_TIMEOUT).
     func run(_ arguments: [String], input: String? = nil, via other: URL? = nil, timeZone: String = "UTC",
-             patient: Bool = true, columns: Int = 1000) async throws -> CommandRun {
+             patient: Bool = true, answerTimeout: Int? = nil, columns: Int = 1000) async throws -> CommandRun {
         // NB: wide lines, so that the tests read whole sentences; the 80-column layout has its own test.
         var environment = ["SUSTAINU_DATA_DIR": dataDirectory.path, "SUSTAINU_SERVER": (other ?? server).absoluteString, "TZ": timeZone,
                            "COLUMNS": String(columns)]
-        if patient { environment["SUSTAINU_ANSWER_TIMEOUT"] = "20" }
+        if patient { environment["SUSTAINU_ANSWER_TIMEOUT"] = String(answerTimeout ?? 20) }
         return try await CommandRun.run(Executables.path("sustainu"), arguments, input: input, environment: environment)
     }
 

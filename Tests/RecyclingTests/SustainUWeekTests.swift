@@ -1,0 +1,110 @@
+import EventualAPI
+import EventualKit
+import Foundation
+import Testing
+@testable import Recycling
+
+/// What a person who had read only the docs found in a week with SustainU: refusals told apart by
+/// reason, advice that does not go in a circle, a point shown without counting a visit, and usage
+/// mistakes told by their exit status.
+@Suite("sustainu as a stranger used it for a week", .timeLimit(.minutes(4)))
+struct SustainUWeekTests {
+    @Test func syncCountsWhatItSentAndGroupsRefusalsByReason() async throws {
+        try await withLiveServer { server, scratch in
+            try await Executables.seed(scratch)
+            let folder = scratch.folder("phone")
+            let phone = Phone(dataDirectory: folder, server: server)
+            let (email, _) = try await phone.signUp()
+            // Given two scans refused as taken 40 days ago, and one photo the server cannot classify
+            var configuration = RecyclingConfiguration(dataDirectory: folder, serverURL: server)
+            configuration.scanBudget = .seconds(20)
+            configuration.localCommandSyncBudget = .seconds(20)
+            let old = Date(timeIntervalSinceNow: -40 * 86_400)
+            _ = try await RecyclingApp(configuration: configuration).accounts.signIn(email: email, password: "long-password")
+            for _ in 0..<2 { _ = try await RecyclingApp(configuration: configuration).open().scan(barcode: SharedData.pastryBarcode, now: old) }
+            #expect(try await phone.run(["scan", "--image", try plainPhoto(in: scratch.folder("camera")).path]).status == 1)
+            // And, made offline, one scan the server takes and one it refuses as too old
+            var offline = configuration
+            offline.serverURL = unreachableServer
+            _ = try await RecyclingApp(configuration: offline).open().scan(barcode: SharedData.pastryBarcode)
+            _ = try await RecyclingApp(configuration: offline).open().scan(barcode: SharedData.pastryBarcode, now: old)
+            // When the student syncs
+            let sync = try await phone.run(["sync"])
+            // Then it counts both sent, says which the server took, and each reason once with its count
+            #expect(sync.status == 1)
+            #expect(sync.stdout.contains("Sent 2 scans or visits: the server took 1 and refused 1."), "\(sync.stdout)")
+            #expect(sync.stderr.contains("4 scans or visits were refused by the server: taken more than 30 days ago (3), "
+                                         + "this server cannot classify photos (1)."), "\(sync.stderr)")
+            // And never the wire's field names
+            #expect(!sync.stderr.contains("takenAt"), "\(sync.stderr)")
+            let status = try await phone.run(["status"])
+            #expect(!status.stdout.contains("takenAt") && status.stdout.contains("The server refused 4 scans or visits"), "\(status.stdout)")
+        }
+    }
+
+    @Test func aPhotoWithABarcodeIsAnsweredByTheBarcodeAndAdviceDoesNotGoInACircle() async throws {
+        try await withLiveServer { server, scratch in
+            try await Executables.seed(scratch)
+            let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
+            _ = try await phone.signUp()
+            // Given a server that cannot classify photos, and a photo of a product whose packaging it does not know
+            let photo = try barcodePhoto(SharedData.unknownBarcode, in: scratch.folder("camera"))
+            // When the student scans the photo
+            let scan = try await phone.run(["scan", "--image", photo.path])
+            // Then the barcode read from it gets the server's answer, with no suggestion of a photo or a barcode
+            #expect(scan.status == 0 && scan.stderr.isEmpty, "\(scan.stdout)\(scan.stderr)")
+            #expect(scan.stdout.contains("not known"), "\(scan.stdout)")
+            #expect(!scan.stdout.contains("--image") && !scan.stdout.contains("scan the barcode"), "\(scan.stdout)")
+            // And nothing waits refused for a retry that cannot succeed
+            let status = try #require(try json(try await phone.run(["status", "--json"])) as? [String: Any])
+            #expect(status["failed"] as? Int == 0, "\(status)")
+            // When the student scans the barcode alone, no photo is suggested: the server said it cannot classify one
+            let barcode = try await phone.run(["scan", "--barcode", SharedData.unknownBarcode])
+            #expect(barcode.status == 0 && !barcode.stdout.contains("--image"), "\(barcode.stdout)")
+            // And a photo with nothing to read is refused once, on stderr only
+            let plain = try await phone.run(["scan", "--image", try plainPhoto(in: scratch.folder("camera")).path])
+            #expect(plain.isOneLineError && plain.stderr.contains("cannot classify photos"), "\(plain.stdout)\(plain.stderr)")
+        }
+    }
+
+    @Test func showingAPointCountsNoVisitAndAVisitSaysWhenItIsQueued() async throws {
+        try await withLiveServer { server, scratch in
+            try await Executables.seed(scratch)
+            let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
+            _ = try await phone.signUp()
+            let pointID = try #require(try pointsJSON(try await phone.run(["points", "--json", "--limit", "1"])).first?["id"] as? String)
+            // When the student looks at a point twice
+            #expect(try await phone.run(["point", pointID]).status == 0)
+            let shown = try #require(try json(try await phone.run(["point", pointID, "--json"])) as? [String: Any])
+            // Then no visit is counted
+            #expect(shown["visits"] as? Int == 0, "\(shown)")
+            // When the student says they are there, online and then offline
+            let online = try await phone.run(["visit", pointID])
+            #expect(online.status == 0 && online.stdout.contains("is counted (1 visit in all)"), "\(online.stdout)\(online.stderr)")
+            let offline = try await phone.offline(["visit", pointID])
+            #expect(offline.status == 0 && offline.stdout.contains("saved on this device: it is counted when the server can be reached"),
+                    "\(offline.stdout)\(offline.stderr)")
+        }
+    }
+
+    @Test func aMalformedServerOrAccountDetailIsAUsageMistake() async throws {
+        try await withLiveServer { server, scratch in
+            let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
+            for url in ["not-a-url", "ftp://x", "", "http://127.0.0.1:0"] {
+                let run = try await phone.run(["--server", url, "points"])
+                #expect(run.status == 64 && run.isOneLineError && run.stderr.hasPrefix("sustainu: Not a server URL"), "\(url): \(run.stderr)")
+            }
+            #expect(try await phone.run(["--data-dir", "", "status"]).status == 64)
+            let mistakes: [([String], String)] = [
+                (["--username", "ann", "--email", "ann@"], "long-password\n"), (["--username", "", "--email", "ann@example.com"], "long-password\n"),
+                (["--username", "ann_b", "--email", "ann@example.com"], "12345\n"), (["--username", "ann😀", "--email", "ann@example.com"], "long-password\n"),
+            ]
+            for (arguments, password) in mistakes {
+                let run = try await phone.run(["register"] + arguments + ["--password-stdin"], input: password)
+                #expect(run.status == 64 && run.isOneLineError, "\(arguments): \(run.status) \(run.stderr)")
+                let first = try #require(run.stderr.dropFirst("sustainu: ".count).first)
+                #expect(first.isUppercase, "\(run.stderr)")
+            }
+        }
+    }
+}
