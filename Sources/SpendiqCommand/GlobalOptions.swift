@@ -37,7 +37,7 @@ struct GlobalOptions: ParsableArguments {
             configuration.networkReadTimeout = .seconds(seconds)
             // NB: and how long a local command waits to learn whether the server answers at all
             // (offers, retry): 300 ms said "offline" of a link that takes longer to answer.
-            // TEMP-T configuration.localCommandSyncBudget = .seconds(seconds)
+            configuration.localCommandSyncBudget = .seconds(seconds)
         }
         return SpendingApp(configuration: configuration)
     }

@@ -108,7 +108,9 @@ struct CommandLineFitTests {
         try await withLiveServer { server, scratch in
             let device = try await CommandLineTests.signedIn(server, scratch)
             #expect(try await device.run(["locate", "43.7394,7.4278"]).status == 0)
-            // Given a link on which every answer takes longer than the command's own 300 ms
+            // Given a list of offers saved a moment ago (young enough to be shown once the server answers)
+            #expect(try await device.run(["offers", "--limit", "5", "--json"]).status == 0)
+            // And a link on which every answer takes longer than the command's own 300 ms
             let proxy = try await FaultProxy.start(upstreamPort: try #require(server.port), seed: 18)
             proxy.mode = .flaky(latency: .milliseconds(400)...(.milliseconds(400)), resetProbability: 0)
             let slow = SpendiqProcess(dataDirectory: device.dataDirectory, server: URL(string: "http://127.0.0.1:\(proxy.port)")!)
