@@ -60,4 +60,25 @@ struct ClockSkewTests {
             #expect(try device.outbox.counts() == OutboxCounts(pending: 1, failed: 0))
         }
     }
+
+    @Test func aChangeHeldForTheClockGoesOncePerRoundHoweverSlowTheAnswer() async throws {
+        try await withLiveServer(configure: { $0.maxClockDrift = .seconds(60) }) { server, scratch in
+            // Given a device whose backoff (a millisecond or two) is shorter than any answer of the
+            // server, so that a held change is due again before the round ends
+            var configuration = SyncConfiguration.fast
+            configuration.retry = Backoff(initial: .milliseconds(1), maximum: .seconds(1))
+            let user = try await registerUser(port: try #require(server.port))
+            let device = try Device(folder: scratch.url.appendingPathComponent("device"), serverURL: server, configuration: configuration)
+            try await device.vault.signIn(email: user.email, password: user.password, client: device.link.client)
+            try device.store.clock.receive(HLCStamp(millis: UnixMillis.now() + 200_000, counter: 0, node: "elsewhere"))
+            try await device.add("Tea")
+            // When it syncs and the server refuses the stamp, even stamped again
+            let report = await device.engine.syncNow()
+            // Then the round sent it twice (as it was, and stamped again), not once more per backoff.
+            // NB: it went again and again while the answers outlasted the backoff (a busy machine
+            // with the fast test backoff, a slow link with a person's).
+            #expect(report.restamped == 1 && report.clockRefused == 1, "\(report.clockRefusals)")
+            #expect(try device.outbox.counts() == OutboxCounts(pending: 1, failed: 0))
+        }
+    }
 }

@@ -260,10 +260,14 @@ public actor SyncEngine {
 
     private func pushChanges(_ report: inout SyncReport) async throws {
         let configuration = self.configuration
+        // NB: due by the round's start: a change put back during the round (held for the clock, or
+        // unanswered) waits for the next round, instead of going again and again in this one when
+        // the server answers more slowly than its backoff.
+        let roundStart = UnixMillis.now()
         while true {
             let batch = try await store.writer.write { db in
                 try OutboxTable.claim(kind: .change, limit: configuration.batchSize, maxBytes: configuration.maxBatchBytes,
-                                      now: UnixMillis.now(), db: db)
+                                      now: roundStart, db: db)
             }
             guard !batch.isEmpty else { return }
             let results: [Components.Schemas.SyncResult]
