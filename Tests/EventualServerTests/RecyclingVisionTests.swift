@@ -144,14 +144,16 @@ struct RecyclingVisionTests {
         let base = closed.baseURL
         await closed.stop()
         try await withServer(.sqlite, mode: .live, configure: { configuration in
-            configuration.vision = VisionConfiguration(baseURL: base, model: "m", timeout: .seconds(20))
+            configuration.vision = VisionConfiguration(baseURL: base, model: "m", timeout: .seconds(100))
         }) { api in
             let account = try await api.signUp("refused")
             // When a photo is scanned
             let started = ContinuousClock.now
             let answer = try await api.scan("r-1", as: account, photo: RecyclingData.png)
-            // Then it is 503 with Retry-After at once, not after the 20 s, and the message says what happened
-            #expect(ContinuousClock.now - started < .seconds(5))
+            // Then it is 503 with Retry-After at once, not after the 100 s, and the message says what happened.
+            // NB: a refused connection retried until the deadline takes the whole 100 s; at once is
+            // a quarter of a second alone, and 10 s was seen on a machine busy with the whole suite.
+            #expect(ContinuousClock.now - started < .seconds(30))
             #expect(answer.status == .serviceUnavailable, "\(answer.text)")
             #expect(answer.headers[.retryAfter] != nil)
             let message = try answer.error().message
