@@ -55,7 +55,7 @@ struct Login: AsyncParsableCommand {
         let signedIn = try await app.login(email: email, password: password)
         let who = signedIn.recycling.session.username
         if signedIn.online {
-            say("Signed in as \(who)." + (signedIn.catalogueLoaded ? " Recycling points and tips saved for offline use." : ""))
+            say("Signed in as \(who)." + (signedIn.catalogueLoaded ? " Recycling points, packaging catalogue and tips saved for offline use." : ""))
         } else {
             say("Signed in as \(who) " + Terminal.paint("offline", .yellow) + ": scans and visits wait on this device until the server can be reached.")
         }
@@ -65,7 +65,7 @@ struct Login: AsyncParsableCommand {
 
 struct Logout: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Sign out and remove your data from this device (offline too).", usage: "sustainu logout [--force]")
+        abstract: "Sign out and remove your data from this device (offline too).", usage: "sustainu logout [--discard-refused | --force]")
     @OptionGroup var global: GlobalOptions
     @Flag(name: .customLong("discard-refused"), help: "Sign out, dropping the scans or visits the server refused (sustainu status lists them).")
     var discardRefused = false
@@ -80,7 +80,7 @@ struct Logout: AsyncParsableCommand {
         } catch SessionError.unsentChanges(let waiting, let refused) {
             // NB: refused ones cannot be sent by a sync: say what clears each kind.
             if waiting > 0 {
-                throw CLIError("\(count(waiting, "scan or visit", "scans or visits")) still wait to be sent: run `sustainu sync` when online, "
+                throw CLIError("\(count(waiting, "scan or visit still waits", "scans or visits still wait")) to be sent: run `sustainu sync` when online, "
                                + "or `sustainu logout --force` to lose them")
             }
             throw CLIError("\(count(refused, "scan or visit was", "scans or visits were")) refused by the server: `sustainu status` lists them; "

@@ -118,7 +118,7 @@ extension RecyclingError {
     /// A value typed on the command line that cannot be one (status 64, like any usage mistake).
     var isMalformedArgument: Bool {
         switch self {
-        case .invalidPosition, .invalidBarcode, .nothingToScan, .unknownTrashType, .invalidTime, .invalidLimit, .invalidAccountDetail: return true
+        case .invalidPosition, .invalidBarcode, .nothingToScan, .unknownTrashType, .invalidTime, .invalidLimit, .invalidAccountDetail, .idTooShort: return true
         default: return false
         }
     }

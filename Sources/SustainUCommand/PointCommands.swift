@@ -12,7 +12,8 @@ struct Points: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Option(help: "Where you are, as LAT,LON (e.g. 47.7981,13.0465).") var near: String?
     @Option(help: "Only points that accept this: \(PointMaterial.allCases.map(\.rawValue).joined(separator: ", ")).") var material: String?
-    @Option(help: "How many points (1 to 1000).") var limit = 10
+    // NB: unconditional, so that a negative number is refused as out of range, not "Missing value".
+    @Option(parsing: .unconditional, help: "How many points (1 to 1000).") var limit = 10
     @Flag(help: "Print every saved point as a GeoJSON FeatureCollection (for a map).") var geojson = false
     @OptionGroup var output: OutputOptions
 
@@ -57,6 +58,10 @@ struct Points: AsyncParsableCommand {
             if answer.points.isEmpty {
                 print(material == nil ? "No recycling points are known yet." : "No saved point accepts \(material!).")
             } else {
+                if let nearest = answer.points.first?.distanceMeters, nearest > 50_000 {
+                    // NB: a list of points far away reads as if they were near, unless it says so.
+                    say("No saved point is within 50 km of you: the nearest is \(Self.distance(nearest)) away.")
+                }
                 var table = Table("ID", "NAME", "DISTANCE", "MATERIALS")
                 for nearby in answer.points {
                     table.add(.init(nearby.point.id), .init(nearby.point.title),

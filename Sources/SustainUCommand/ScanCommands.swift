@@ -19,16 +19,19 @@ struct ScanItem: AsyncParsableCommand {
     )
     @OptionGroup var global: GlobalOptions
     @Option(help: "A JPEG or PNG photo of the item (at most 4 MiB); - reads it from standard input.") var image: String?
-    @Option(help: "The item's barcode (EAN-8, UPC-A, EAN-13 or GTIN-14).") var barcode: String?
+    @Option(name: .customLong("barcode"), help: "The item's barcode (EAN-8, UPC-A, EAN-13 or GTIN-14).") var typedBarcode: String?
     @Option(help: "Where you are, as LAT,LON: special waste gets the nearest point that takes it.") var at: String?
     @Option(help: "The recycling point where you throw it (an id from `sustainu points`).") var point: String?
     @OptionGroup var output: OutputOptions
+
+    /// The barcode as typed, without the spaces a paste brings along.
+    var barcode: String? { typedBarcode.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } }
 
     func validate() throws {
         try usageCheck {
             if image == nil && barcode == nil { throw RecyclingError.nothingToScan }
             if image?.isEmpty == true { throw CLIError("--image needs a photo's path, or - for standard input") }
-            if let barcode, (try? GTIN(barcode)) == nil { throw RecyclingError.invalidBarcode(barcode) }
+            if let barcode, (try? GTIN(barcode)) == nil { throw RecyclingError.invalidBarcode(typedBarcode ?? barcode) }
             _ = try at.map(Position.parse)
             if let point, point.trimmingCharacters(in: .whitespaces).isEmpty { throw CLIError("--point needs a point's id, as `sustainu points` lists them") }
         }
@@ -90,13 +93,16 @@ struct Scans: AsyncParsableCommand {
             return
         }
         var table = Table("WHEN", "STATE", "ITEM", "BIN", "POINTS", "NOTE")
+        // NB: the note (a reason, a nearest point) takes the width the short columns leave (a
+        // long product name is cut to leave it some); on a narrow screen it gives way first.
+        table.cutFirst = ["NOTE"]
         for scan in scans {
             let colour: Terminal.Colour? = switch scan.state {
             case .waiting: .yellow
             case .failed: .red
-            case .classified: nil
+            case .classified: scan.detected == false ? .yellow : nil
             }
-            table.add(.init(ScanText.when(scan.takenAt)), .init(scan.state.rawValue, colour), .init(scan.trashType ?? scan.productName ?? "-"),
+            table.add(.init(ScanText.when(scan.takenAt)), .init(ScanText.state(scan), colour), .init(Table.cut(ScanText.item(scan), to: 24)),
                       .init(scan.bin ?? "-"), .init(scan.points.map { $0 > 0 ? "+\($0)" : "0" } ?? "-"), .init(ScanText.note(scan)))
         }
         print(table.render())
@@ -189,6 +195,16 @@ enum ScanText {
         return ["Its packaging goes apart:"] + parts.map { part in
             "  \(part.material.rawValue)\(part.shape.map { " (\($0.lowercased()))" } ?? "") → \(part.trashType.bin.label)"
         }
+    }
+
+    /// The STATE column of `scans`: "unknown" for an answer that could not say what it is.
+    static func state(_ scan: Scan) -> String {
+        scan.state == .classified && scan.detected == false ? "unknown" : scan.state.rawValue
+    }
+
+    /// The ITEM column of `scans`: what it is, else the product's name, else its barcode.
+    static func item(_ scan: Scan) -> String {
+        scan.trashType ?? scan.productName ?? scan.barcode.map { "barcode \((try? GTIN($0).shortForm) ?? $0)" } ?? "photo"
     }
 
     /// The NOTE column of `scans`.

@@ -39,11 +39,12 @@ struct ScoreCommand: AsyncParsableCommand {
 struct Leaderboard: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "The people with the most points.", usage: "sustainu leaderboard [--limit N] [--json]")
     @OptionGroup var global: GlobalOptions
-    @Option(help: "How many people (1 to 100).") var limit = 10
+    // NB: unconditional, so that a negative number is refused as out of range, not "Missing value".
+    @Option(parsing: .unconditional, help: "How many people (1 to 100).") var limit = 10
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
-        try usageCheck { guard (1...100).contains(limit) else { throw CLIError("--limit must be from 1 to 100, not \(limit)") } }
+        try usageCheck { guard (1...100).contains(limit) else { throw CLIError("The leaderboard shows 1 to 100 people (--limit), not \(limit)") } }
     }
 
     func run() async throws {
@@ -174,7 +175,9 @@ struct Reminders: AsyncParsableCommand {
                 say("No reminder is due now. They come at 10:00, and at 20:00 when a streak is about to break.")
                 return
             }
-            say("\(reminder.title) \(reminder.body)")
+            // NB: a phone shows the title above the body; on one line they need a stop between.
+            let stop = reminder.title.last.map { ".!?".contains($0) } == true ? " " : ". "
+            say(reminder.title + stop + reminder.body)
             // NB: the reminder's text is what a phone shows; the command says how to act on it here.
             say("To do it now: sustainu scan --image PHOTO, or sustainu scan --barcode CODE")
         }

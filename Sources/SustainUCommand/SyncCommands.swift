@@ -73,7 +73,7 @@ struct Retry: AsyncParsableCommand {
     @Argument(help: "The refused entry's ID, as sustainu status shows it (8 characters), or its whole id.") var id: String
 
     func run() async throws {
-        let (summary, outcome) = try await global.app().open().retry(id)
+        let (summary, outcome) = try await OutboxWords.speak { try await global.app().open().retry(id) }
         switch outcome {
         case .refused(let reason): throw CLIError("The server refused the \(summary) again: \(reason)")
         case .waiting: say("The \(summary) will be sent again with the next sync.")
@@ -89,7 +89,7 @@ struct Discard: AsyncParsableCommand {
     @Argument(help: "The refused entry's ID, as sustainu status shows it (8 characters), or its whole id.") var id: String
 
     func run() async throws {
-        let line = try await global.app().open().discard(id)
+        let line = try await OutboxWords.speak { try await global.app().open().discard(id) }
         say("Dropped the refused \(line.summary).")
     }
 }
@@ -145,6 +145,21 @@ struct Sync: AsyncParsableCommand {
         }
         return order.enumerated().sorted { (counts[$0.element]!, -$0.offset) > (counts[$1.element]!, -$1.offset) }
             .map { "\($0.element) (\(counts[$0.element]!))" }.joined(separator: ", ")
+    }
+}
+
+/// The outbox's refusals of an id, said of scans and visits (the engine speaks of "changes").
+enum OutboxWords {
+    static func speak<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch OutboxError.idTooShort(let id) {
+            throw RecyclingError.idTooShort(id)
+        } catch OutboxError.notFailed(let id) {
+            throw CLIError("No refused scan or visit \(RecyclingError.quoted(id)) is on this device: `sustainu status` lists them with their ids")
+        } catch OutboxError.ambiguous(let id, let matches) {
+            throw CLIError("\(RecyclingError.quoted(id)) matches \(matches) refused scans or visits: give the whole id")
+        }
     }
 }
 

@@ -80,7 +80,7 @@ struct CommandLineUsageTests {
             let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
             _ = try await phone.signUp()
             let run = try await phone.offline(["scan", "--barcode", SharedData.pastryBarcode, "--point", "node/nowhere"])
-            #expect(run.isOneLineError && run.stderr.contains("No recycling point node/nowhere"), "\(run.stderr)")
+            #expect(run.isOneLineError && run.stderr.contains("No recycling point 'node/nowhere'"), "\(run.stderr)")
             #expect(try #require(try json(try await phone.offline(["scans", "--json"])) as? [Any]).isEmpty)
             // And a photo piped in is read from standard input, and named so when it is none
             let piped = try await phone.offline(["scan", "--image", "-"], input: "not a photo\n")

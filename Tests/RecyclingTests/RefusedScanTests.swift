@@ -40,7 +40,7 @@ struct RefusedScanTests {
             // When a barcode scan waits offline, dropping only the refused ones is not enough to sign out
             #expect(try await phone.offline(["scan", "--barcode", SharedData.pastryBarcode]).status == 0)
             let partial = try await phone.offline(["logout", "--discard-refused"])
-            #expect(partial.isOneLineError && partial.stderr.contains("1 scan or visit still wait"), "\(partial.stderr)")
+            #expect(partial.isOneLineError && partial.stderr.contains("1 scan or visit still waits to be sent"), "\(partial.stderr)")
             // When the student discards the refused scan
             let discard = try await phone.offline(["discard", id])
             #expect(discard.status == 0 && discard.stdout.contains("Dropped the refused scan of a photo"), "\(discard.stdout)\(discard.stderr)")

@@ -108,3 +108,52 @@ struct SustainUWeekTests {
         }
     }
 }
+
+/// What is printed and typed: a full disk, numbers out of range, the scans table, what was typed echoed.
+@Suite("sustainu's output and input after a stranger's week", .timeLimit(.minutes(3)))
+struct SustainUOutputTests {
+    @Test func aFullDiskLimitsTheScansTableAndEchoedInput() async throws {
+        try await withLiveServer { server, scratch in
+            try await Executables.seed(scratch)
+            let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
+            _ = try await phone.signUp()
+            #expect(try await phone.run(["score"]).status == 0)
+            // A full disk on standard output is one line and status 1, never a silent success
+            let environment = ["SUSTAINU_DATA_DIR": phone.dataDirectory.path, "SUSTAINU_SERVER": server.absoluteString]
+            for arguments in [["score"], ["scans", "--json"]] {
+                let full = try await CommandRun.run("/bin/sh", ["-c", "\"$0\" \"$@\" > /dev/full", Executables.path("sustainu")] + arguments,
+                                                    environment: environment)
+                #expect(full.status == 1 && full.stderr.contains("Cannot write to standard output"), "\(arguments): \(full.stderr)")
+                #expect(full.stderr.split(separator: "\n").count == 1, "\(full.stderr)")
+            }
+            // A negative limit is out of range, not a missing value
+            let points = try await phone.run(["points", "--limit", "-1"])
+            #expect(points.status == 64 && points.stderr.contains("1 to 1000") && points.stderr.contains("not -1"), "\(points.stderr)")
+            let board = try await phone.run(["leaderboard", "--limit", "-1"])
+            #expect(board.status == 64 && board.stderr.contains("1 to 100 people"), "\(board.stderr)")
+            // An empty barcode says so; a pasted one with spaces is taken
+            let empty = try await phone.run(["scan", "--barcode", ""])
+            #expect(empty.status == 64 && empty.stderr.contains("The barcode is empty"), "\(empty.stderr)")
+            #expect(try await phone.run(["scan", "--barcode", " \(SharedData.unknownBarcode) "]).status == 0)
+            // The scans table: an answer that could not say what it is reads "unknown", with its
+            // barcode; a long note takes the width the other columns leave
+            #expect(try await phone.run(["scan", "--image", try plainPhoto(in: scratch.folder("camera")).path]).status == 1)
+            let table = try await phone.run(["scans"], columns: 80)
+            let lines = table.stdout.split(separator: "\n")
+            let unknown = try #require(lines.first { $0.contains("unknown") }, "\(table.stdout)")
+            #expect(unknown.contains("barcode"), "\(table.stdout)")
+            #expect(lines.map(\.count).max() == 80, "\(table.stdout)")
+            // Ids typed wrong are echoed cut and with their tabs shown, and said of scans or visits
+            let long = try await phone.run(["point", "node/" + String(repeating: "9", count: 60) + "\tx"])
+            #expect(long.isOneLineError && long.stderr.contains("'node/999") && long.stderr.contains("…'") && !long.stderr.contains("\t"),
+                    "\(long.stderr)")
+            let short = try await phone.run(["discard", "abc"])
+            #expect(short.status == 64 && short.stderr.contains("too short to pick a scan or visit"), "\(short.stderr)")
+            let unknownID = try await phone.run(["discard", "zzzzzzzz"])
+            #expect(unknownID.isOneLineError && unknownID.stderr.contains("No refused scan or visit 'zzzzzzzz'"), "\(unknownID.stderr)")
+            // Far from every saved point, the list says so
+            let far = try await phone.offline(["points", "--near", "-33.9,151.2", "--limit", "1"])
+            #expect(far.stdout.contains("No saved point is within 50 km of you: the nearest is"), "\(far.stdout)")
+        }
+    }
+}

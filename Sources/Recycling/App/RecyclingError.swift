@@ -18,15 +18,19 @@ public enum RecyclingError: Error, Equatable, CustomStringConvertible {
     case invalidLimit(Int)
     /// A username, email address or password the server's rules refuse, in its words.
     case invalidAccountDetail(String)
+    /// An id shorter than the 8 characters `status` shows (too short to pick one safely).
+    case idTooShort(String)
 
     public var description: String {
         switch self {
         case .notSignedIn: return "Not signed in: run `sustainu login --email EMAIL` first"
         case .needsConnectionForPoints: return "Connect once to load the recycling points; after that they work offline"
         case .needsConnection(let what, let reason): return "Connect once to load \(what); after that it works offline (\(reason))"
-        case .noSuchPoint(let id): return "No recycling point \(id): `sustainu points` lists them with their ids"
+        case .noSuchPoint(let id): return "No recycling point \(Self.quoted(id)): `sustainu points` lists them with their ids"
         case .invalidPosition(let text): return "'\(text)' is not a position: use LATITUDE,LONGITUDE like 47.7981,13.0465"
-        case .invalidBarcode(let code): return "\(code) is not a barcode: expected 8, 12, 13 or 14 digits with a valid check digit"
+        case .invalidBarcode(let code) where code.trimmingCharacters(in: .whitespaces).isEmpty:
+            return "The barcode is empty: give its 8, 12, 13 or 14 digits"
+        case .invalidBarcode(let code): return "Not a barcode: \(Self.quoted(code)); expected 8, 12, 13 or 14 digits with a valid check digit"
         case .nothingToScan: return "Nothing to scan: give --image PHOTO or --barcode CODE"
         case .unreadablePhoto(let path, let reason): return "Cannot read the photo \(path): \(reason)"
         case .photoTooLarge(let path, let bytes):
@@ -35,12 +39,29 @@ public enum RecyclingError: Error, Equatable, CustomStringConvertible {
         case .unknownTrashType(let text):
             return "'\(text)' is not a trash type: use one of \(TrashKinds.names.joined(separator: ", "))"
         case .invalidTime(let text): return "'\(text)' is not a time: use HH:MM like 20:00, or 2026-11-23T20:00"
-        case .invalidLimit(let limit): return "\(limit) is not a number of points to list: use 1 to 1000"
+        case .invalidLimit(let limit): return "A list of points shows 1 to 1000 of them (--limit), not \(limit)"
         case .invalidAccountDetail(let rule): return rule.prefix(1).uppercased() + rule.dropFirst()
+        case .idTooShort(let id):
+            return "\(Self.quoted(id)) is too short to pick a scan or visit: give the 8 characters `sustainu status` shows"
         }
     }
 }
 
+
+extension RecyclingError {
+    /// What the person typed, quoted for a message: at most 40 characters, tabs and line breaks shown as \\t, \\n.
+    public static func quoted(_ text: String) -> String {
+        let escaped = text.unicodeScalars.map { scalar -> String in
+            switch scalar {
+            case "\t": return "\\t"
+            case "\n": return "\\n"
+            case "\r": return "\\r"
+            default: return scalar.properties.generalCategory == .control ? "?" : String(scalar)
+            }
+        }.joined()
+        return "'" + (escaped.count > 40 ? String(escaped.prefix(39)) + "…" : escaped) + "'"
+    }
+}
 
 /// The trash types' names, for messages.
 enum TrashKinds {
