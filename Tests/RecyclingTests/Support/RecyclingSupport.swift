@@ -6,15 +6,9 @@ import Foundation
 import Testing
 @testable import Recycling
 
-/// The real data the tests use, from the project's shared folder.
+/// The real data the tests use, from the repository's `SampleData/` folder.
 enum SharedData {
-    static let folder: URL = {
-        // NB: /work/shared on the build machines; found relative to this file elsewhere.
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<4 { url.deleteLastPathComponent() }
-        let beside = url.deletingLastPathComponent().appendingPathComponent("shared/data")
-        return FileManager.default.fileExists(atPath: beside.path) ? beside : URL(fileURLWithPath: "/work/shared/data")
-    }()
+    static let folder = SampleData.folder
     static let salzburg = folder.appendingPathComponent("osm-recycling-salzburg.geojson")
     static let malaga = folder.appendingPathComponent("osm-recycling-malaga-centre.geojson")
     static let packaging = folder.appendingPathComponent("off-packagings-mousquetaires.csv")
