@@ -18,7 +18,11 @@ func say(_ line: String) {
 let folder = URL(fileURLWithPath: arguments[2])
 let store = try LocalStore(path: folder.appendingPathComponent("store.sqlite").path)
 let vault = SessionVault(secrets: FileSecretStore(directory: folder.appendingPathComponent("secrets")), rounds: 100_000)
-let link = ServerLink(serverURL: serverURL) { vault.accessToken }
+// NB: patient deadlines: the server runs inside the test process, which shares two cores with the
+// whole suite; a sign-in that took more than the default 5 s made this child exit before "queued".
+let link = ServerLink(serverURL: serverURL, timeouts: ServerLink.Timeouts(connect: .seconds(10), firstByte: .seconds(30))) {
+    vault.accessToken
+}
 try await vault.signIn(email: arguments[3], password: arguments[4], client: link.client)
 for index in 0..<count {
     try await store.write { tx in

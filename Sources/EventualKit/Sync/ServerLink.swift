@@ -90,6 +90,8 @@ public struct ServerLink: Sendable {
 /// in a process-wide table like `HTTPClient.shared` does.
 enum HTTPClients {
     private static let clients = Mutex<[ServerLink.Timeouts: HTTPClient]>([:])
+    /// How long an unused connection is kept for the next request: well under the server's idle timeout.
+    static let idleConnectionLifetime: Duration = .seconds(10)
 
     static func shared(for timeouts: ServerLink.Timeouts) -> HTTPClient {
         clients.withLock { clients in
@@ -100,6 +102,10 @@ enum HTTPClients {
             // NB: by default a refused connection is retried with backoff until the request's
             // deadline; a phone in a basement should hear "offline" at once instead.
             configuration.connectionPool.retryConnectionEstablishment = false
+            // NB: a kept-alive connection is dropped here before the server's idle timeout (30 s by
+            // default) closes it: else a request sent on it as the server closes it is "cut" (seen
+            // under load, where the server's close arrived after the connection was picked again).
+            configuration.connectionPool.idleTimeout = .milliseconds(idleConnectionLifetime.milliseconds)
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
             clients[timeouts] = client
             return client
