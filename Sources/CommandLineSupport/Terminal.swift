@@ -204,6 +204,8 @@ public func runParsed<Root: ParsableCommand>(
         // NB: print() drops a failed write (a full disk) without a word: said once here, status 1.
         // (fflush(nil): strict concurrency checking refuses to name stdio's `stdout`.)
         if fflush(nil) != 0 {
+            // NB: a reader that stopped reading (`| head`) took what it wanted: not a failure.
+            if errno == EPIPE { exit(0) }
             let reason = errno == ENOSPC ? "the disk is full" : String(cString: strerror(errno))
             Terminal.error("\(Root.configuration.commandName ?? "command"): Cannot write to standard output: \(reason)")
             exit(ExitCode.failure.rawValue)
