@@ -24,7 +24,7 @@ struct BackgroundSyncTests {
             let proxy = try await FaultProxy.start(upstreamPort: port, seed: 42)
             let device = try Device(folder: scratch.url.appendingPathComponent("d"),
                                     serverURL: URL(string: "http://127.0.0.1:\(proxy.port)")!, timeout: .seconds(2))
-            let direct = ServerLink(serverURL: URL(string: "http://127.0.0.1:\(port)")!) { nil }
+            let direct = ServerLink(serverURL: URL(string: "http://127.0.0.1:\(port)")!, timeouts: .patient) { nil }
             try await device.vault.signIn(email: user.email, password: user.password, client: direct.client)
             // Given the basement: no network, and the engine running in the background
             proxy.mode = .blackHole
@@ -53,7 +53,7 @@ struct BackgroundSyncTests {
             let proxy = try await FaultProxy.start(upstreamPort: port, seed: 7)
             let device = try Device(folder: scratch.url.appendingPathComponent("d"),
                                     serverURL: URL(string: "http://127.0.0.1:\(proxy.port)")!, timeout: .seconds(2))
-            let direct = ServerLink(serverURL: URL(string: "http://127.0.0.1:\(port)")!) { nil }
+            let direct = ServerLink(serverURL: URL(string: "http://127.0.0.1:\(port)")!, timeouts: .patient) { nil }
             try await device.vault.signIn(email: user.email, password: user.password, client: direct.client)
             // Given every answer is cut (the elevator) while the engine runs
             proxy.mode = .cutAfter(bytes: 10)

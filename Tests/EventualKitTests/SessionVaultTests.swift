@@ -13,7 +13,7 @@ struct SessionVaultTests {
             let wall = ManualClock(UnixMillis.now())
             let secrets = FileSecretStore(directory: scratch.url.appendingPathComponent("secrets"))
             let vault = SessionVault(secrets: secrets, rounds: 100_000, wallClock: { wall.now })
-            let link = ServerLink(serverURL: URL(string: "http://127.0.0.1:\(port)")!) { vault.accessToken }
+            let link = ServerLink(serverURL: URL(string: "http://127.0.0.1:\(port)")!, timeouts: .patient) { vault.accessToken }
             // Given an online sign-in
             let session = try await vault.signIn(email: user.email, password: user.password, client: link.client)
             #expect(session.accessToken != nil)
@@ -37,7 +37,7 @@ struct SessionVaultTests {
             let user = try await registerUser(port: port)
             let folder = scratch.url.appendingPathComponent("secrets")
             let vault = SessionVault(secrets: FileSecretStore(directory: folder), rounds: 100_000)
-            let link = ServerLink(serverURL: URL(string: "http://127.0.0.1:\(port)")!) { vault.accessToken }
+            let link = ServerLink(serverURL: URL(string: "http://127.0.0.1:\(port)")!, timeouts: .patient) { vault.accessToken }
             try await vault.signIn(email: user.email, password: user.password, client: link.client)
             let file = folder.appendingPathComponent(SessionVault.sessionSecret)
             let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
@@ -52,7 +52,7 @@ struct SessionVaultTests {
             let port = try #require(server.port)
             let user = try await registerUser(port: port)
             let vault = SessionVault(secrets: FileSecretStore(directory: scratch.url), rounds: 100_000)
-            let link = ServerLink(serverURL: URL(string: "http://127.0.0.1:\(port)")!) { vault.accessToken }
+            let link = ServerLink(serverURL: URL(string: "http://127.0.0.1:\(port)")!, timeouts: .patient) { vault.accessToken }
             await #expect(throws: SessionError.wrongCredentials) {
                 try await vault.signIn(email: user.email, password: "not-the-password", client: link.client)
             }
@@ -77,7 +77,7 @@ struct SessionVaultTests {
             let user = try await registerUser(port: port)
             let secrets = FileSecretStore(directory: scratch.url.appendingPathComponent("s"))
             let vault = SessionVault(secrets: secrets, rounds: 100_000)
-            let link = ServerLink(serverURL: URL(string: "http://127.0.0.1:\(port)")!) { vault.accessToken }
+            let link = ServerLink(serverURL: URL(string: "http://127.0.0.1:\(port)")!, timeouts: .patient) { vault.accessToken }
             try await vault.signIn(email: user.email, password: user.password, client: link.client)
             // When someone edits the stored hash
             var json = try JSONSerialization.jsonObject(with: try #require(try secrets.read(SessionVault.sessionSecret))) as! [String: Any]
@@ -95,7 +95,7 @@ struct SessionVaultTests {
             let port = try #require(server.port)
             let user = try await registerUser(port: port)
             let vault = SessionVault(secrets: FileSecretStore(directory: scratch.url.appendingPathComponent("s")), rounds: 100_000)
-            let link = ServerLink(serverURL: URL(string: "http://127.0.0.1:\(port)")!) { vault.accessToken }
+            let link = ServerLink(serverURL: URL(string: "http://127.0.0.1:\(port)")!, timeouts: .patient) { vault.accessToken }
             try await vault.signIn(email: user.email, password: user.password, client: link.client)
             // When 3 changes still wait
             await #expect(throws: SessionError.pendingChanges(count: 3)) {
@@ -115,7 +115,7 @@ struct SessionVaultTests {
             let port = try #require(server.port)
             let user = try await registerUser(port: port)
             let vault = SessionVault(secrets: FileSecretStore(directory: scratch.url.appendingPathComponent("s")), rounds: 100_000)
-            let link = ServerLink(serverURL: URL(string: "http://127.0.0.1:\(port)")!) { vault.accessToken }
+            let link = ServerLink(serverURL: URL(string: "http://127.0.0.1:\(port)")!, timeouts: .patient) { vault.accessToken }
             let token = try #require(try await vault.signIn(email: user.email, password: user.password, client: link.client).accessToken)
             // When signing out with no network
             try await vault.signOut { _ in throw RemoteFailure.unreachable("offline") }
@@ -124,7 +124,7 @@ struct SessionVaultTests {
             #expect(try vault.saved() == nil)
             #expect(try vault.pendingRevocations() == [token])
             // And once online it is sent, and the server refuses the token
-            let revoker = ServerLink(serverURL: URL(string: "http://127.0.0.1:\(port)")!) { nil }
+            let revoker = ServerLink(serverURL: URL(string: "http://127.0.0.1:\(port)")!, timeouts: .patient) { nil }
             try await vault.flushRevocations { token in
                 let answer = try await BearerMiddleware.$tokenOverride.withValue(token) { try await revoker.client.logout() }
                 guard case .noContent = answer else { throw RemoteFailure.transient(status: 0, message: "\(answer)") }

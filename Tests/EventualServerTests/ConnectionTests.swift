@@ -9,7 +9,8 @@ struct ConnectionTests {
         try await withServer(.sqlite, mode: .live) { api in
             // Given a chunked body of 1.5 MiB, with no Content-Length
             let port = try #require(api.client.port)
-            let connection = try RawConnection(port: port)
+            // NB: a patient read: under the whole suite the answer took more than the default 5 s
+            let connection = try RawConnection(port: port, timeout: .seconds(30))
             try connection.send("POST /users HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
             let chunk = String(repeating: "a", count: 64 * 1024)
             let hex = String(chunk.utf8.count, radix: 16)

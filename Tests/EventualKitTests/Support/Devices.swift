@@ -36,6 +36,13 @@ struct Item: Equatable, Sendable, CustomStringConvertible {
     var description: String { "\(id.prefix(8)) \(name) ×\(quantity) [\(category ?? "-")]" }
 }
 
+extension ServerLink.Timeouts {
+    /// For a test's own set-up calls (registering, signing in, checking the server): a machine
+    /// busy with the whole suite took more than the default 5 s to answer a registration; the
+    /// suites' time limits bound each test.
+    static let patient = ServerLink.Timeouts(connect: .seconds(10), firstByte: .seconds(30))
+}
+
 /// A device: its own database, vault and engine, talking to `serverURL`.
 final class Device: Sendable {
     let store: LocalStore
@@ -127,7 +134,7 @@ extension SyncConfiguration {
 func registerUser(port: Int, name: String = "user") async throws -> (email: String, password: String) {
     let suffix = UUID().uuidString.prefix(8).lowercased()
     let email = "\(name).\(suffix)@example.com", password = "pass-\(suffix)"
-    let link = ServerLink(serverURL: URL(string: "http://127.0.0.1:\(port)")!) { nil }
+    let link = ServerLink(serverURL: URL(string: "http://127.0.0.1:\(port)")!, timeouts: .patient) { nil }
     let answer = try await link.client.register(body: .json(.init(username: "\(name)_\(suffix)", email: email, password: password)))
     guard case .created = answer else { throw TestFailure("register failed: \(answer)") }
     return (email, password)
