@@ -79,8 +79,7 @@ struct Sync: AsyncParsableCommand {
         // NB: a change the server had already (a replay after a lost answer) was not sent now.
         let done = "sent \(report.sent - report.duplicates) change(s) and \(report.calls) knowledge-base contribution(s), fetched \(report.pulled)"
         let clock = report.clockAheadBySeconds.map { seconds in
-            "This device's clock is \(abs(seconds)) s \(seconds > 0 ? "ahead of" : "behind") the server's: set it right"
-                + " (changes are stamped by the server's time meanwhile)."
+            Terminal.clockSentence(aheadBySeconds: seconds) + " Changes are stamped by the server's time meanwhile."
         }
         if let failure = report.failure {
             let delivered = report.sent - report.duplicates + report.calls
@@ -101,7 +100,7 @@ struct Sync: AsyncParsableCommand {
             parts.append("\(report.clockRefused) change(s) refused as stamped ahead of the server's clock:"
                 + " check this device's date and time; they wait and are sent once it is right")
         }
-        return parts.joined(separator: "; ")
+        return parts.joined(separator: "; ") + (clock.map { ". " + $0 } ?? "")
     }
 }
 

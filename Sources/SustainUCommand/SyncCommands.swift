@@ -48,7 +48,7 @@ struct Status: AsyncParsableCommand {
                   + " · barcodes known offline: \(status.packagingEntries)")
             say("waiting: \(status.pending) (\(status.waitingScans) scan\(status.waitingScans == 1 ? "" : "s")), failed: \(status.failed)"
                   + (status.pendingRevocations > 0 ? " · a sign-out waits to reach the server" : ""))
-            if let ahead = recycling.clockAheadBySeconds() { say(clockSentence(ahead)) }
+            if let ahead = recycling.clockAheadBySeconds() { say(Terminal.clockSentence(aheadBySeconds: ahead)) }
             if !status.entries.isEmpty {
                 var table = Table("ID", "STATE", "WHAT", "TRIES", "REASON")
                 for entry in status.entries {
@@ -111,7 +111,7 @@ struct Sync: AsyncParsableCommand {
             throw CLIError("Sync stopped: \(failure.description)" + (report.calls > 0 ? " (\(report.calls) sent before)" : "") + next)
         }
         let refused = try recycling.outbox.entries(state: .failed)
-        let clock = recycling.clockAheadBySeconds().map { " " + clockSentence($0) } ?? ""
+        let clock = recycling.clockAheadBySeconds().map { " " + Terminal.clockSentence(aheadBySeconds: $0) } ?? ""
         if report.clockRefused > 0 {
             throw CLIError("\(count(report.clockRefused, "scan or visit waits", "scans or visits wait")): the server refused its time.\(clock)")
         }
@@ -161,16 +161,4 @@ enum OutboxWords {
             throw CLIError("\(RecyclingError.quoted(id)) matches \(matches) refused scans or visits: give the whole id")
         }
     }
-}
-
-/// "This device's clock is 2 days behind the server's: set it right."
-func clockSentence(_ aheadBySeconds: Int64) -> String {
-    let seconds = abs(aheadBySeconds)
-    let amount = switch seconds {
-    case ..<120: "\(seconds) s"
-    case ..<7200: "\(seconds / 60) min"
-    case ..<172_800: "\(seconds / 3600) h"
-    default: "\(seconds / 86_400) days"
-    }
-    return "This device's clock is \(amount) \(aheadBySeconds > 0 ? "ahead of" : "behind") the server's: set it right."
 }
