@@ -171,6 +171,7 @@ let package = Package(
         .target(
             name: "CommandLineSupport",
             dependencies: [
+                "EventualKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
