@@ -45,6 +45,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", exact: "2.1.1"),
     ],
     targets: [
+        // MARK: The wire contract
         // The wire contract: openapi.yaml and the types, server protocol and client generated from it.
         .target(
             name: "EventualAPI",
@@ -55,11 +56,28 @@ let package = Package(
             swiftSettings: swiftSettings,
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
-        // The server: knowledge base, accounts, storage on SQLite or PostgreSQL.
+
+        // MARK: The server
+        // The server's storage: the database handle (SQLite or PostgreSQL), SQLite's writer and fast
+        // readers, the migrations. No HTTP and no feature types.
+        .target(
+            name: "EventualStorage",
+            dependencies: [
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The server: the HTTP API and its features (accounts, knowledge base, sync, recycling, spending, analytics).
         .target(
             name: "EventualServer",
             dependencies: [
                 "EventualAPI",
+                "EventualStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
@@ -86,6 +104,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+
+        // MARK: The engine
         // The offline-first client engine: local store, outbox, sync, cache policies, session vault.
         .target(
             name: "EventualKit",
@@ -101,42 +121,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // Measures draining the outbox and pulling into a new device (scripts/bench-sync.sh).
-        .executableTarget(
-            name: "eventual-bench-sync",
-            dependencies: ["EventualKit", "EventualServer", "EventualAPI"],
-            swiftSettings: swiftSettings
-        ),
-        // A client process that a crash test kills with SIGKILL in the middle of a sync.
-        .executableTarget(
-            name: "eventual-crash-child",
-            dependencies: ["EventualKit", "EventualAPI"],
-            path: "Tests/CrashChild",
-            swiftSettings: swiftSettings
-        ),
-        // libzbar, which reads barcodes from pixels (Debian: libzbar-dev).
-        .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
-        // libpng, which decodes a photo to grey pixels for zbar (Debian: libpng-dev).
-        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
-        // libjpeg(-turbo), which decodes phone photos (Debian: libjpeg-dev).
-        .systemLibrary(name: "CJPEG", path: "Sources/CJPEG", providers: [.apt(["libjpeg-dev"])]),
-        // Reads barcodes from photos (JPEG, PNG, PGM/PPM) for the commands; apart from the app
-        // models, which stay free of C libraries so that an iOS app links them unchanged.
-        .target(
-            name: "BarcodeImages",
-            dependencies: ["CZBar", "CPNG", "CJPEG"],
-            swiftSettings: swiftSettings
-        ),
-        // Seeds 100,000 recycling points and measures nearest searches, on the server over HTTP and
-        // with the library's NearestSearch (scripts/bench-recycling.sh).
-        .executableTarget(
-            name: "recycling-bench",
-            dependencies: [
-                "EventualAPI",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            ],
-            swiftSettings: swiftSettings
-        ),
+
+        // MARK: The apps
         // Tracking My Pantry: the app model (pantry, knowledge base, reminders, places, accounts).
         .target(
             name: "Pantry",
@@ -146,34 +132,6 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: swiftSettings
-        ),
-        // The `pantry` command: argument parsing and printing over the Pantry library.
-        .executableTarget(
-            name: "pantry",
-            dependencies: [
-                "Pantry",
-                "BarcodeImages",
-                "CommandLineSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Sources/PantryCommand",
-            swiftSettings: swiftSettings
-        ),
-        // Seeds a 100,000-item pantry and measures search and `pantry list` (scripts/bench-pantry.sh).
-        .executableTarget(
-            name: "pantry-bench",
-            dependencies: ["Pantry", "EventualKit", .product(name: "GRDB", package: "GRDB.swift")],
-            swiftSettings: swiftSettings
-        ),
-        // What the apps' commands share: one-line errors, tables, colours, prompts, settings.
-        .target(
-            name: "CommandLineSupport",
-            dependencies: [
-                "EventualKit",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -200,6 +158,30 @@ let package = Package(
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: The commands
+        // What the apps' commands share: one-line errors, tables, colours, prompts, settings.
+        .target(
+            name: "CommandLineSupport",
+            dependencies: [
+                "EventualKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The `pantry` command: argument parsing and printing over the Pantry library.
+        .executableTarget(
+            name: "pantry",
+            dependencies: [
+                "Pantry",
+                "BarcodeImages",
+                "CommandLineSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/PantryCommand",
             swiftSettings: swiftSettings
         ),
         // The `sustainu` command: argument parsing and printing over the Recycling library.
@@ -231,6 +213,29 @@ let package = Package(
             path: "Sources/SpendiqCommand",
             swiftSettings: swiftSettings
         ),
+
+        // MARK: C libraries, and the barcode reader built on them
+        // libzbar, which reads barcodes from pixels (Debian: libzbar-dev).
+        .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
+        // libpng, which decodes a photo to grey pixels for zbar (Debian: libpng-dev).
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        // libjpeg(-turbo), which decodes phone photos (Debian: libjpeg-dev).
+        .systemLibrary(name: "CJPEG", path: "Sources/CJPEG", providers: [.apt(["libjpeg-dev"])]),
+        // Reads barcodes from photos (JPEG, PNG, PGM/PPM) for the commands; apart from the app
+        // models, which stay free of C libraries so that an iOS app links them unchanged.
+        .target(
+            name: "BarcodeImages",
+            dependencies: ["EventualAPI", "CZBar", "CPNG", "CJPEG"],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Benchmarks and demos
+        // Measures draining the outbox and pulling into a new device (scripts/bench-sync.sh).
+        .executableTarget(
+            name: "eventual-bench-sync",
+            dependencies: ["EventualKit", "EventualServer", "EventualAPI"],
+            swiftSettings: swiftSettings
+        ),
         // Measures POST /v1/events and the analytics questions on 1,000,000 events (scripts/bench-analytics.sh).
         .executableTarget(
             name: "eventual-bench-analytics",
@@ -242,12 +247,30 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Seeds 100,000 recycling points and measures nearest searches, on the server over HTTP and
+        // with the library's NearestSearch (scripts/bench-recycling.sh).
+        .executableTarget(
+            name: "recycling-bench",
+            dependencies: [
+                "EventualAPI",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Seeds a 100,000-item pantry and measures search and `pantry list` (scripts/bench-pantry.sh).
+        .executableTarget(
+            name: "pantry-bench",
+            dependencies: ["Pantry", "EventualKit", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
         // A week of usage from simulated people, recorded through EventualKit's Analytics (scripts/demo-analytics.sh).
         .executableTarget(
             name: "eventual-demo-analytics",
             dependencies: ["EventualKit", "EventualAPI"],
             swiftSettings: swiftSettings
         ),
+
+        // MARK: Tests
         // What every test target shares: scratch folders and databases, a live server on a
         // loopback port, a server that never answers, the fault-injecting proxy.
         .target(
@@ -266,14 +289,52 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),
+        // A client process that a crash test kills with SIGKILL in the middle of a sync.
+        .executableTarget(
+            name: "eventual-crash-child",
+            dependencies: ["EventualKit", "EventualAPI"],
+            path: "Tests/CrashChild",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "EventualAPITests",
             dependencies: ["EventualAPI"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "BarcodeImagesTests",
-            dependencies: ["BarcodeImages", "EventualTestSupport"],
+            name: "EventualStorageTests",
+            dependencies: [
+                "EventualStorage",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "EventualKitTests",
+            dependencies: [
+                "EventualKit",
+                "EventualServer",
+                "EventualAPI",
+                "EventualTestSupport",
+                "eventual-crash-child",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "EventualServerTests",
+            dependencies: [
+                "EventualServer",
+                "eventual-server",
+                "EventualAPI",
+                "EventualTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -321,30 +382,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "EventualKitTests",
-            dependencies: [
-                "EventualKit",
-                "EventualServer",
-                "EventualAPI",
-                "EventualTestSupport",
-                "eventual-crash-child",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "EventualServerTests",
-            dependencies: [
-                "EventualServer",
-                "eventual-server",
-                "EventualAPI",
-                "EventualTestSupport",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "PostgresKit", package: "postgres-kit"),
-            ],
+            name: "BarcodeImagesTests",
+            dependencies: ["BarcodeImages", "EventualTestSupport"],
             swiftSettings: swiftSettings
         ),
     ]

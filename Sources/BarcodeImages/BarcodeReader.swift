@@ -1,4 +1,5 @@
 import CZBar
+import EventualAPI
 import Foundation
 
 /// Why a photo gave no barcode.
@@ -24,14 +25,10 @@ public struct BarcodeReader: Sendable {
     /// The barcodes in the image file, in the order zbar found them.
     public func read(contentsOf url: URL) async throws -> [String] {
         // NB: decoding and scanning are CPU work: on a thread of their own, off Swift concurrency's few threads.
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(with: Result {
-                    let codes = Self.decode(try GreyImage(contentsOf: url))
-                    guard !codes.isEmpty else { throw ScanError.noBarcode(url.path) }
-                    return codes
-                })
-            }.start()
+        try await offCooperativePool { () throws -> [String] in
+            let codes = Self.decode(try GreyImage(contentsOf: url))
+            guard !codes.isEmpty else { throw ScanError.noBarcode(url.path) }
+            return codes
         }
     }
 

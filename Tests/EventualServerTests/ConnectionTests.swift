@@ -1,3 +1,4 @@
+import EventualAPI
 import Foundation
 import Logging
 import Testing
@@ -16,7 +17,7 @@ struct ConnectionTests {
             let hex = String(chunk.utf8.count, radix: 16)
             // NB: the answer is read on its own thread while the body is sent: the server may answer and
             // close before it has read everything, and a read after the reset would lose the answer.
-            let reading = Task { await onAThread { connection.readAll() } }
+            let reading = Task { await offCooperativePool { connection.readAll() } }
             do {
                 for _ in 0..<24 { try connection.send("\(hex)\r\n\(chunk)\r\n") }
                 try connection.send("0\r\n\r\n")
@@ -51,13 +52,13 @@ struct ConnectionTests {
             // one of its two threads, which the server in this process needs to close them.
             let started = ContinuousClock.now
             let sealed = connections
-            let closed = await onAThread { sealed.map { $0.isClosedByPeer() } }
+            let closed = await offCooperativePool { sealed.map { $0.isClosedByPeer() } }
             #expect(closed.allSatisfy { $0 }, "\(closed.filter { !$0 }.count) of 40 still open")
             #expect(ContinuousClock.now - started < .seconds(25))
             // And still serves new requests (on a new connection: the test client's own idled out too)
             let fresh = try RawConnection(port: port)
             try fresh.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-            #expect(await onAThread { fresh.readAll() }.hasPrefix("HTTP/1.1 200"))
+            #expect(await offCooperativePool { fresh.readAll() }.hasPrefix("HTTP/1.1 200"))
         }
     }
 

@@ -168,7 +168,7 @@ struct DashboardBrowserTests {
             }
             let folder = Self.artifacts
             let (adminEmail, adminPassword, otherEmail, otherPassword) = (admin.email, admin.password, other.email, other.password)
-            let pages = try await HeadlessChromium.onThread { () throws -> [String: [Section]] in
+            let pages = try await offCooperativePool { () throws -> [String: [Section]] in
                 let browser = try HeadlessChromium()
                 defer { browser.quit() }
                 try browser.open("\(base)/dashboard")

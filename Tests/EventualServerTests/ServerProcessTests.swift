@@ -1,3 +1,4 @@
+import EventualAPI
 import Foundation
 import Testing
 
@@ -14,7 +15,7 @@ struct ServerProcessTests {
             // When a third client asks for /health
             let third = try RawConnection(port: port, timeout: .seconds(10))
             try third.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-            let answer = await onAThread { third.readAll() }
+            let answer = await offCooperativePool { third.readAll() }
             // Then it is answered, but only once the idle timeout has closed one of the others
             #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(200))")
             // NB: measured from before the two idle connections' last bytes, so that a busy machine's
@@ -28,7 +29,7 @@ struct ServerProcessTests {
         let output = try await withServerProcess([]) { port, _ in
             let connection = try RawConnection(port: port)
             try connection.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-            #expect(await onAThread { connection.readAll() }.hasPrefix("HTTP/1.1 200"))
+            #expect(await offCooperativePool { connection.readAll() }.hasPrefix("HTTP/1.1 200"))
         }
         #expect(output.contains("graceful shutdown"), "\(output)")
         // the health check that waited for the start, and the one above
@@ -55,17 +56,17 @@ struct ServerProcessTests {
         process.standardError = output
         try ProcessLaunch.run(process)
         let reader = output.fileHandleForReading
-        let collected = Task { await onAThread { String(decoding: reader.readDataToEndOfFile(), as: UTF8.self) } }
+        let collected = Task { await offCooperativePool { String(decoding: reader.readDataToEndOfFile(), as: UTF8.self) } }
         do {
             try await Self.waitForHealth(port: port)
             try await body(port, process)
         } catch {
             process.terminate()
-            await onAThread { process.waitUntilExit() }
+            await offCooperativePool { process.waitUntilExit() }
             throw error
         }
         kill(process.processIdentifier, SIGTERM)
-        await onAThread { process.waitUntilExit() }
+        await offCooperativePool { process.waitUntilExit() }
         #expect(process.terminationStatus == 0)
         return await collected.value
     }
@@ -74,7 +75,7 @@ struct ServerProcessTests {
         for _ in 0..<200 {
             if let connection = try? RawConnection(port: port, timeout: .seconds(2)) {
                 try? connection.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-                if await onAThread { connection.readAll() }.hasPrefix("HTTP/1.1 200") { return }
+                if await offCooperativePool { connection.readAll() }.hasPrefix("HTTP/1.1 200") { return }
             }
             try await Task.sleep(for: .milliseconds(100))
         }

@@ -1,3 +1,4 @@
+import EventualAPI
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -51,12 +52,8 @@ public enum ProcessLaunch {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let out = folder.appendingPathComponent("out"), err = folder.appendingPathComponent("err")
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(with: Result {
-                    try spawnAndWait(executable, arguments, environment: environment, input: input, stdout: out.path, stderr: err.path)
-                })
-            }.start()
+        let status = try await offCooperativePool {
+            try spawnAndWait(executable, arguments, environment: environment, input: input, stdout: out.path, stderr: err.path)
         }
         // NB: decoded with replacement characters, so that bytes that are not UTF-8 still show.
         return Output(status: status, stdout: String(decoding: try Data(contentsOf: out), as: UTF8.self),

@@ -7,7 +7,7 @@ import Glibc
 /// (`--remote-debugging-pipe`: commands in on fd 3, answers and events out on fd 4, each a JSON
 /// message ended by a NUL). No WebSocket, no extra package.
 ///
-/// Blocking: call it from a thread of its own (`HeadlessChromium.onThread`), never from the
+/// Blocking: call it from a thread of its own (`offCooperativePool`), never from the
 /// cooperative pool that the server under test answers on.
 final class HeadlessChromium {
     struct Failure: Error, CustomStringConvertible { let description: String }
@@ -178,13 +178,6 @@ final class HeadlessChromium {
             let count = read(fromBrowser, &chunk, chunk.count)
             guard count > 0 else { throw Failure(description: "Chromium exited (waiting for \(what))") }
             buffer.append(contentsOf: chunk[..<count])
-        }
-    }
-
-    /// Runs blocking browser work on a thread of its own.
-    static func onThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try work() }) }.start()
         }
     }
 }

@@ -19,11 +19,3 @@ enum ServerExecutable {
         return try await ProcessLaunch.run(path, arguments, environment: environment)
     }
 }
-
-/// Runs blocking work on a thread of its own, never on the cooperative pool (a blocking read
-/// there can starve every other task of a test run on a 2-core machine).
-func onAThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: work()) }.start()
-    }
-}
