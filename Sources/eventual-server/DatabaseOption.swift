@@ -1,5 +1,6 @@
 import ArgumentParser
 import EventualServer
+import EventualStorage
 import Foundation
 import Logging
 

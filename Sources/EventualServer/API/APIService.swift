@@ -11,7 +11,7 @@ struct APIService: APIProtocol {
     let idempotency: Idempotency
     let sync: SyncStore
     let syncRules: SyncRules
-    let hotPath: HotPathReads
+    let lookupReads: BarcodeLookupReads
     let passwords: PasswordHasher
     let sessionTokens: SessionTokenSigner
     let throttle: Throttle
@@ -32,7 +32,7 @@ struct APIService: APIProtocol {
     /// The signed-in user's id, from the request's bearer token, or a 401.
     func authenticatedUserID() async throws -> String {
         guard let token = RequestScope.current?.bearerToken else { throw Self.missingToken }
-        guard let record = try await hotPath.token(hash: AccessToken.hash(token)), record.isValid(at: UnixMillis.now()) else {
+        guard let record = try await lookupReads.token(hash: AccessToken.hash(token)), record.isValid(at: UnixMillis.now()) else {
             throw Self.invalidToken
         }
         return record.userID

@@ -1,3 +1,4 @@
+import EventualStorage
 import Foundation
 import SQLKit
 
@@ -76,21 +77,21 @@ struct AccountStore: Sendable {
             .run()
     }
 
-    /// The 409 a registration of `user` deserves, if its email or username is taken.
-    func conflict(for user: UserRecord, on sql: any SQLDatabase) async throws -> APIError? {
+    /// Why a registration of `user` is refused, if its email or username is taken.
+    func conflict(for user: UserRecord, on sql: any SQLDatabase) async throws -> Refusal? {
         if try await sql.select().column("id").from("users")
             .where("email_key", .equal, AccountRules.key(user.email)).first() != nil {
-            return APIError.conflict("email is already registered")
+            return Refusal.alreadyTaken("email is already registered")
         }
         if try await sql.select().column("id").from("users")
             .where("username_key", .equal, AccountRules.key(user.username)).first() != nil {
-            return APIError.conflict("username is already taken")
+            return Refusal.alreadyTaken("username is already taken")
         }
         return nil
     }
 
     /// Like `conflict(for:on:)` on a connection of its own, after a concurrent insert won.
-    func conflict(for user: UserRecord) async throws -> APIError? {
+    func conflict(for user: UserRecord) async throws -> Refusal? {
         try await database.withConnection { sql in try await conflict(for: user, on: sql) }
     }
 

@@ -31,7 +31,7 @@ extension APIService {
                 try await throttle.recordRegistration(address: address, now: now, on: sql)
                 return Components.Schemas.User(user)
             }
-        } catch let error where !(error is APIError) {
+        } catch let error where !(error is APIError || error is Refusal) {
             // NB: a registration that raced this one for the same email or username wins the unique index.
             if let conflict = try await accounts.conflict(for: user) { throw conflict }
             throw error

@@ -1,4 +1,5 @@
 import Crypto
+import EventualStorage
 import Foundation
 import HummingbirdBcrypt
 import NIOPosix
@@ -15,7 +16,7 @@ final class PasswordHasher: Service, Sendable {
     /// A hash of a random password, checked when the email is unknown so that a wrong email
     /// takes as long as a wrong password.
     let decoyHash: String
-    /// Hashes waiting or running beyond this many are refused with a 503 instead of queueing for minutes.
+    /// Hashes waiting or running beyond this many are refused (`Refusal.overloaded`) instead of queueing for minutes.
     let maxQueued: Int
     private let pool: NIOThreadPool
     private let queued = Atomic<Int>(0)
@@ -68,7 +69,7 @@ final class PasswordHasher: Service, Sendable {
         let waiting = queued.wrappingAdd(1, ordering: .relaxed).newValue
         defer { queued.wrappingSubtract(1, ordering: .relaxed) }
         guard waiting <= maxQueued else {
-            throw APIError(.serviceUnavailable, "Too many sign-ins at once; retry in a moment", retryAfter: 2)
+            throw Refusal.overloaded("Too many sign-ins at once; retry in a moment", retryAfter: 2)
         }
         return try await pool.runIfActive {
             // NB: a hash yields the core to requests when both want it (see ThreadPriority); alone,

@@ -1,5 +1,6 @@
 import EventualAPI
 import Crypto
+import EventualStorage
 import Foundation
 import SQLKit
 

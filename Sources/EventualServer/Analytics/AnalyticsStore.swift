@@ -1,4 +1,5 @@
 import EventualAPI
+import EventualStorage
 import Foundation
 import SQLKit
 
@@ -26,9 +27,9 @@ struct AnalyticsStore: Sendable {
     let database: Database
 
     /// Files `events` for `userID` and answers how many were new; an id filed before is skipped.
-    /// The new ones count in the user's byte quota (413 past it) and in the events they may file
-    /// in 24 hours (429 past it, with the seconds until enough of them are a day old); either
-    /// refusal files nothing of the batch.
+    /// The new ones count in the user's byte quota (`Refusal.quotaExceeded` past it) and in the events
+    /// they may file in 24 hours (`Refusal.limitReached` past it, with the seconds until enough of them
+    /// are a day old); either refusal files nothing of the batch.
     func file(_ events: [FiledEvent], userID: String, now: Int64, quotas: Quotas) async throws -> Int {
         guard !events.isEmpty else { return 0 }
         let hour = now / Self.hourMillis
@@ -114,8 +115,8 @@ struct AnalyticsStore: Sendable {
             .map { (try $0.decode(column: "hour_bucket", as: Int64.self), try $0.decode(column: "events", as: Int64.self)) }
     }
 
-    /// 429 for `adding` more events, with the seconds until the hours that leave room for them are a day old.
-    private static func tooMany(_ hours: [(hour: Int64, events: Int64)], adding: Int, limit: Int, now: Int64) -> APIError {
+    /// The refusal of `adding` more events, with the seconds until the hours that leave room for them are a day old.
+    private static func tooMany(_ hours: [(hour: Int64, events: Int64)], adding: Int, limit: Int, now: Int64) -> Refusal {
         var total = hours.reduce(0) { $0 + $1.events } + Int64(adding)
         var freedAt = now + 24 * hourMillis
         for entry in hours {
@@ -124,7 +125,7 @@ struct AnalyticsStore: Sendable {
             if total <= Int64(limit) { break }
         }
         let seconds = Int(max(1, (freedAt - now + 999) / 1000))
-        return APIError.tooManyRequests(
+        return Refusal.limitReached(
             "Usage events are limited to \(limit) a day, and this batch of \(adding) would pass it: send them again later", retryAfter: seconds)
     }
 

@@ -1,4 +1,5 @@
 import EventualAPI
+import EventualStorage
 import Foundation
 import Hummingbird
 import HummingbirdCore
@@ -17,7 +18,7 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
     var options = Database.Options()
     options.busyTimeout = configuration.busyTimeout
     options.maxSQLiteBytes = configuration.maxSQLiteBytes
-    options.metrics = metrics
+    options.databaseWaited = { metrics.databaseWaited($0) }
     let database = try await Database.open(configuration.database, logger: logger, options: options)
     let parts: ServerParts
     do {
@@ -69,7 +70,7 @@ private func buildParts(_ configuration: ServerConfiguration, database: Database
     let fingerprintKey = try await ServerSecrets.key(named: "fingerprint-key", in: database)
     let idempotency = Idempotency(database: database, fingerprintKey: fingerprintKey)
     let throttle = Throttle(database: database, limits: configuration.throttle, keyBytes: fingerprintKey)
-    let hotPath = try await HotPathReads.prepare(database)
+    let lookupReads = try await BarcodeLookupReads.prepare(database)
     let passwords = try await PasswordHasher.make(cost: configuration.bcryptCost, threads: configuration.bcryptThreads)
     let service = APIService(
         accounts: AccountStore(database: database),
@@ -77,7 +78,7 @@ private func buildParts(_ configuration: ServerConfiguration, database: Database
         idempotency: idempotency,
         sync: SyncStore(database: database),
         syncRules: SyncRules(maxClockDrift: configuration.maxClockDrift),
-        hotPath: hotPath,
+        lookupReads: lookupReads,
         passwords: passwords,
         sessionTokens: SessionTokenSigner(keyBytes: sessionKey),
         throttle: throttle,

@@ -1,3 +1,4 @@
+import EventualStorage
 import Foundation
 import Logging
 

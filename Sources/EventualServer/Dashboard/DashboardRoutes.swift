@@ -167,7 +167,7 @@ struct DashboardRoutes: Sendable {
 
     private func viewer(of request: Request) async throws -> Viewer {
         guard let token = Self.sessionToken(request),
-              let record = try await service.hotPath.token(hash: AccessToken.hash(token)), record.isValid(at: UnixMillis.now())
+              let record = try await service.lookupReads.token(hash: AccessToken.hash(token)), record.isValid(at: UnixMillis.now())
         else { return .nobody }
         return try await service.accounts.role(userID: record.userID) == .admin ? .admin : .refused
     }

@@ -1,3 +1,4 @@
+import EventualStorage
 import Foundation
 import Hummingbird
 import Logging
@@ -21,12 +22,13 @@ enum ErrorMapping {
 
     static func outcome(for error: any Error) -> Outcome {
         if let availability = StorageAvailability(error) {
-            return Outcome(status: .serviceUnavailable, message: availability.message, isServerFault: true,
-                           retryAfter: availability.retryAfterSeconds)
+            return outcome(for: availability)
         }
         switch error {
         case let error as APIError:
             return Outcome(status: error.status, message: error.message, isServerFault: false, retryAfter: error.retryAfter)
+        case let refusal as Refusal:
+            return outcome(for: refusal)
         case let error as ServerError:
             if let decoding = decodingError(in: error.underlyingError), context(of: decoding).codingPath.isEmpty,
                [.get, .head, .delete].contains(error.request.method) {
@@ -52,7 +54,7 @@ enum ErrorMapping {
     private static func outcome(forOpenAPI underlying: any Error, operation: String) -> Outcome {
         if StorageAvailability(underlying) != nil { return outcome(for: underlying) }
         switch underlying {
-        case is APIError, is DecodingError, is ServerError, is HTTPError, is NIOTooManyBytesError:
+        case is APIError, is Refusal, is DecodingError, is ServerError, is HTTPError, is NIOTooManyBytesError:
             return outcome(for: underlying)
         case let convertible as any HTTPResponseConvertible where convertible.httpStatus.code < 500:
             // NB: the runtime's own errors (a missing query parameter, a wrong content type) say
@@ -66,6 +68,44 @@ enum ErrorMapping {
                 return Outcome(status: .badRequest, message: describe(decoding), isServerFault: false)
             }
             return Outcome(status: .internalServerError, message: "Internal server error", isServerFault: true)
+        }
+    }
+
+    /// The status of each refusal a store throws: the one place that picks them.
+    private static func outcome(for refusal: Refusal) -> Outcome {
+        switch refusal {
+        case .quotaExceeded(let message):
+            return Outcome(status: .contentTooLarge, message: message, isServerFault: false)
+        case .limitReached(let message, let retryAfter):
+            return Outcome(status: .tooManyRequests, message: message, isServerFault: false, retryAfter: max(1, retryAfter))
+        case .notFound(let message):
+            return Outcome(status: .notFound, message: message, isServerFault: false)
+        case .notTheOwner(let message), .notPermitted(let message):
+            return Outcome(status: .forbidden, message: message, isServerFault: false)
+        case .alreadyTaken(let message):
+            return Outcome(status: .conflict, message: message, isServerFault: false)
+        case .invalid(let message):
+            return Outcome(status: .badRequest, message: message, isServerFault: false)
+        case .overloaded(let message, let retryAfter):
+            // NB: a refusal, not a failure of the server: answered like an APIError 503 always was.
+            return Outcome(status: .serviceUnavailable, message: message, isServerFault: false, retryAfter: retryAfter)
+        }
+    }
+
+    /// A storage failure that passes with time is a 503 with `Retry-After` (clients retry 503),
+    /// instead of a 500 that says the server is broken.
+    private static func outcome(for availability: StorageAvailability) -> Outcome {
+        switch availability {
+        case .busy:
+            return Outcome(status: .serviceUnavailable, message: "The database is busy with another writer; retry in a moment",
+                           isServerFault: true, retryAfter: 1)
+        case .full:
+            return Outcome(status: .serviceUnavailable,
+                           message: "The server's storage is full: changes cannot be saved right now (reading still works); retry later",
+                           isServerFault: true, retryAfter: 30)
+        case .unreachable:
+            return Outcome(status: .serviceUnavailable, message: "The database cannot be reached right now; retry in a moment",
+                           isServerFault: true, retryAfter: 5)
         }
     }
 

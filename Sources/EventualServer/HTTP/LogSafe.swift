@@ -1,3 +1,4 @@
+import EventualStorage
 import Foundation
 import Hummingbird
 import OpenAPIRuntime
@@ -18,34 +19,18 @@ enum LogSafe {
             return "operation \(error.operationID): \(describe(error.underlyingError))"
         case let error as APIError:
             return "\(error.status.code) \(error.message)"
-        case let error as SQLiteError:
-            // SQLite's messages name tables, columns and constraints, never bound values.
-            return "SQLite \(error.reason): \(error.message)"
-        case let error as SQLiteWriteError:
-            return error.description
-        case let error as PSQLError:
-            return describe(error)
+        case let refusal as Refusal:
+            let outcome = ErrorMapping.outcome(for: refusal)
+            return "\(outcome.status.code) \(outcome.message)"
+        case is SQLiteError, is SQLiteWriteError, is PSQLError, is StorageError, is SQLiteReadError:
+            return StorageError.logSafeDescription(of: error)
         case let error as DecodingError:
             return "DecodingError at '\(codingPath(of: error))'"
         case let error as HTTPError:
             return "HTTPError \(error.status.code)"
-        case let error as StorageError:
-            return error.description
-        case let error as SQLiteReadError:
-            return error.description
         default:
             return String(describing: type(of: error))
         }
-    }
-
-    /// The code, SQL state and the names PostgreSQL reports (table, constraint), never its detail
-    /// line, which quotes values ("Key (email_key)=(…) already exists").
-    private static func describe(_ error: PSQLError) -> String {
-        var parts = ["PostgreSQL \(error.code)"]
-        if let state = error.serverInfo?[.sqlState] { parts.append("sqlState \(state)") }
-        if let table = error.serverInfo?[.tableName] { parts.append("table \(table)") }
-        if let constraint = error.serverInfo?[.constraintName] { parts.append("constraint \(constraint)") }
-        return parts.joined(separator: ", ")
     }
 
     private static func codingPath(of error: DecodingError) -> String {

@@ -5,6 +5,10 @@ extension APIService {
     static let nameLengths = 1...200
     static let maxDescriptionLength = 2000
 
+    /// NB: most look-ups never reach this handler. The plain `GET /products?barcode=DIGITS` is
+    /// answered beside the router by `LookupFastPath` (KnowledgeBase/LookupFastPath.swift), with the
+    /// same `lookUp(barcode:)` below and its reads in KnowledgeBase/BarcodeLookupReads.swift; only
+    /// the other forms of the request come here. A change to the look-up's answer goes in both.
     func getProducts(_ input: Operations.GetProducts.Input) async throws -> Operations.GetProducts.Output {
         let answer = try await lookUp(barcode: input.query.barcode)
         return .ok(.init(body: .json(.init(products: answer.products.map { product in
@@ -26,7 +30,7 @@ extension APIService {
             throw APIError.badRequest("barcode is invalid")
         }
         // NB: the token check and the products in one read (one round trip on PostgreSQL).
-        let (record, products, packaging) = try await hotPath.lookup(tokenHash: AccessToken.hash(bearer), gtin: gtin.normalized)
+        let (record, products, packaging) = try await lookupReads.lookup(tokenHash: AccessToken.hash(bearer), gtin: gtin.normalized)
         let now = UnixMillis.now()
         guard let record, record.isValid(at: now) else { throw Self.invalidToken }
         let token = sessionTokens.issue(userID: record.userID, gtin: gtin, now: now)

@@ -1,3 +1,4 @@
+import EventualStorage
 import Foundation
 import SQLKit
 
@@ -94,13 +95,13 @@ struct ProductStore: Sendable {
         }
     }
 
-    /// Refuses (413) a new product from a user who already stores `quota` of them.
+    /// Refuses a new product from a user who already stores `quota` of them.
     func requireRoom(for userID: String, quota: Int, on sql: any SQLDatabase) async throws {
         let stored = try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "stored")
             .from("products").where("user_id", .equal, userID)
             .first()?.decode(column: "stored", as: Int.self) ?? 0
         guard stored < quota else {
-            throw APIError.contentTooLarge("Quota reached: you have created \(stored) products, the most one user may store; delete some first")
+            throw Refusal.quotaExceeded("Quota reached: you have created \(stored) products, the most one user may store; delete some first")
         }
     }
 
@@ -112,8 +113,8 @@ struct ProductStore: Sendable {
     /// Deletes a product (its votes go with it) if `userID` created it.
     func delete(id: String, by userID: String) async throws -> ProductRecord {
         try await database.transaction { sql in
-            guard let product = try await product(id: id, on: sql) else { throw APIError.notFound("no product with id \(id)") }
-            guard product.userID == userID else { throw APIError.forbidden("only the user who created a product may delete it") }
+            guard let product = try await product(id: id, on: sql) else { throw Refusal.notFound("no product with id \(id)") }
+            guard product.userID == userID else { throw Refusal.notTheOwner("only the user who created a product may delete it") }
             try await sql.delete(from: "products").where("id", .equal, id).run()
             try await StorageUsage.add(-StorageUsage.bytes(of: product), for: userID, quota: .max, on: sql)
             return product
@@ -125,10 +126,10 @@ struct ProductStore: Sendable {
     func vote(productID: String, userID: String, rating: Int, allowedGTIN: String, now: Int64) async throws -> VoteRecord {
         try await database.transaction { sql in
             guard let product = try await product(id: productID, on: sql) else {
-                throw APIError.notFound("no product with id \(productID)")
+                throw Refusal.notFound("no product with id \(productID)")
             }
             guard product.gtin == allowedGTIN else {
-                throw APIError.forbidden("session token was issued for another barcode than this product's")
+                throw Refusal.notPermitted("session token was issued for another barcode than this product's")
             }
             let earlier = try await sql.select().columns("id", "rating", "created_at").from("votes")
                 .where("product_id", .equal, productID).where("user_id", .equal, userID).first()

@@ -1,4 +1,5 @@
 import EventualAPI
+import EventualStorage
 import Foundation
 import SQLKit
 

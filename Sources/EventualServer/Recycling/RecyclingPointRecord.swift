@@ -1,5 +1,6 @@
 import Crypto
 import EventualAPI
+import EventualStorage
 import Foundation
 import SQLKit
 

@@ -112,6 +112,8 @@ extension RecyclingPointStore {
             }
         } catch let error as APIError {
             throw error
+        } catch let error as Refusal {
+            throw error
         } catch {
             // NB: two requests with one visit id on PostgreSQL: the second's insert breaks the primary
             // key and rolls back; the visit is counted (by the first), not an error.

@@ -1,3 +1,4 @@
+import EventualStorage
 import SQLKit
 
 /// The counters behind the recycling ETags (table `recycling_versions`).

@@ -1,4 +1,5 @@
 import EventualAPI
+import EventualStorage
 import Foundation
 import SQLKit
 
@@ -104,7 +105,7 @@ struct ScanStore: Sendable {
                 }
                 return result
             }
-        } catch let error as APIError {
+        } catch let error as Refusal {
             throw error
         } catch {
             // NB: the primary key (user, scan id) has the last word: if a racing replay got its row

@@ -1,4 +1,5 @@
 import EventualAPI
+import EventualStorage
 import Foundation
 import SQLKit
 
@@ -69,7 +70,7 @@ struct SpendingStore: Sendable {
         var offers: [(Components.Schemas.Offer, Double)] = []
         for row in rows {
             let lat = try row.decode(column: "latitude", as: Double.self), lon = try row.decode(column: "longitude", as: Double.self)
-            let distance = Geo.distanceMeters(latitude, longitude, lat, lon)
+            let distance = GeoPosition(latitude: latitude, longitude: longitude).distance(to: GeoPosition(latitude: lat, longitude: lon))
             guard distance <= radius else { continue }
             let type = try row.decode(column: "shop_type", as: String.self)
             offers.append((Components.Schemas.Offer(

@@ -1,4 +1,5 @@
 import EventualAPI
+import EventualStorage
 import Foundation
 
 /// The merged state of one synced record: each field's value with the stamp of the change that

@@ -1,4 +1,5 @@
 import EventualAPI
+import EventualStorage
 import Foundation
 import SQLKit
 
@@ -60,7 +61,7 @@ struct SyncStore: Sendable {
     }
 
     /// Applies a batch in one transaction and answers each change, in order. A batch that would
-    /// take the user past `quota` records or past `byteQuota` stored bytes is refused whole (413).
+    /// take the user past `quota` records or past `byteQuota` stored bytes is refused whole (`Refusal.quotaExceeded`).
     func push(_ submissions: [SyncSubmission], userID: String, now: Int64, quota: Int = .max,
               byteQuota: Int64 = .max) async throws -> [SyncOutcome] {
         try await database.transaction { sql in
@@ -105,7 +106,7 @@ struct SyncStore: Sendable {
             if created > 0, quota < .max {
                 let stored = try await recordCount(of: userID, on: sql)
                 guard stored + created <= quota else {
-                    throw APIError.contentTooLarge("Quota reached: you store \(stored) synced records and this push adds \(created);"
+                    throw Refusal.quotaExceeded("Quota reached: you store \(stored) synced records and this push adds \(created);"
                         + " at most \(quota) are allowed. Delete records you no longer need (deleting an existing record frees nothing"
                         + " until it is purged), or push fewer new ones")
                 }

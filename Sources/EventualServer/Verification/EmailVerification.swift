@@ -1,5 +1,6 @@
 import Crypto
 import EventualAPI
+import EventualStorage
 import Foundation
 import Logging
 import SQLKit
@@ -108,7 +109,7 @@ struct EmailVerification: Sendable {
     }
 
     /// Checks a code typed by the person who registered `email`, from `address` (the request's
-    /// client when nil). Past a limit on failures it throws 429 before looking at anything.
+    /// client when nil). Past a limit on failures `Throttle` refuses it before anything is looked at.
     func verify(email: String, code: String, now: Int64, from address: String? = nil) async throws -> Outcome {
         let address = address ?? RequestScope.current?.clientAddress ?? "unknown"
         try await throttle.checkVerification(email: email, address: address, now: now)
@@ -161,11 +162,11 @@ struct EmailVerification: Sendable {
 
 extension EmailVerification.Outcome {
     /// One answer for every failure.
-    static let failure = APIError.badRequest(
+    static let failure = Refusal.invalid(
         "Wrong or expired code, or nothing to verify: type the code of the newest mail (codes last 10 minutes and allow 5 tries), or ask for a new one")
 
     /// The answer for people; nil only when this try verified the email.
-    var refusal: APIError? {
+    var refusal: Refusal? {
         // NB: one answer for an unknown email, an unverified one, a verified one, a wrong, an
         // expired or a used-up code: nobody learns who has an account, or whether it is verified.
         self == .verified ? nil : Self.failure

@@ -2,32 +2,15 @@ import PostgresKit
 import SQLiteNIO
 
 /// Storage failures that are nobody's fault in the request and pass with time: the database is
-/// locked by another process, its disk is full, or it cannot be reached. They are answered 503
-/// with `Retry-After` (clients retry 503), instead of a 500 that says the server is broken.
-enum StorageAvailability {
+/// locked by another process, its disk is full, or it cannot be reached. A caller retries them
+/// later, instead of taking them for a broken server (the server's `ErrorMapping` says how long).
+public enum StorageAvailability: Sendable, Equatable {
     case busy
     case full
     case unreachable
 
-    /// Seconds a client should wait before retrying.
-    var retryAfterSeconds: Int {
-        switch self {
-        case .busy: return 1
-        case .full: return 30
-        case .unreachable: return 5
-        }
-    }
-
-    var message: String {
-        switch self {
-        case .busy: return "The database is busy with another writer; retry in a moment"
-        case .full: return "The server's storage is full: changes cannot be saved right now (reading still works); retry later"
-        case .unreachable: return "The database cannot be reached right now; retry in a moment"
-        }
-    }
-
     /// The availability problem `error` reports, if it is one.
-    init?(_ error: any Error) {
+    public init?(_ error: any Error) {
         switch error {
         case let error as StorageError:
             guard case .busy = error else { return nil }

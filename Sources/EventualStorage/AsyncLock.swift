@@ -4,14 +4,17 @@ import Synchronization
 ///
 /// The single SQLite write connection is shared by every request; a transaction must own it
 /// from `BEGIN` to `COMMIT` even across suspension points, which an actor alone cannot promise.
-final class AsyncLock: Sendable {
+public final class AsyncLock: Sendable {
     private struct State {
         var isLocked = false
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
     private let state = Mutex(State())
 
-    func withLock<R: Sendable>(_ body: () async throws -> R) async throws -> R {
+    public init() {}
+
+    /// Runs `body` once every earlier caller's body has finished.
+    public func withLock<R: Sendable>(_ body: () async throws -> R) async throws -> R {
         await acquire()
         defer { release() }
         return try await body()

@@ -1,5 +1,6 @@
 import EventualAPI
 import Crypto
+import EventualStorage
 import Foundation
 import SQLKit
 
@@ -68,6 +69,8 @@ struct Idempotency: Sendable {
                 return answer
             }
         } catch let error as APIError {
+            throw error
+        } catch let error as Refusal {
             throw error
         } catch {
             // NB: on PostgreSQL two concurrent requests with one key both get here; the second one's

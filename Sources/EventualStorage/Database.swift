@@ -1,4 +1,3 @@
-import EventualAPI
 import Foundation
 import Logging
 import NIOPosix
@@ -14,7 +13,8 @@ import ServiceLifecycle
 ///
 /// It is a `Service`: added to the application, it closes its connections on shutdown.
 public final class Database: Service, Sendable {
-    enum Dialect: Sendable { case sqlite, postgres }
+    /// Which database this is, for the few statements the two spell differently.
+    public enum Dialect: Sendable { case sqlite, postgres }
 
     private enum Backend: Sendable {
         case sqlite(writer: SQLiteWriter, lock: AsyncLock)
@@ -23,12 +23,12 @@ public final class Database: Service, Sendable {
 
     /// How the database is opened and watched.
     public struct Options: Sendable {
-        /// How long an SQLite write waits for a lock another process holds before it fails (answered 503).
+        /// How long an SQLite write waits for a lock another process holds before it fails (`StorageAvailability.busy`).
         public var busyTimeout: Duration = .seconds(2)
         /// The largest the SQLite file may grow; past it writes fail as on a full disk (nil: no cap).
         public var maxSQLiteBytes: Int? = nil
-        /// Where waits for a connection are counted.
-        public var metrics: ServerMetrics? = nil
+        /// Told how long each caller waited for a connection (the server counts it in its metrics).
+        public var databaseWaited: (@Sendable (Duration) -> Void)? = nil
         /// Most PostgreSQL connections at once (nil: two per core, at least 4). NB: with PostgreSQL on
         /// the same few cores, more connections than that only add contention.
         public var postgresPoolSize: Int? = nil
@@ -36,24 +36,25 @@ public final class Database: Service, Sendable {
         public init() {}
     }
 
-    let dialect: Dialect
+    public let dialect: Dialect
     /// Read-only SQLite connections that run the hot look-ups on the caller's thread (nil on PostgreSQL).
-    let fastReader: SQLiteFastReader?
+    public let fastReader: SQLiteFastReader?
     private let backend: Backend
     private let logger: Logger
-    private let metrics: ServerMetrics?
+    private let databaseWaited: (@Sendable (Duration) -> Void)?
     /// Until when (Unix ms) SQLite writes fail at once, after one found another process's lock.
     /// NB: writers queue for the single connection; without this each would wait the whole busy
     /// timeout in turn, and the tenth would answer after ten timeouts.
     private let busyUntil = Atomic<Int64>(0)
     private static let busyWindow: Int64 = 500
 
-    private init(dialect: Dialect, backend: Backend, fastReader: SQLiteFastReader?, logger: Logger, metrics: ServerMetrics?) {
+    private init(dialect: Dialect, backend: Backend, fastReader: SQLiteFastReader?, logger: Logger,
+                 databaseWaited: (@Sendable (Duration) -> Void)?) {
         self.dialect = dialect
         self.backend = backend
         self.fastReader = fastReader
         self.logger = logger
-        self.metrics = metrics
+        self.databaseWaited = databaseWaited
     }
 
     /// Opens (creating an SQLite file and its folder if needed) and migrates the database.
@@ -92,14 +93,14 @@ public final class Database: Service, Sendable {
         do {
             writer = try SQLiteWriter(path: path)
         } catch {
-            throw StorageError.cannotOpen(LogSafe.describe(error))
+            throw StorageError.cannotOpen(StorageError.logSafeDescription(of: error))
         }
         let sql = writer.sql
         // NB: without a busy handler SQLite fails at once while another process holds the write
         // lock, and SQLiteNIO's retried for ever (the server spun at full CPU and every write hung).
-        // A busy timeout waits a while; past it the write fails with SQLITE_BUSY and is answered
-        // 503 with Retry-After.
-        var pragmas = ["PRAGMA busy_timeout = \(max(0, options.busyTimeout.milliseconds))",
+        // A busy timeout waits a while; past it the write fails with SQLITE_BUSY, which the caller
+        // sees as `StorageAvailability.busy` (something to retry, not a failure of the server).
+        var pragmas = ["PRAGMA busy_timeout = \(max(0, Int64(options.busyTimeout / .milliseconds(1))))",
                        "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON",
                        // NB: SQLite's default cache (2 MiB) made every insert of a million analytics
                        // events read its index pages back from the kernel; the mapping serves the
@@ -124,7 +125,7 @@ public final class Database: Service, Sendable {
         }
         let reader = SQLiteFastReader(path: path)
         return Database(dialect: .sqlite, backend: .sqlite(writer: writer, lock: AsyncLock()), fastReader: reader, logger: logger,
-                        metrics: options.metrics)
+                        databaseWaited: options.databaseWaited)
     }
 
     private static func openPostgres(url: String, logger: Logger, options: Options) throws -> Database {
@@ -153,11 +154,11 @@ public final class Database: Service, Sendable {
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         let runner = Task { await client.run() }
         return Database(dialect: .postgres, backend: .postgres(client: client, runner: runner), fastReader: nil, logger: logger,
-                        metrics: options.metrics)
+                        databaseWaited: options.databaseWaited)
     }
 
     /// The PostgreSQL pool, for the hot path's prepared statements (nil on SQLite).
-    var postgresClient: PostgresClient? {
+    public var postgresClient: PostgresClient? {
         if case .postgres(let client, _) = backend { return client }
         return nil
     }
@@ -169,31 +170,31 @@ public final class Database: Service, Sendable {
         case .sqlite(let writer, let lock):
             return try await writer.run {
                 try await lock.withLock {
-                    metrics?.databaseWaited(ContinuousClock.now - asked)
+                    databaseWaited?(ContinuousClock.now - asked)
                     return try await body(writer.sql)
                 }
             }
         case .postgres(let client, _):
             return try await client.withConnection { connection in
-                metrics?.databaseWaited(ContinuousClock.now - asked)
+                databaseWaited?(ContinuousClock.now - asked)
                 return try await body(connection.sql(queryLogLevel: nil))
             }
         }
     }
 
     /// Runs `body` in one transaction: committed if it returns, rolled back if it throws.
-    func transaction<R: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+    public func transaction<R: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
         // NB: SQLite's BEGIN IMMEDIATE takes the write lock up front, so a transaction that reads
         // and then writes cannot fail half-way with SQLITE_BUSY.
         let begin = dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN"
         return try await withConnection { sql in
-            if dialect == .sqlite, UnixMillis.now() < busyUntil.load(ordering: .relaxed) { throw StorageError.busy }
+            if dialect == .sqlite, StorageClock.unixMillis() < busyUntil.load(ordering: .relaxed) { throw StorageError.busy }
             // NB: a BEGIN that fails (SQLITE_BUSY past the busy timeout) opened nothing to roll back.
             do {
                 try await sql.raw(SQLQueryString(begin)).run()
             } catch {
                 if StorageAvailability(error) == .busy {
-                    busyUntil.store(UnixMillis.now() + Self.busyWindow, ordering: .relaxed)
+                    busyUntil.store(StorageClock.unixMillis() + Self.busyWindow, ordering: .relaxed)
                 }
                 throw error
             }
@@ -206,13 +207,14 @@ public final class Database: Service, Sendable {
                     try await sql.raw("ROLLBACK").run()
                 } catch let rollbackError {
                     // NB: SQLite rolls a transaction back by itself after SQLITE_FULL and some I/O errors.
-                    self.logger.warning("rollback failed", metadata: ["error": "\(LogSafe.describe(rollbackError))"])
+                    self.logger.warning("rollback failed", metadata: ["error": "\(StorageError.logSafeDescription(of: rollbackError))"])
                 }
                 throw error
             }
         }
     }
 
+    /// Waits for the service group's graceful shutdown, then closes the connections.
     public func run() async throws {
         try? await gracefulShutdown()
         await close()
@@ -232,22 +234,6 @@ public final class Database: Service, Sendable {
         case .postgres(_, let runner):
             runner.cancel()
             await runner.value
-        }
-    }
-}
-
-/// A storage failure that is not the client's fault; logged in full, answered 500.
-enum StorageError: Error, CustomStringConvertible {
-    case cannotOpen(String)
-    case corrupt(String)
-    /// Another process held SQLite's write lock past the busy timeout a moment ago (answered 503).
-    case busy
-
-    var description: String {
-        switch self {
-        case .cannotOpen(let reason): return "Cannot open the database: \(reason)"
-        case .corrupt(let reason): return "Unexpected database content: \(reason)"
-        case .busy: return "The database was locked by another process a moment ago"
         }
     }
 }

@@ -1,21 +1,22 @@
+import EventualStorage
 import PostgresNIO
 import SQLKit
 
-/// The reads every barcode look-up makes: the access-token check and the products of a GTIN.
-/// On SQLite they run as prepared statements on the request's own thread (see
+/// The reads that answer a barcode look-up: the access-token check (which every authenticated
+/// request makes too) and the products of a GTIN with its packaging. On SQLite they run as prepared statements on the request's own thread (see
 /// `SQLiteFastReader`); on PostgreSQL as one prepared statement, one round trip, per look-up.
-struct HotPathReads: Sendable {
+struct BarcodeLookupReads: Sendable {
     private let database: Database
     /// The queries rendered once in SQLite's dialect, for the fast reader.
     private let tokenSQL: String
     private let lookupSQL: String
 
-    static func prepare(_ database: Database) async throws -> HotPathReads {
+    static func prepare(_ database: Database) async throws -> BarcodeLookupReads {
         let (tokenSQL, lookupSQL) = try await database.withConnection { sql in
             (sql.serialize(AccessTokenRecord.query(tokenHash: "", on: sql).select).sql,
              sql.serialize(ProductRecord.lookup(gtin: "", on: sql).select).sql)
         }
-        return HotPathReads(database: database, tokenSQL: tokenSQL, lookupSQL: lookupSQL)
+        return BarcodeLookupReads(database: database, tokenSQL: tokenSQL, lookupSQL: lookupSQL)
     }
 
     func token(hash: String) async throws -> AccessTokenRecord? {

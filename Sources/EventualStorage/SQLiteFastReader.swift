@@ -8,7 +8,7 @@ import VaporCSQLite
 /// a handful of read-only connections, each used by one thread at a time, serve it directly.
 /// NB: these are connections of the same SQLite library copy that SQLiteNIO links, so POSIX
 /// locks on the file stay consistent (two SQLite copies on one file can corrupt it).
-final class SQLiteFastReader: Sendable {
+public final class SQLiteFastReader: Sendable {
     private let path: String
     private let idle = Mutex<[SQLiteReadConnection]>([])
     private let isClosed = Atomic<Bool>(false)
@@ -18,7 +18,7 @@ final class SQLiteFastReader: Sendable {
     }
 
     /// Runs `body` with an idle read connection (opening one if none is idle).
-    func read<R>(_ body: (SQLiteReadConnection) throws -> R) throws -> R {
+    public func read<R>(_ body: (SQLiteReadConnection) throws -> R) throws -> R {
         guard !isClosed.load(ordering: .relaxed) else { throw SQLiteReadError(message: "the database is closed") }
         let connection = try idle.withLock { $0.popLast() } ?? SQLiteReadConnection(path: path)
         defer { idle.withLock { $0.append(connection) } }
@@ -31,9 +31,10 @@ final class SQLiteFastReader: Sendable {
     }
 }
 
-struct SQLiteReadError: Error, CustomStringConvertible {
+/// A failure of a fast read, with SQLite's message (which names tables and columns, never values).
+public struct SQLiteReadError: Error, CustomStringConvertible {
     let message: String
-    var description: String { "SQLite read failed: \(message)" }
+    public var description: String { "SQLite read failed: \(message)" }
 }
 
 /// One read-only connection with its cache of prepared statements.
@@ -41,7 +42,7 @@ struct SQLiteReadError: Error, CustomStringConvertible {
 /// NB: `@unchecked Sendable` because it is not thread-safe by itself: `SQLiteFastReader` hands
 /// it to one caller at a time (checked out of, then back into, a mutex-guarded list), and
 /// `read(_:)` takes a synchronous closure, so it never crosses a suspension point in use.
-final class SQLiteReadConnection: @unchecked Sendable {
+public final class SQLiteReadConnection: @unchecked Sendable {
     private let handle: OpaquePointer
     private var statements: [String: OpaquePointer] = [:]
 
@@ -67,7 +68,7 @@ final class SQLiteReadConnection: @unchecked Sendable {
     }
 
     /// Runs a query with text parameters and hands each row to `row`.
-    func query(_ sql: String, _ parameters: [String], row: (SQLiteRowCursor) throws -> Void) throws {
+    public func query(_ sql: String, _ parameters: [String], row: (SQLiteRowCursor) throws -> Void) throws {
         let statement = try prepared(sql)
         defer {
             sqlite_nio_sqlite3_reset(statement)
@@ -102,15 +103,17 @@ final class SQLiteReadConnection: @unchecked Sendable {
 }
 
 /// The current row of a statement, read by column index.
-struct SQLiteRowCursor {
+public struct SQLiteRowCursor {
     fileprivate let statement: OpaquePointer
 
-    func text(_ column: Int32) -> String? {
+    /// The column's text, or nil when it is NULL.
+    public func text(_ column: Int32) -> String? {
         guard let pointer = sqlite_nio_sqlite3_column_text(statement, column) else { return nil }
         return String(cString: pointer)
     }
 
-    func int64(_ column: Int32) -> Int64 {
+    /// The column's integer (0 when it is NULL).
+    public func int64(_ column: Int32) -> Int64 {
         sqlite_nio_sqlite3_column_int64(statement, column)
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import SQLKit
 import Testing
-@testable import EventualServer
+import EventualStorage
 
 @Suite("The SQLite writer's thread", .timeLimit(.minutes(2)))
 struct SQLiteWriterTests {

@@ -116,15 +116,15 @@ final class SQLiteWriter: TaskExecutor, @unchecked Sendable {
 }
 
 /// An SQLite error from the writer, with SQLite's extended result code.
-struct SQLiteWriteError: Error, CustomStringConvertible {
-    let code: Int32
+public struct SQLiteWriteError: Error, CustomStringConvertible {
+    public let code: Int32
     /// SQLite's message: it names tables, columns and constraints, never bound values.
-    let message: String
+    public let message: String
 
     /// The primary result code (SQLITE_BUSY, SQLITE_FULL, SQLITE_IOERR, ...).
-    var primaryCode: Int32 { code & 0xFF }
+    public var primaryCode: Int32 { code & 0xFF }
 
-    var description: String { "SQLite error \(code): \(message)" }
+    public var description: String { "SQLite error \(code): \(message)" }
 }
 
 /// The writer's connection, as an `SQLDatabase` whose statements run at once on the calling thread.

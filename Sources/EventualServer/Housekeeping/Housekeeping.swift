@@ -1,4 +1,5 @@
 import EventualAPI
+import EventualStorage
 import Logging
 import SQLKit
 import ServiceLifecycle

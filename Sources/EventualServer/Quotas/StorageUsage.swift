@@ -8,7 +8,7 @@ import SQLKit
 /// so the byte quota costs one statement per write instead of a sum over everything the user has.
 struct StorageUsage: Sendable {
     /// Adds `delta` bytes (negative when something shrank or went) to `userID`'s count. A write
-    /// that grows the count past `quota` throws 413, rolling its transaction back; one that
+    /// that grows the count past `quota` throws `Refusal.quotaExceeded`, rolling its transaction back; one that
     /// shrinks it always goes through, so a user over the quota can still delete.
     static func add(_ delta: Int64, for userID: String, quota: Int64, on sql: any SQLDatabase,
                     advice: String = "Delete records or products you no longer need, or send smaller images") async throws {
@@ -22,7 +22,7 @@ struct StorageUsage: Sendable {
             .first()
         let stored = try row?.decode(column: "bytes", as: Int64.self) ?? delta
         guard delta < 0 || stored <= quota else {
-            throw APIError.contentTooLarge("Quota reached: this would store \(megabytes(stored)) for you, and at most \(megabytes(quota)) are"
+            throw Refusal.quotaExceeded("Quota reached: this would store \(megabytes(stored)) for you, and at most \(megabytes(quota)) are"
                 + " allowed. \(advice)")
         }
     }

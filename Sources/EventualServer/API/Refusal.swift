@@ -1,0 +1,33 @@
+/// Why the server will not do what a person asked, in the domain's words. Stores throw it; only
+/// `ErrorMapping` (HTTP/) turns it into a status and the JSON error shape.
+enum Refusal: Error, Equatable, CustomStringConvertible {
+    /// A write would take the person past one of their `Quotas`.
+    case quotaExceeded(String)
+    /// The person has done this as often as a limit allows; it may be done again in `retryAfter` seconds.
+    case limitReached(String, retryAfter: Int)
+    /// What the request names does not exist.
+    case notFound(String)
+    /// What the request names belongs to someone else.
+    case notTheOwner(String)
+    /// The request's credentials do not cover what it names (a session token for another barcode).
+    case notPermitted(String)
+    /// A name or address that must be unique is taken already.
+    case alreadyTaken(String)
+    /// What the person sent is not acceptable (a wrong or expired code).
+    case invalid(String)
+    /// The server has too much of this to do at once; retry in `retryAfter` seconds.
+    case overloaded(String, retryAfter: Int)
+
+    /// The sentence the person is shown.
+    var message: String {
+        switch self {
+        case .quotaExceeded(let message), .notFound(let message), .notTheOwner(let message), .notPermitted(let message),
+             .alreadyTaken(let message), .invalid(let message):
+            return message
+        case .limitReached(let message, _), .overloaded(let message, _):
+            return message
+        }
+    }
+
+    var description: String { message }
+}
