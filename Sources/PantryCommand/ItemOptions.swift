@@ -1,5 +1,6 @@
 import CommandLineSupport
 import ArgumentParser
+import EventualAPI
 import Foundation
 import Pantry
 
@@ -17,7 +18,7 @@ struct ItemOptions: ParsableArguments {
         try usageCheck {
             if let quantity { try ItemDetails.checkQuantity(quantity) }
             _ = try expires.map { try ExpiryParser().expiry($0) }
-            _ = try at.map { try Coordinates(parsing: $0) }
+            _ = try at.map { try GeoPosition(parsing: $0, orThrow: PantryError.invalidCoordinates) }
         }
     }
 
@@ -25,7 +26,7 @@ struct ItemOptions: ParsableArguments {
         ItemDetails(
             name: name, description: description, quantity: quantity, unit: unit, category: category,
             expiresOn: try expires.map { try ExpiryParser().expiry($0) }, place: place,
-            position: try at.map { try Coordinates(parsing: $0) }
+            position: try at.map { try GeoPosition(parsing: $0, orThrow: PantryError.invalidCoordinates) }
         )
     }
 }

@@ -61,7 +61,7 @@ struct Locate: AsyncParsableCommand {
     @Argument(help: "LATITUDE,LONGITUDE, e.g. 43.7384,7.4246.") var position: String
 
     func run() async throws {
-        let coordinates = try Coordinates(parsing: position)
+        let coordinates = try GeoPosition(parsing: position, orThrow: SpendingError.invalidCoordinates)
         let spending = try await global.spending()
         let update = try await spending.location.observe(coordinates, force: true)
         Terminal.say("Position kept: \(coordinates.latitude),\(coordinates.longitude)."

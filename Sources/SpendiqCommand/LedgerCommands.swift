@@ -117,7 +117,7 @@ struct TransactionOptions: ParsableArguments {
 
     func details(amount: String?) throws -> TransactionDetails {
         TransactionDetails(amount: amount, account: account, category: category, note: note, date: date, place: place,
-                           position: try at.map { text throws(SpendingError) in try Coordinates(parsing: text) })
+                           position: try at.map { text throws(SpendingError) in try GeoPosition(parsing: text, orThrow: SpendingError.invalidCoordinates) })
     }
 }
 

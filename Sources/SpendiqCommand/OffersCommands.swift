@@ -29,7 +29,7 @@ struct OffersList: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let given = try near.map { text throws(SpendingError) in try Coordinates(parsing: text) }
+        let given = try near.map { text throws(SpendingError) in try GeoPosition(parsing: text, orThrow: SpendingError.invalidCoordinates) }
         let spending = try await global.spending()
         guard let position = try given ?? spending.location.last()?.position else { throw SpendingError.noPosition }
         let result = try await spending.openOffers(near: position, radius: radius, limit: limit)

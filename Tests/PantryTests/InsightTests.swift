@@ -9,7 +9,7 @@ struct InsightTests {
     let day: Int64 = 86_400_000
 
     func item(_ name: String, expires: Int? = nil, boughtDaysAgo: Int64 = 1, status: PantryItem.Status = .inPantry,
-              finishedDaysAgo: Int64? = nil, barcode: String? = nil, place: String? = nil, at: Coordinates? = nil) -> PantryItem {
+              finishedDaysAgo: Int64? = nil, barcode: String? = nil, place: String? = nil, at: GeoPosition? = nil) -> PantryItem {
         let today = Day(date: now)
         var item = PantryItem(id: UUID().uuidString, details: ItemDetails(name: name, expiresOn: expires.map { today.adding(days: $0) },
                                                                           place: place, position: at),
@@ -49,7 +49,7 @@ struct InsightTests {
     }
 
     @Test func placesCountPurchasesAndGeoJSONHasLongitudeFirst() throws {
-        let coop = try Coordinates(latitude: 44.4949, longitude: 11.3426)
+        let coop = GeoPosition(latitude: 44.4949, longitude: 11.3426)
         let items = [
             item("A", place: "Coop", at: coop), item("B", place: "Coop"), item("C", place: "Market"), item("D"),
         ]

@@ -14,7 +14,7 @@ struct CSVExchangeTests {
         try await ledger.addAccount(name: "Main bank", kind: .bank, currency: "EUR")
         try await ledger.record(.expense, TransactionDetails(amount: "12.34", account: "Cash", category: "Food",
                                                              note: "=SUM(A1), \"quoted\";\nsecond line", date: "2026-01-10T08:15:30",
-                                                             place: "-Marché U", position: try Coordinates(latitude: -33.9, longitude: 151.2)))
+                                                             place: "-Marché U", position: GeoPosition(latitude: -33.9, longitude: 151.2)))
         try await ledger.record(.income, TransactionDetails(amount: "1.500,00", account: "Main bank", category: "salary", note: "'quoted'"))
         try await ledger.transfer("50", from: "Main bank", to: "Cash", note: "to the wallet")
         try await ledger.record(.expense, TransactionDetails(amount: "3", account: "Cash"))

@@ -144,7 +144,7 @@ struct LocationTrackerTests {
         var saves: [Int64] = [], pushes: [Int64] = []
         // Given a phone offline for 30 minutes whose sensor reports every 10 seconds, moving north
         for step in 0..<180 {
-            let position = try Coordinates(latitude: 43.7 + Double(step) * 0.0001, longitude: 7.42)
+            let position = GeoPosition(latitude: 43.7 + Double(step) * 0.0001, longitude: 7.42)
             let update = try await tracker.observe(position)
             if update.saved { saves.append((clock.now - start) / 1000) }
             if update.queued { pushes.append((clock.now - start) / 1000) }

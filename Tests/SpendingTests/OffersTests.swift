@@ -10,7 +10,7 @@ import Testing
 struct OffersTests {
     static let shops = SampleData.file("osm-shops-monaco.geojson")
     /// Place du Casino, Monte-Carlo.
-    static let casino = try! Coordinates(latitude: 43.7394, longitude: 7.4278)
+    static let casino = GeoPosition(latitude: 43.7394, longitude: 7.4278)
 
     /// A live server with Monaco's shops and demo offers, and a verified person signed in on a device.
     static func withShops(clock: TestClock = TestClock(),
@@ -134,7 +134,7 @@ struct OffersTests {
             let within = Set(features.filter { feature in
                 let properties = feature["properties"] as? [String: Any] ?? [:]
                 guard properties["shop"] as? String != "vacant", let point = (feature["geometry"] as? [String: Any])?["coordinates"] as? [Double] else { return false }
-                return Geo.distanceMeters(Self.casino.latitude, Self.casino.longitude, point[1], point[0]) <= 1000
+                return Self.casino.distance(to: GeoPosition(latitude: point[1], longitude: point[0])) <= 1000
             }.compactMap { $0["id"] as? String }).count
             #expect(within > 200)
             let cut = try await spending.offers.offers(near: Self.casino, radius: 1000)

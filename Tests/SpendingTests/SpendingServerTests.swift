@@ -46,10 +46,10 @@ struct SpendingServerTests {
             for (index, amount) in ["3.00", "3.20", "2.80", "3.10", "2.90"].enumerated() {
                 let when = DateText.format(now - Int64(6 - index) * 3_600_000, calendar: spending.ledger.calendar).replacingOccurrences(of: " ", with: "T")
                 _ = try await spending.ledger.record(.expense, TransactionDetails(amount: amount, account: "Card", category: "cafe", date: when,
-                                                                                 position: try Coordinates(latitude: 43.7394, longitude: 7.4278)))
+                                                                                 position: GeoPosition(latitude: 43.7394, longitude: 7.4278)))
             }
             let paris = try await spending.ledger.record(.expense, TransactionDetails(
-                amount: "12.00", account: "Card", category: "cafe", position: try Coordinates(latitude: 48.8566, longitude: 2.3522))).transaction
+                amount: "12.00", account: "Card", category: "cafe", position: GeoPosition(latitude: 48.8566, longitude: 2.3522))).transaction
             #expect(try await spending.sync().failure == nil)
             let result = try await spending.insights.insights()
             #expect(result.fresh)
@@ -75,7 +75,7 @@ struct SpendingServerTests {
             }
             guard case .badRequest = try await client.getOffers(query: .init(near: "43.7,7.4", radius: 20_001)) else { throw TestFailure("radius") }
             guard case .ok(let some) = try await client.getOffers(query: .init(near: "43.7394,7.4278", radius: 300)) else { throw TestFailure("offers") }
-            #expect(try some.body.json.offers.allSatisfy { Geo.distanceMeters(43.7394, 7.4278, $0.latitude, $0.longitude) <= 300 })
+            #expect(try some.body.json.offers.allSatisfy { GeoPosition(latitude: 43.7394, longitude: 7.4278).distance(to: GeoPosition(latitude: $0.latitude, longitude: $0.longitude)) <= 300 })
             // A position and a later one sent first: the newer stays
             _ = try await client.postLocation(body: .json(.init(latitude: 43.74, longitude: 7.42, at: 2_000)))
             _ = try await client.postLocation(body: .json(.init(latitude: 10, longitude: 10, at: 1_000)))

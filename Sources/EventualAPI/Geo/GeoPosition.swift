@@ -1,6 +1,7 @@
 import Foundation
 
-/// A place on Earth in WGS 84 degrees, as GPS and OpenStreetMap give it.
+/// A place on Earth in WGS 84 degrees, as GPS and OpenStreetMap give it: the one position of the
+/// server, the engine, the apps and their commands.
 public struct GeoPosition: Sendable, Hashable, Codable {
     public let latitude: Double
     public let longitude: Double
@@ -8,13 +9,14 @@ public struct GeoPosition: Sendable, Hashable, Codable {
     /// Mean Earth radius in metres (IUGG), the usual radius for great-circle distances.
     static let earthRadius = 6_371_008.8
 
+    /// A position as given; `isValid` says whether it is one on Earth.
     public init(latitude: Double, longitude: Double) {
         self.latitude = latitude
         self.longitude = longitude
     }
 
-    /// Parses "LAT,LON" (decimal degrees, spaces allowed around the comma); nil when it is not a
-    /// position on Earth.
+    /// Parses "LAT,LON" (decimal degrees, spaces allowed around it and its numbers); nil when it
+    /// is not a position on Earth.
     public init?(parsing text: String) {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
         guard parts.count == 2,
@@ -22,6 +24,15 @@ public struct GeoPosition: Sendable, Hashable, Codable {
               let longitude = Double(parts[1].trimmingCharacters(in: .whitespaces)) else { return nil }
         self.init(latitude: latitude, longitude: longitude)
         guard isValid else { return nil }
+    }
+
+    /// Parses "LAT,LON" as `init?(parsing:)` does, throwing the caller's error, made from the
+    /// trimmed text, when it is not a position on Earth.
+    public init<Failure: Error>(parsing text: String, orThrow invalid: (String) -> Failure) throws(Failure) {
+        // NB: a command line hands a negative pair over with a leading space (NegativeCoordinates).
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard let position = GeoPosition(parsing: trimmed) else { throw invalid(trimmed) }
+        self = position
     }
 
     /// Latitude within ±90 and longitude within ±180, both finite.

@@ -1,8 +1,18 @@
 import EventualAPI
 import GRDB
 
-/// The usual way to mirror a synced collection: a table with an `id` primary key and one
-/// column per field, named as the field. A deleted record's row is deleted.
+/// A synced collection mirrored in a table of the app's: a row per record, an `id` primary key and
+/// one column per field, named as the field. Both halves of the mirror go through it, so that they
+/// follow one rule for nulls, counters and statements:
+/// - a person's change (`insert`, `update`, `delete`) is written to the row and queued for the
+///   server in the caller's transaction: both happen or neither does;
+/// - the server's state of a record (`apply`, called by the sync engine) is written to the row,
+///   minding the local changes the server has not acknowledged yet.
+///
+/// Nulls: a null clears a field; a new record's null fields are not sent (they are empty on every
+/// device already). Counters: a change sets a counter or adds to it; what is added is added to the
+/// row too. Statements: every statement is cached per table and set of columns, so a page of
+/// records or an import of many rows with the same fields prepares each statement once.
 public struct TableMirror: SyncedCollectionStore {
     public let collection: SyncCollection
     public let table: String
@@ -12,27 +22,85 @@ public struct TableMirror: SyncedCollectionStore {
         self.table = table
     }
 
+    // MARK: - A person's changes
+
+    /// Adds a record: its row (null fields included) and the change that creates it on the server.
+    @discardableResult
+    public func insert(_ id: String, _ fields: [String: SyncValue], in tx: LocalTransaction) throws -> String {
+        // NB: a new record's empty fields are empty on every device already: sending them as
+        // nulls only makes each change (an imported bank year is 100,000 of them) larger.
+        let entry = try record(id, fields: fields.filter { !$0.value.isNull }, in: tx)
+        try insertRow(id, fields, tx.db)
+        return entry
+    }
+
+    /// Sets `fields` of a record (a null clears one) and adds `deltas` to its counter fields.
+    /// A counter is either set or added to in one change, never both.
+    @discardableResult
+    public func update(_ id: String, setting fields: [String: SyncValue] = [:], adding deltas: [String: Double] = [:],
+                       in tx: LocalTransaction) throws -> String {
+        let entry = try record(id, fields: fields, deltas: deltas, in: tx)
+        let names = fields.keys.sorted(), counters = deltas.keys.sorted()
+        let assignments = names.map { "\($0.quotedDatabaseIdentifier) = ?" }
+            + counters.map { "\($0.quotedDatabaseIdentifier) = \($0.quotedDatabaseIdentifier) + ?" }
+        guard !assignments.isEmpty else { return entry }
+        let sql = "UPDATE \(table.quotedDatabaseIdentifier) SET \(assignments.joined(separator: ", ")) WHERE id = ?"
+        try tx.db.cachedStatement(sql: sql).execute(arguments: StatementArguments(
+            names.map { fields[$0]!.databaseValue } + counters.map { deltas[$0]!.databaseValue } + [id.databaseValue]))
+        return entry
+    }
+
+    /// Deletes a record on every device; false (and nothing queued) when there is no such row.
+    @discardableResult
+    public func delete(_ id: String, in tx: LocalTransaction) throws -> Bool {
+        try deleteRow(id, tx.db)
+        guard tx.db.changesCount > 0 else { return false }
+        try record(id, deleted: true, in: tx)
+        return true
+    }
+
+    /// The one place where a person's change is checked against its collection and queued.
+    @discardableResult
+    private func record(_ id: String, fields: [String: SyncValue] = [:], deltas: [String: Double] = [:], deleted: Bool = false,
+                        in tx: LocalTransaction) throws -> String {
+        try tx.recordChange(collection, id: id, fields: fields, adding: deltas, deleted: deleted)
+    }
+
+    // MARK: - The server's state
+
     public func apply(_ record: RemoteRecord, pending: PendingEdits, in db: Database) throws {
-        let table = self.table.quotedDatabaseIdentifier
         if record.deleted {
-            try db.cachedStatement(sql: "DELETE FROM \(table) WHERE id = ?").execute(arguments: [record.recordID])
+            try deleteRow(record.recordID, db)
             return
         }
         let names = record.fields.keys.filter { collection.fields[$0] != nil && !pending.fields.contains($0) }.sorted()
         guard !names.isEmpty else { return }
-        let values = names.map { name -> DatabaseValue in
+        var fields: [String: SyncValue] = [:]
+        for name in names {
             let value = record.fields[name]!
-            guard let local = pending.deltas[name] else { return value.databaseValue }
-            return SyncValue.number((value.doubleValue ?? 0) + local).databaseValue
+            fields[name] = pending.deltas[name].map { .number((value.doubleValue ?? 0) + $0) } ?? value
         }
-        // NB: cached statements per set of columns: a page of records with the same fields reuses
-        // them. Update first: an upsert would check NOT NULL columns that a pending edit holds back.
+        // NB: update first: an upsert would check NOT NULL columns that a pending edit holds back.
         let columns = names.map(\.quotedDatabaseIdentifier)
-        let update = "UPDATE \(table) SET \(columns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?"
-        try db.cachedStatement(sql: update).execute(arguments: StatementArguments(values + [record.recordID.databaseValue]))
+        let update = "UPDATE \(table.quotedDatabaseIdentifier) SET \(columns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?"
+        try db.cachedStatement(sql: update).execute(arguments: StatementArguments(
+            names.map { fields[$0]!.databaseValue } + [record.recordID.databaseValue]))
         guard db.changesCount == 0 else { return }
-        let insert = "INSERT INTO \(table) (id, \(columns.joined(separator: ", "))) VALUES (?\(String(repeating: ", ?", count: names.count)))"
-        try db.cachedStatement(sql: insert).execute(arguments: StatementArguments([record.recordID.databaseValue] + values))
+        try insertRow(record.recordID, fields, db)
+    }
+
+    // MARK: - Rows
+
+    private func insertRow(_ id: String, _ fields: [String: SyncValue], _ db: Database) throws {
+        let names = fields.keys.sorted()
+        let columns = (["id"] + names).map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+        let marks = Array(repeating: "?", count: names.count + 1).joined(separator: ", ")
+        try db.cachedStatement(sql: "INSERT INTO \(table.quotedDatabaseIdentifier) (\(columns)) VALUES (\(marks))")
+            .execute(arguments: StatementArguments([id.databaseValue] + names.map { fields[$0]!.databaseValue }))
+    }
+
+    private func deleteRow(_ id: String, _ db: Database) throws {
+        try db.cachedStatement(sql: "DELETE FROM \(table.quotedDatabaseIdentifier) WHERE id = ?").execute(arguments: [id.databaseValue])
     }
 }
 

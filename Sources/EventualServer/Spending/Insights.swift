@@ -75,7 +75,7 @@ enum Insights {
             defer { previous = record }
             guard let before = previous, let lat0 = before.latitude, let lon0 = before.longitude,
                   record.occurredAt - before.occurredAt <= locationWindow else { continue }
-            let distance = Geo.distanceMeters(lat0, lon0, lat, lon)
+            let distance = GeoPosition(latitude: lat0, longitude: lon0).distance(to: GeoPosition(latitude: lat, longitude: lon))
             guard distance > locationDistance else { continue }
             let hours = Double(record.occurredAt - before.occurredAt) / 3_600_000
             findings.append(Finding(

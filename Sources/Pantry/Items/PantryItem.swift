@@ -80,30 +80,6 @@ public struct PantryItem: Sendable, Equatable, Codable, FetchableRecord, Identif
     }
 }
 
-/// A latitude and longitude in degrees (WGS 84).
-public struct Coordinates: Sendable, Equatable, Codable {
-    public let latitude: Double
-    public let longitude: Double
-
-    public init(latitude: Double, longitude: Double) throws(PantryError) {
-        guard (-90...90).contains(latitude), (-180...180).contains(longitude) else {
-            throw .invalidCoordinates("\(latitude),\(longitude)")
-        }
-        self.latitude = latitude
-        self.longitude = longitude
-    }
-
-    /// Parses `44.4949,11.3426` (spaces around it or its numbers do not matter).
-    public init(parsing text: String) throws(PantryError) {
-        let text = text.trimmingCharacters(in: .whitespaces)
-        let parts = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        guard parts.count == 2, let latitude = Double(parts[0]), let longitude = Double(parts[1]) else {
-            throw .invalidCoordinates(text)
-        }
-        do { try self.init(latitude: latitude, longitude: longitude) } catch { throw .invalidCoordinates(text) }
-    }
-}
-
 /// What a person can say about an item when adding or editing it. Nil means "not given".
 public struct ItemDetails: Sendable, Equatable {
     public var name: String?
@@ -113,10 +89,10 @@ public struct ItemDetails: Sendable, Equatable {
     public var category: String?
     public var expiresOn: Day?
     public var place: String?
-    public var position: Coordinates?
+    public var position: GeoPosition?
 
     public init(name: String? = nil, description: String? = nil, quantity: Double? = nil, unit: String? = nil,
-                category: String? = nil, expiresOn: Day? = nil, place: String? = nil, position: Coordinates? = nil) {
+                category: String? = nil, expiresOn: Day? = nil, place: String? = nil, position: GeoPosition? = nil) {
         self.name = name
         self.description = description
         self.quantity = quantity
@@ -143,6 +119,7 @@ public struct ItemDetails: Sendable, Equatable {
             }
         }
         if let quantity { try Self.checkQuantity(quantity) }
+        if let position, !position.isValid { throw .invalidCoordinates(position.description) }
     }
 
     /// A quantity a person can mean: above zero, at most `maxQuantity`.

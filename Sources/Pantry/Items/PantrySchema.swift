@@ -1,3 +1,4 @@
+import EventualAPI
 import EventualKit
 import GRDB
 
@@ -5,6 +6,8 @@ import GRDB
 enum PantrySchema {
     /// The table that mirrors the synced `pantry_items` collection.
     static let itemsTable = "pantry_items"
+    /// Writes a person's changes to `pantry_items` and the server's.
+    static let items = TableMirror(SyncCollections.pantryItems, table: itemsTable)
 
     static let migrations: [LocalMigration] = [
         LocalMigration("pantry-1-items") { db in

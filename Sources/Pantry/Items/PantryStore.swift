@@ -28,13 +28,7 @@ public struct PantryStore: Sendable {
 
     /// Inserts `item` and queues it, inside a caller's transaction.
     static func insert(_ item: PantryItem, _ tx: LocalTransaction) throws {
-        let fields = item.syncFields
-        let names = fields.keys.sorted()
-        let columns = (["id"] + names).map(\.quotedDatabaseIdentifier).joined(separator: ", ")
-        let marks = Array(repeating: "?", count: names.count + 1).joined(separator: ", ")
-        try tx.db.execute(sql: "INSERT INTO pantry_items (\(columns)) VALUES (\(marks))",
-                          arguments: StatementArguments([item.id.databaseValue] + names.map { fields[$0]!.databaseValue }))
-        try tx.recordChange(SyncCollections.pantryItems, id: item.id, fields: fields)
+        try PantrySchema.items.insert(item.id, item.syncFields, in: tx)
     }
 
     /// Uses up `quantity` of an item (all of it when nil); at zero it leaves the pantry.
@@ -101,15 +95,7 @@ public struct PantryStore: Sendable {
     }
 
     private func update(_ id: String, _ fields: [String: SyncValue], adding deltas: [String: Double] = [:]) async throws {
-        let names = fields.keys.sorted()
-        let counters = deltas.keys.sorted()
-        let assignments = names.map { "\($0.quotedDatabaseIdentifier) = ?" } + counters.map { "\($0.quotedDatabaseIdentifier) = \($0.quotedDatabaseIdentifier) + ?" }
-        try await store.write { tx in
-            try tx.db.execute(sql: "UPDATE pantry_items SET \(assignments.joined(separator: ", ")) WHERE id = ?",
-                              arguments: StatementArguments(names.map { fields[$0]!.databaseValue } + counters.map { deltas[$0]!.databaseValue }
-                                                            + [id.databaseValue]))
-            try tx.recordChange(SyncCollections.pantryItems, id: id, fields: fields, adding: deltas)
-        }
+        try await store.write { tx in try PantrySchema.items.update(id, setting: fields, adding: deltas, in: tx) }
     }
 
     // MARK: - Reads

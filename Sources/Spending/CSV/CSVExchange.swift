@@ -264,7 +264,7 @@ public struct CSVExchange: Sendable {
                     existing += 1
                     continue
                 }
-                try Ledger.insert(SpendingSchema.transactionsTable, transaction.id, transaction.syncFields, SyncCollections.spendingTransactions, tx)
+                try SpendingSchema.transactions.insert(transaction.id, transaction.syncFields, in: tx)
                 imported += 1
             }
             return (imported, existing)
@@ -332,8 +332,10 @@ struct SpendiqExport {
         }
         let amount = try AmountText.parse(text(self.amount) ?? "", currency: currency, decimal: decimal)
         let occurredAt = try Self.date(text(date) ?? "", ledger: ledger)
-        var position: Coordinates?
-        if let latitude = text(latitude), let longitude = text(longitude) { position = try Coordinates(parsing: "\(latitude),\(longitude)") }
+        var position: GeoPosition?
+        if let latitude = text(latitude), let longitude = text(longitude) {
+            position = try GeoPosition(parsing: "\(latitude),\(longitude)", orThrow: SpendingError.invalidCoordinates)
+        }
         let transactions = SyncCollections.spendingTransactions
         return SpendingTransaction(
             id: id, accountId: owner.id, kind: kind, amountMinor: amount, currency: currency,

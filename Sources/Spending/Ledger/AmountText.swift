@@ -41,7 +41,7 @@ public enum AmountText {
             throw .currencyMismatch(trimmed, currency: currency)
         }
         let letters = String(String.UnicodeScalarView(trimmed.unicodeScalars.filter { $0.properties.isAlphabetic })).uppercased()
-        if letters != currency, CurrencyCodes.isKnown(letters) { throw .currencyMismatch(trimmed, currency: currency) }
+        if letters != currency, Currency.isKnown(letters) { throw .currencyMismatch(trimmed, currency: currency) }
     }
 
     /// A signed amount (a bank's export: negative is money out). `decimal`, when known (a file's

@@ -12,10 +12,10 @@ public struct TransactionDetails: Sendable, Equatable {
     /// As typed (`2026-11-20`, `yesterday`); parsed in the person's time zone.
     public var date: String?
     public var place: String?
-    public var position: Coordinates?
+    public var position: GeoPosition?
 
     public init(amount: String? = nil, account: String? = nil, category: String? = nil, note: String? = nil,
-                date: String? = nil, place: String? = nil, position: Coordinates? = nil) {
+                date: String? = nil, place: String? = nil, position: GeoPosition? = nil) {
         self.amount = amount
         self.account = account
         self.category = category
@@ -63,7 +63,7 @@ public struct Ledger: Sendable {
     public func addAccount(name: String, kind: AccountKind = .cash, currency: String, colour: String? = nil,
                            openingBalance: String? = nil) async throws -> SpendingAccount {
         let code = currency.uppercased()
-        guard CurrencyCodes.isKnown(code) else { throw SpendingError.invalidCurrency(currency) }
+        guard Currency.isKnown(code) else { throw SpendingError.invalidCurrency(currency) }
         let name = try Self.text(name, field: "name", collection: SyncCollections.spendingAccounts, required: true)!
         let colour = try Self.colour(colour)
         let opening = try openingBalance.map { text throws(SpendingError) in try AmountText.parseSigned(text, currency: code) } ?? 0
@@ -72,7 +72,7 @@ public struct Ledger: Sendable {
         }
         let account = SpendingAccount(id: UUIDv7.make(), name: name, kind: kind, currency: code, colour: colour,
                                       openingBalanceMinor: opening, createdAt: now)
-        try await store.write { tx in try Self.insert(SpendingSchema.accountsTable, account.id, account.syncFields, SyncCollections.spendingAccounts, tx) }
+        try await store.write { tx in try SpendingSchema.accounts.insert(account.id, account.syncFields, in: tx) }
         return account
     }
 
@@ -93,7 +93,7 @@ public struct Ledger: Sendable {
             fields["colour"] = .string(colour.isEmpty ? nil : try Self.colour(colour))
         }
         guard !fields.isEmpty else { throw SpendingError.invalidField("Nothing to change: give --name, --kind or --colour") }
-        try await update(SpendingSchema.accountsTable, account.id, fields, SyncCollections.spendingAccounts)
+        try await store.write { [fields] tx in try SpendingSchema.accounts.update(account.id, setting: fields, in: tx) }
         return try self.account(account.id, allowArchived: true)
     }
 
@@ -101,7 +101,7 @@ public struct Ledger: Sendable {
     @discardableResult
     public func archiveAccount(_ reference: String) async throws -> SpendingAccount {
         var account = try self.account(reference, allowArchived: true)
-        try await update(SpendingSchema.accountsTable, account.id, ["archived": .boolean(true)], SyncCollections.spendingAccounts)
+        try await store.write { [id = account.id] tx in try SpendingSchema.accounts.update(id, setting: ["archived": .boolean(true)], in: tx) }
         account.archived = true
         return account
     }
@@ -156,10 +156,8 @@ public struct Ledger: Sendable {
             note: try Self.text(details.note, field: "note", collection: SyncCollections.spendingTransactions),
             occurredAt: try details.date.map { text throws(SpendingError) in try DateText.parse(text, now: now, calendar: configuration.calendar) } ?? now,
             place: try Self.text(details.place, field: "place", collection: SyncCollections.spendingTransactions),
-            position: details.position, automatic: automatic, toAccountId: nil)
-        try await store.write { tx in
-            try Self.insert(SpendingSchema.transactionsTable, transaction.id, transaction.syncFields, SyncCollections.spendingTransactions, tx)
-        }
+            position: try Self.position(details.position), automatic: automatic, toAccountId: nil)
+        try await store.write { tx in try SpendingSchema.transactions.insert(transaction.id, transaction.syncFields, in: tx) }
         return Recorded(transaction: transaction, warnings: try limits.check(after: transaction))
     }
 
@@ -175,9 +173,7 @@ public struct Ledger: Sendable {
             note: try Self.text(note, field: "note", collection: SyncCollections.spendingTransactions),
             occurredAt: try date.map { text throws(SpendingError) in try DateText.parse(text, now: now, calendar: configuration.calendar) } ?? now,
             place: nil, position: nil, automatic: false, toAccountId: target.id)
-        try await store.write { tx in
-            try Self.insert(SpendingSchema.transactionsTable, transaction.id, transaction.syncFields, SyncCollections.spendingTransactions, tx)
-        }
+        try await store.write { tx in try SpendingSchema.transactions.insert(transaction.id, transaction.syncFields, in: tx) }
         return transaction
     }
 
@@ -204,12 +200,12 @@ public struct Ledger: Sendable {
         if let note = try Self.text(details.note, field: "note", collection: SyncCollections.spendingTransactions) { fields["note"] = .string(note) }
         if let date = details.date { fields["occurredAt"] = .integer(try DateText.parse(date, now: now, calendar: configuration.calendar)) }
         if let place = try Self.text(details.place, field: "place", collection: SyncCollections.spendingTransactions) { fields["place"] = .string(place) }
-        if let position = details.position {
+        if let position = try Self.position(details.position) {
             fields["latitude"] = .number(position.latitude)
             fields["longitude"] = .number(position.longitude)
         }
         guard !fields.isEmpty else { throw SpendingError.invalidField("Nothing to change: give --amount, --category, --note, --date, --account, --place or --at") }
-        try await update(SpendingSchema.transactionsTable, current.id, fields, SyncCollections.spendingTransactions)
+        try await store.write { [fields] tx in try SpendingSchema.transactions.update(current.id, setting: fields, in: tx) }
         let edited = try transaction(current.id)
         return Recorded(transaction: edited, warnings: try limits.check(after: edited))
     }
@@ -218,10 +214,7 @@ public struct Ledger: Sendable {
     @discardableResult
     public func delete(_ reference: String) async throws -> SpendingTransaction {
         let current = try transaction(reference)
-        try await store.write { tx in
-            try tx.db.execute(sql: "DELETE FROM spending_transactions WHERE id = ?", arguments: [current.id])
-            try tx.recordChange(SyncCollections.spendingTransactions, id: current.id, deleted: true)
-        }
+        try await store.write { tx in try SpendingSchema.transactions.delete(current.id, in: tx) }
         return current
     }
 
@@ -325,24 +318,10 @@ public struct Ledger: Sendable {
         return trimmed
     }
 
-    static func insert(_ table: String, _ id: String, _ fields: [String: SyncValue], _ collection: SyncCollection, _ tx: LocalTransaction) throws {
-        let names = fields.keys.sorted()
-        let columns = (["id"] + names).map(\.quotedDatabaseIdentifier).joined(separator: ", ")
-        let marks = Array(repeating: "?", count: names.count + 1).joined(separator: ", ")
-        try tx.db.cachedStatement(sql: "INSERT INTO \(table) (\(columns)) VALUES (\(marks))")
-            .execute(arguments: StatementArguments([id.databaseValue] + names.map { fields[$0]!.databaseValue }))
-        // NB: a new record's empty fields are empty on every device already: sending them as
-        // nulls only makes each change (an imported bank year is 100,000 of them) larger.
-        try tx.recordChange(collection, id: id, fields: fields.filter { !$0.value.isNull })
-    }
-
-    private func update(_ table: String, _ id: String, _ fields: [String: SyncValue], _ collection: SyncCollection) async throws {
-        let names = fields.keys.sorted()
-        try await store.write { tx in
-            try tx.db.execute(sql: "UPDATE \(table) SET \(names.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")) WHERE id = ?",
-                              arguments: StatementArguments(names.map { fields[$0]!.databaseValue } + [id.databaseValue]))
-            try tx.recordChange(collection, id: id, fields: fields)
-        }
+    /// A position on Earth, refused when it is not one.
+    static func position(_ position: GeoPosition?) throws(SpendingError) -> GeoPosition? {
+        if let position, !position.isValid { throw .invalidCoordinates(position.description) }
+        return position
     }
 }
 

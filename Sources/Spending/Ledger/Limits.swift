@@ -63,7 +63,7 @@ public struct Limits: Sendable {
     @discardableResult
     public func set(_ period: LimitPeriod, amount: String, currency: String, category: String? = nil) async throws -> SpendingLimit {
         let code = currency.uppercased()
-        guard CurrencyCodes.isKnown(code) else { throw SpendingError.invalidCurrency(currency) }
+        guard Currency.isKnown(code) else { throw SpendingError.invalidCurrency(currency) }
         let limit = SpendingLimit(period: period, category: Categories.normalized(category) ?? "", currency: code,
                                   amountMinor: try AmountText.parse(amount, currency: code))
         if let category = Categories.normalized(category) {
@@ -77,12 +77,7 @@ public struct Limits: Sendable {
     @discardableResult
     public func remove(_ period: LimitPeriod, currency: String, category: String? = nil) async throws -> Bool {
         let id = Self.recordID(period, category: Categories.normalized(category) ?? "", currency: currency.uppercased())
-        return try await store.write { tx in
-            try tx.db.execute(sql: "DELETE FROM spending_limits WHERE id = ?", arguments: [id])
-            guard tx.db.changesCount > 0 else { return false }
-            try tx.recordChange(SyncCollections.spendingLimits, id: id, deleted: true)
-            return true
-        }
+        return try await store.write { tx in try SpendingSchema.limits.delete(id, in: tx) }
     }
 
     public func all() throws -> [SpendingLimit] {
@@ -111,13 +106,12 @@ public struct Limits: Sendable {
         let exists = try Bool.fetchOne(tx.db, sql: "SELECT EXISTS (SELECT 1 FROM spending_limits WHERE id = ?)", arguments: [id]) ?? false
         if exists {
             guard !keepingExisting else { return }
-            try tx.db.execute(sql: "UPDATE spending_limits SET amountMinor = ? WHERE id = ?", arguments: [limit.amountMinor, id])
-            try tx.recordChange(SyncCollections.spendingLimits, id: id, fields: ["amountMinor": .integer(limit.amountMinor)])
+            try SpendingSchema.limits.update(id, setting: ["amountMinor": .integer(limit.amountMinor)], in: tx)
         } else {
-            try Ledger.insert(SpendingSchema.limitsTable, id, [
+            try SpendingSchema.limits.insert(id, [
                 "period": .string(limit.period.rawValue), "category": .string(limit.category), "currency": .string(limit.currency),
                 "amountMinor": .integer(limit.amountMinor),
-            ], SyncCollections.spendingLimits, tx)
+            ], in: tx)
         }
     }
 

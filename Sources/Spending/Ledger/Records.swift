@@ -90,7 +90,7 @@ public struct SpendingTransaction: Sendable, Equatable, Codable, FetchableRecord
     }
 
     init(id: String, accountId: String, kind: TransactionKind, amountMinor: Int64, currency: String, category: String?, note: String?,
-         occurredAt: Int64, place: String?, position: Coordinates?, automatic: Bool, toAccountId: String?) {
+         occurredAt: Int64, place: String?, position: GeoPosition?, automatic: Bool, toAccountId: String?) {
         self.id = id
         self.accountId = accountId
         self.kind = kind
@@ -114,34 +114,6 @@ public struct SpendingTransaction: Sendable, Equatable, Codable, FetchableRecord
          "currency": .string(currency), "category": .string(category), "note": .string(note), "occurredAt": .integer(occurredAt),
          "place": .string(place), "latitude": .number(latitude), "longitude": .number(longitude),
          "automatic": .boolean(automatic), "toAccountId": .string(toAccountId)]
-    }
-}
-
-/// A latitude and longitude in degrees (WGS 84).
-public struct Coordinates: Sendable, Equatable, Codable {
-    public let latitude: Double
-    public let longitude: Double
-
-    public init(latitude: Double, longitude: Double) throws(SpendingError) {
-        guard latitude.isFinite, longitude.isFinite, (-90...90).contains(latitude), (-180...180).contains(longitude) else {
-            throw .invalidCoordinates("\(latitude),\(longitude)")
-        }
-        self.latitude = latitude
-        self.longitude = longitude
-    }
-
-    /// Parses `43.7384,7.4246`.
-    public init(parsing typed: String) throws(SpendingError) {
-        // NB: the command line hands a negative pair over with a leading space (see NegativeCoordinates).
-        let text = typed.trimmingCharacters(in: .whitespaces)
-        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-        guard parts.count == 2, let latitude = Double(parts[0]), let longitude = Double(parts[1]) else { throw .invalidCoordinates(text) }
-        do { try self.init(latitude: latitude, longitude: longitude) } catch { throw .invalidCoordinates(text) }
-    }
-
-    /// Metres to another point.
-    public func distance(to other: Coordinates) -> Double {
-        Geo.distanceMeters(latitude, longitude, other.latitude, other.longitude)
     }
 }
 

@@ -1,3 +1,4 @@
+import EventualAPI
 import EventualKit
 import GRDB
 
@@ -6,6 +7,11 @@ enum SpendingSchema {
     static let accountsTable = "spending_accounts"
     static let transactionsTable = "spending_transactions"
     static let limitsTable = "spending_limits"
+
+    /// Write a person's changes to the synced tables, and the server's.
+    static let accounts = TableMirror(SyncCollections.spendingAccounts, table: accountsTable)
+    static let transactions = TableMirror(SyncCollections.spendingTransactions, table: transactionsTable)
+    static let limits = TableMirror(SyncCollections.spendingLimits, table: limitsTable)
 
     static let migrations: [LocalMigration] = [
         LocalMigration("spending-1-ledger") { db in

@@ -32,7 +32,8 @@ public struct LocationTracker: Sendable {
 
     /// A position from the sensor. `force` (a person typed it) keeps it even within the minute.
     @discardableResult
-    public func observe(_ position: Coordinates, force: Bool = false) async throws -> LocationUpdate {
+    public func observe(_ position: GeoPosition, force: Bool = false) async throws -> LocationUpdate {
+        guard position.isValid else { throw SpendingError.invalidCoordinates(position.description) }
         let now = clock()
         return try await store.write { tx in
             let row = try Row.fetchOne(tx.db, sql: "SELECT savedAt, queuedAt FROM spending_position WHERE id = 1")
@@ -58,20 +59,20 @@ public struct LocationTracker: Sendable {
             }
             let queuedAt: Int64? = row["queuedAt"], savedAt: Int64 = row["savedAt"]
             guard queuedAt.map({ savedAt > $0 }) ?? true else { return LocationUpdate(saved: false, queued: false, coalesced: false) }
-            let position = try Coordinates(latitude: row["latitude"], longitude: row["longitude"])
+            let position = GeoPosition(latitude: row["latitude"], longitude: row["longitude"])
             return try Self.push(position, at: savedAt, queuedAt: queuedAt, now: now, tx)
         }
     }
 
     /// The last position kept, and when (Unix ms).
-    public func last() throws -> (position: Coordinates, at: Int64)? {
+    public func last() throws -> (position: GeoPosition, at: Int64)? {
         try store.reader.read { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT latitude, longitude, savedAt FROM spending_position WHERE id = 1") else { return nil }
-            return (try Coordinates(latitude: row["latitude"], longitude: row["longitude"]), row["savedAt"])
+            return (GeoPosition(latitude: row["latitude"], longitude: row["longitude"]), row["savedAt"])
         }
     }
 
-    private static func push(_ position: Coordinates, at: Int64, queuedAt: Int64?, now: Int64? = nil, _ tx: LocalTransaction) throws -> LocationUpdate {
+    private static func push(_ position: GeoPosition, at: Int64, queuedAt: Int64?, now: Int64? = nil, _ tx: LocalTransaction) throws -> LocationUpdate {
         let now = now ?? at
         let call = LocationCall(latitude: position.latitude, longitude: position.longitude, at: at)
         if queuedAt.map({ now - $0 >= pushSpacing || now < $0 }) ?? true {

@@ -69,14 +69,14 @@ public struct OffersFeed: Sendable {
     let engine: SyncEngine
 
     /// Offers within `radius` metres of `position`, featured first, then nearest.
-    public func offers(near position: Coordinates, radius: Int = 1000, limit: Int = defaultLimit) async throws -> OffersResult {
+    public func offers(near position: GeoPosition, radius: Int = 1000, limit: Int = defaultLimit) async throws -> OffersResult {
         guard (1...20_000).contains(radius) else { throw SpendingError.invalidField("--radius must be from 1 to 20000 metres, not \(radius)") }
         guard (1...1000).contains(limit) else { throw SpendingError.invalidField("--limit must be from 1 to 1000 offers, not \(limit)") }
         let now = configuration.clock()
         let saved = try cache.peek(Self.cacheKey, as: OfferPage.self)
         let connectivity = await engine.connectivity
         if let saved, now - saved.fetchedAt < configuration.offersMaxAge.milliseconds, now >= saved.fetchedAt, saved.value.answers(radius: radius, limit: limit),
-           Geo.distanceMeters(saved.value.latitude, saved.value.longitude, position.latitude, position.longitude) <= Self.samePlace {
+           GeoPosition(latitude: saved.value.latitude, longitude: saved.value.longitude).distance(to: position) <= Self.samePlace {
             // NB: a young list needs no request, but the person must still learn they are offline.
             let online = connectivity.current == .online
                 ? true : await connectivity.check(within: configuration.localCommandSyncBudget) == .online
@@ -100,13 +100,13 @@ public struct OffersFeed: Sendable {
     public func lastList() throws -> OffersResult? {
         guard let saved = try cache.peek(Self.cacheKey, as: OfferPage.self) else { return nil }
         let page = saved.value
-        return try present(page, fetchedAt: saved.fetchedAt, from: Coordinates(latitude: page.latitude, longitude: page.longitude),
+        return try present(page, fetchedAt: saved.fetchedAt, from: GeoPosition(latitude: page.latitude, longitude: page.longitude),
                            radius: page.radius, limit: max(page.offers.count, 1), offline: false)
     }
 
     /// Refreshes the saved list every 10 minutes while the app shows offers (seed 003), for as
     /// long as the calling task runs; `position` is asked each time (nil: skip this round).
-    public func keepFresh(radius: Int = 1000, position: @Sendable () async -> Coordinates?,
+    public func keepFresh(radius: Int = 1000, position: @Sendable () async -> GeoPosition?,
                           shown: @Sendable (OffersResult) async -> Void) async {
         while !Task.isCancelled {
             if let position = await position(), let result = try? await offers(near: position, radius: radius) { await shown(result) }
@@ -114,7 +114,7 @@ public struct OffersFeed: Sendable {
         }
     }
 
-    private func fetch(_ position: Coordinates, radius: Int, limit: Int) async throws -> OfferPage {
+    private func fetch(_ position: GeoPosition, radius: Int, limit: Int) async throws -> OfferPage {
         let client = link.client
         let near = "\(position.latitude),\(position.longitude)"
         let answer: Operations.GetOffers.Output
@@ -136,7 +136,7 @@ public struct OffersFeed: Sendable {
         }
     }
 
-    private func present(_ page: OfferPage, fetchedAt: Int64, from position: Coordinates, radius: Int, limit: Int, offline: Bool) throws -> OffersResult {
+    private func present(_ page: OfferPage, fetchedAt: Int64, from position: GeoPosition, radius: Int, limit: Int, offline: Bool) throws -> OffersResult {
         let full = DateText.format(fetchedAt, calendar: configuration.calendar)
         // NB: "from 14:02" alone would pass a list of last week for today's.
         let sameDay = full.prefix(10) == DateText.format(configuration.clock(), calendar: configuration.calendar).prefix(10)
@@ -144,7 +144,7 @@ public struct OffersFeed: Sendable {
         let note = offline ? "Offline: offers from \(time) cannot be updated" : nil
         let spent = try spentPerCategory()
         let views = page.offers.compactMap { offer -> OfferView? in
-            let distance = Geo.distanceMeters(position.latitude, position.longitude, offer.latitude, offer.longitude)
+            let distance = position.distance(to: GeoPosition(latitude: offer.latitude, longitude: offer.longitude))
             guard distance <= Double(radius) else { return nil }
             return OfferView(id: offer.id, name: offer.shopName, title: offer.title, shopType: offer.shopType, category: offer.category,
                              discountPercent: offer.discountPercent, distanceMeters: Int(distance.rounded()), featured: offer.featured,
