@@ -50,7 +50,9 @@ public enum Terminal {
     /// An error in one short line for people. Only this project's own errors (and the system's
     /// file errors) are said in their own words: any other error's description may hold a request,
     /// its body, a password, a token or a build path, so it is never printed.
+    /// The running command's words for an app's error (its `CommandHints`) come first.
     public static func message(_ error: any Error) -> String {
+        if let hinted = RunningCommand.hints?.message(for: error) { return oneLine(hinted) }
         let text: String
         switch error {
         case let error as DatabaseError: text = "The local database failed: \(error.message ?? "\(error.resultCode)")"
@@ -175,12 +177,21 @@ public struct CLIError: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// Runs a parsed command's `async` body (on an existential, `run()` would pick the synchronous
-/// requirement). A thrown error that `isUsageMistake` recognises (a malformed date, amount or
-/// position found by the app's model) ends with status 64, as ArgumentParser's own do.
-public func runParsed<Root: ParsableCommand>(
-    _ root: Root.Type, arguments: [String], isUsageMistake: @escaping (any Error) -> Bool = { _ in false }
-) async -> Never {
+/// Parses `arguments` for `Root` and runs the command, with `hints`' words for the app's errors:
+/// an option may come before or after its subcommand's name. A thrown error that `hints` calls a
+/// malformed argument (a date, amount or position the app's model refused) ends with status 64,
+/// as ArgumentParser's own do.
+public func runParsed<Root: ParsableCommand>(_ root: Root.Type, arguments: [String], hints: some CommandHints) async -> Never {
+    await RunningCommand.$hints.withValue(hints) {
+        await run(root, arguments: arguments, isUsageMistake: hints.isUsageMistake)
+    }
+    exit(0)
+}
+
+/// Parses and runs the command; any end but success exits here.
+// NB: on an existential, `run()` would pick the synchronous requirement: the async body is called here.
+private func run<Root: ParsableCommand>(_ root: Root.Type, arguments: [String], isUsageMistake: (any Error) -> Bool) async {
+    let name = Root.configuration.commandName ?? "command"
     do {
         let checked: [String]
         do {
@@ -189,7 +200,13 @@ public func runParsed<Root: ParsableCommand>(
             // NB: a control character in an argument is a usage mistake (status 64), like an unknown option.
             throw ValidationError(error.description)
         }
-        let command = try Root.parseAsRoot(checked)
+        // NB: `help bogus` would print the main help with status 0, as if the subcommand existed.
+        if checked.first == "help", checked.count > 1, !checked[1].hasPrefix("-"),
+           !Root.configuration.subcommands.contains(where: { $0._commandName == checked[1] }) {
+            Terminal.error("\(name): No command '\(checked[1].prefix(40))': \(name) --help lists them")
+            exit(ExitCode.validationFailure.rawValue)
+        }
+        let command = try OptionOrder.parse(checked, as: Root.self)
         do {
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
@@ -198,7 +215,7 @@ public func runParsed<Root: ParsableCommand>(
                 try syncCommand.run()
             }
         } catch let error where isUsageMistake(error) {
-            Terminal.error("\(Root.configuration.commandName ?? "command"): " + Terminal.message(error))
+            Terminal.error("\(name): " + Terminal.message(error))
             exit(ExitCode.validationFailure.rawValue)
         }
         // NB: print() drops a failed write (a full disk) without a word: said once here, status 1.
@@ -207,10 +224,9 @@ public func runParsed<Root: ParsableCommand>(
             // NB: a reader that stopped reading (`| head`) took what it wanted: not a failure.
             if errno == EPIPE { exit(0) }
             let reason = errno == ENOSPC ? "the disk is full" : String(cString: strerror(errno))
-            Terminal.error("\(Root.configuration.commandName ?? "command"): Cannot write to standard output: \(reason)")
+            Terminal.error("\(name): Cannot write to standard output: \(reason)")
             exit(ExitCode.failure.rawValue)
         }
-        exit(0)
     } catch {
         Terminal.fail(error, root: root)
     }

@@ -1,10 +1,6 @@
 import CommandLineSupport
-import EventualKit
-import Pantry
-import Foundation
 
 // NB: help (`pantry help scan`, `pantry scan --help`) is ArgumentParser's to print, with exit
 // status 0; every error, a usage mistake or a failed command, is one line on stderr and a non-zero
 // exit status, never a stack trace.
-await runParsed(PantryCommand.self, arguments: Array(CommandLine.arguments.dropFirst()),
-                isUsageMistake: { ($0 as? PantryError)?.isMalformedArgument ?? ($0 as? OutboxError)?.isMalformedArgument ?? false })
+await runParsed(PantryCommand.self, arguments: Array(CommandLine.arguments.dropFirst()), hints: ErrorHints())

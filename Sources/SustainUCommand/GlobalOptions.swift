@@ -5,58 +5,21 @@ import EventualKit
 import Foundation
 import Recycling
 
-/// `--server` and `--data-dir`, taken by every command, before or after its name.
-struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: "The server's URL (env SUSTAINU_SERVER; default http://127.0.0.1:8080).")
-    var server: String?
+/// `--server`, `--data-dir` and `--no-analytics`, taken by every command the way every app's
+/// command takes them.
+typealias GlobalOptions = SharedOptions<SustainUCommand>
 
-    @Option(name: .customLong("data-dir"), help: "Where this device keeps its data (env SUSTAINU_DATA_DIR; default ~/.local/share/sustainu).")
-    var dataDir: String?
-
-    @Flag(name: .customLong("no-analytics"), help: "Record no usage events (env SUSTAINU_NO_ANALYTICS=1).")
-    var noAnalytics = false
-
-    func validate() throws {
-        try usageCheck {
-            _ = try serverURL()
-            if let dataDir, dataDir.trimmingCharacters(in: .whitespaces).isEmpty {
-                throw CLIError("--data-dir needs a folder's path (leave it out for ~/.local/share/sustainu)")
-            }
-        }
-    }
-
-    /// The server's URL; a malformed one is said with a capital and what to type.
-    func serverURL() throws -> URL {
-        do {
-            return try CommandSettings.serverURL(server, environment: "SUSTAINU_SERVER")
-        } catch {
-            let typed = server ?? ProcessInfo.processInfo.environment["SUSTAINU_SERVER"] ?? ""
-            throw CLIError("Not a server URL: '\(Terminal.oneLine(String(typed.prefix(80))))'; use http://HOST:PORT with a port from 1 to 65535")
-        }
-    }
-
+extension GlobalOptions {
     func app() throws -> RecyclingApp {
-        let serverURL = try serverURL()
-        let directory = try CommandSettings.dataDirectory(dataDir, environment: "SUSTAINU_DATA_DIR", app: "sustainu")
-        var configuration = RecyclingConfiguration(dataDirectory: directory, serverURL: serverURL)
-        let optOut = ProcessInfo.processInfo.environment["SUSTAINU_NO_ANALYTICS"]?.lowercased() ?? ""
-        configuration.analyticsEnabled = !(noAnalytics || ["1", "true", "yes"].contains(optOut))
-        if let text = ProcessInfo.processInfo.environment["SUSTAINU_ANSWER_TIMEOUT"] {
-            // NB: for slow links (and busy test machines): how long the server may take to start
-            // answering, and so how long any wait on it may be, a local command's too.
-            guard let seconds = Int(text), (1...300).contains(seconds) else {
-                throw CLIError("SUSTAINU_ANSWER_TIMEOUT must be a number of seconds from 1 to 300, not '\(text.prefix(40))'")
-            }
-            configuration.timeouts.firstByte = .seconds(seconds)
+        var configuration = try configuration(RecyclingConfiguration.init)
+        if let seconds = try answerTimeout() {
+            // NB: how long the server may take to start answering is how long any wait on it may
+            // be, a local command's too.
             configuration.refreshBudget = .seconds(seconds)
             configuration.localCommandSyncBudget = .seconds(seconds)
             configuration.catchUpCheck = .seconds(seconds)
             configuration.catchUpBudget = .seconds(max(3, seconds))
             configuration.scanBudget = .seconds(max(10, seconds))
-        }
-        if let zone = ProcessInfo.processInfo.environment["TZ"], !zone.isEmpty {
-            guard let timeZone = TimeZone(identifier: zone) else { throw CLIError("TZ='\(zone.prefix(64))' is not a time zone such as Europe/Vienna") }
-            configuration.timeZone = timeZone
         }
         return RecyclingApp(configuration: configuration)
     }
@@ -70,12 +33,6 @@ struct GlobalOptions: ParsableArguments {
         if network { await recycling.catchUp() }
         return recycling
     }
-}
-
-/// `--json`, taken by every listing.
-struct OutputOptions: ParsableArguments {
-    @Flag(name: .long, help: "Print JSON instead of a table.")
-    var json = false
 }
 
 /// Tells the person once of scans the server classified since they last looked.
@@ -111,16 +68,6 @@ enum Position {
         let typed = text.trimmingCharacters(in: .whitespaces)
         guard let position = GeoPosition(parsing: typed) else { throw RecyclingError.invalidPosition(typed) }
         return position
-    }
-}
-
-extension RecyclingError {
-    /// A value typed on the command line that cannot be one (status 64, like any usage mistake).
-    var isMalformedArgument: Bool {
-        switch self {
-        case .invalidPosition, .invalidBarcode, .nothingToScan, .unknownTrashType, .invalidTime, .invalidLimit, .invalidAccountDetail, .idTooShort: return true
-        default: return false
-        }
     }
 }
 

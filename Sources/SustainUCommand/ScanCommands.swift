@@ -62,7 +62,7 @@ struct ScanItem: AsyncParsableCommand {
                                                at: try at.map(Position.parse), pointID: point)
         } catch let error as RecyclingError where piped != nil {
             // NB: the person gave no file: name what they gave.
-            let text = error.description.replacingOccurrences(of: piped!.path, with: "the photo on standard input")
+            let text = Terminal.message(error).replacingOccurrences(of: piped!.path, with: "the photo on standard input")
             throw CLIError(text.prefix(1).uppercased() + text.dropFirst())
         }
         let scan = outcome.scan

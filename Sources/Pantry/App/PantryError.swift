@@ -1,6 +1,7 @@
 import Foundation
 
-/// Why a pantry action did not happen, in words for the person who asked.
+/// Why a pantry action did not happen, in words for the person who asked; how to act on it is
+/// the app's to add (a command's options, a screen's buttons).
 public enum PantryError: Error, Equatable, CustomStringConvertible {
     case notSignedIn
     case invalidBarcode(String)
@@ -22,14 +23,14 @@ public enum PantryError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .notSignedIn: return "Not signed in: run `pantry login --email EMAIL` first"
+        case .notSignedIn: return "Not signed in"
         case .invalidBarcode(let code):
             return "\(code) is not a barcode: expected 8, 12, 13 or 14 digits with a valid check digit"
         case .noSavedCopy(let barcode):
-            return "No connection and no saved copy of \(barcode): connect once to look it up, or add it with --new"
+            return "No connection and no saved copy of \(barcode): connect once to look it up"
         case .noSuchItem(let id): return "No item \(id) in this pantry"
         case .ambiguousItem(let id, let matches): return "\(id) matches \(matches) items: give more of the id"
-        case .noCandidates(let barcode): return "No product is known for \(barcode): create one with --new --name NAME"
+        case .noCandidates(let barcode): return "No product is known for \(barcode): create one"
         case .pickOutOfRange(let pick, let count): return "There is no candidate \(pick): pick 1 to \(count)"
         case .invalidExpiry(let text): return "'\(text)' is not an expiry: use a date like 2026-12-24, or +5d, +2w"
         case .invalidWindow(let text): return "'\(text)' is not a number of days: use 3d, 2w or 3"
@@ -37,7 +38,7 @@ public enum PantryError: Error, Equatable, CustomStringConvertible {
         case .invalidQuantity(let text): return "'\(text)' is not a quantity: use a number above zero, at most 1000000"
         case .invalidRating(let rating): return "\(rating) is not a rating: use -5 to 5 (0 takes your rating back)"
         case .unknownProduct(let id):
-            return "\(id) is neither a barcode nor a product this device knows: vote by barcode, e.g. pantry vote 4006381333931 --pick 1"
+            return "\(id) is neither a barcode nor a product this device knows: vote by barcode"
         case .invalidField(let message): return message
         case .itemNotInPantry(let name): return "\(name) is no longer in the pantry"
         case .server(let message): return message

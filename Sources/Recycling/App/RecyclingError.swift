@@ -1,7 +1,8 @@
 import EventualAPI
 import Foundation
 
-/// Why a SustainU action did not happen, in words for the person who asked.
+/// Why a SustainU action did not happen, in words for the person who asked; how to act on it is
+/// the app's to add (a command's options, a screen's buttons).
 public enum RecyclingError: Error, Equatable, CustomStringConvertible {
     case notSignedIn
     case needsConnectionForPoints
@@ -23,15 +24,15 @@ public enum RecyclingError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .notSignedIn: return "Not signed in: run `sustainu login --email EMAIL` first"
+        case .notSignedIn: return "Not signed in"
         case .needsConnectionForPoints: return "Connect once to load the recycling points; after that they work offline"
         case .needsConnection(let what, let reason): return "Connect once to load \(what); after that it works offline (\(reason))"
-        case .noSuchPoint(let id): return "No recycling point \(Self.quoted(id)): `sustainu points` lists them with their ids"
+        case .noSuchPoint(let id): return "No recycling point \(Self.quoted(id))"
         case .invalidPosition(let text): return "'\(text)' is not a position: use LATITUDE,LONGITUDE like 47.7981,13.0465"
         case .invalidBarcode(let code) where code.trimmingCharacters(in: .whitespaces).isEmpty:
             return "The barcode is empty: give its 8, 12, 13 or 14 digits"
         case .invalidBarcode(let code): return "Not a barcode: \(Self.quoted(code)); expected 8, 12, 13 or 14 digits with a valid check digit"
-        case .nothingToScan: return "Nothing to scan: give --image PHOTO or --barcode CODE"
+        case .nothingToScan: return "Nothing to scan: give a photo or a barcode"
         case .unreadablePhoto(let path, let reason): return "Cannot read the photo \(path): \(reason)"
         case .photoTooLarge(let path, let bytes):
             return "The photo \(path) is \(bytes / 1024 / 1024) MiB; the most a scan takes is 4 MiB: take a smaller one"
@@ -39,10 +40,10 @@ public enum RecyclingError: Error, Equatable, CustomStringConvertible {
         case .unknownTrashType(let text):
             return "'\(text)' is not a trash type: use one of \(TrashKinds.names.joined(separator: ", "))"
         case .invalidTime(let text): return "'\(text)' is not a time: use HH:MM like 20:00, or 2026-11-23T20:00"
-        case .invalidLimit(let limit): return "A list of points shows 1 to 1000 of them (--limit), not \(limit)"
+        case .invalidLimit(let limit): return "A list of points shows 1 to 1000 of them, not \(limit)"
         case .invalidAccountDetail(let rule): return rule.prefix(1).uppercased() + rule.dropFirst()
         case .idTooShort(let id):
-            return "\(Self.quoted(id)) is too short to pick a scan or visit: give the 8 characters `sustainu status` shows"
+            return "\(Self.quoted(id)) is too short to pick a scan or visit: give the 8 characters of its id"
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Why a SpendiQ action did not happen, in words for the person who asked.
+/// Why a SpendiQ action did not happen, in words for the person who asked; how to act on it is
+/// the app's to add (a command's options, a screen's buttons).
 public enum SpendingError: Error, Equatable, CustomStringConvertible {
     case notSignedIn
     case invalidAmount(String)
@@ -28,6 +29,22 @@ public enum SpendingError: Error, Equatable, CustomStringConvertible {
     case invalidColour(String)
     case invalidCoordinates(String)
     case invalidField(String)
+    /// An edit that changes nothing; `fields` are what it could change, in words ("name", "place").
+    case nothingToChange(fields: [String])
+    /// A transaction, or a bank file's rows, without the account they belong to.
+    case whichAccount(ofFile: Bool)
+    /// A transaction moved to an account of another currency without its amount in that currency.
+    case amountNeeded(account: String, currency: String)
+    /// A number of days to look back outside 1 to 36600.
+    case invalidDays(Int)
+    /// A bank file's column named for something the import does not read.
+    case unknownColumn(String)
+    /// A bank file without a column the import needs (`header`: its first line, for the person).
+    case missingColumn(file: String, column: String, header: String)
+    /// A radius for offers outside 1 to 20000 metres.
+    case invalidRadius(Int)
+    /// A number of offers outside 1 to 1000.
+    case invalidOfferLimit(Int)
     case noSuchAccount(String)
     /// Two accounts of one name (opened offline on two devices): their ids tell them apart.
     case ambiguousAccount(String, ids: [String])
@@ -57,7 +74,7 @@ public enum SpendingError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .notSignedIn: return "Not signed in: run `spendiq login --email EMAIL` first"
+        case .notSignedIn: return "Not signed in"
         case .invalidAmount(let text): return "'\(text)' is not an amount: use a number above zero like 12.50, with at most the currency's decimals"
         case .negativeAmount(let text):
             return "'\(text)' is below zero: an amount is above zero (an expense is money out, an income money in, a transfer goes from one account to another)"
@@ -84,34 +101,47 @@ public enum SpendingError: Error, Equatable, CustomStringConvertible {
             return "'\(text)' is not a colour: use a name (\(AccountColours.names.prefix(8).joined(separator: ", ")), …) or #RRGGBB like #2a9d8f"
         case .invalidCoordinates(let text): return "'\(text)' is not a position: use LATITUDE,LONGITUDE like 43.7384,7.4246"
         case .invalidField(let message): return message
-        case .noSuchAccount(let name): return "No account '\(name)': see spendiq accounts, or add one with spendiq accounts add NAME --currency EUR"
+        case .nothingToChange(let fields): return "Nothing to change: give a new " + Self.either(fields)
+        case .whichAccount(let ofFile): return ofFile ? "Which account do the file's rows belong to?" : "Which account?"
+        case .amountNeeded(let account, let currency): return "\(account) holds \(currency): give the amount in it too"
+        case .invalidDays(let days): return "The days to look back go from 1 to 36600, not \(days)"
+        case .unknownColumn(let role): return "A file's columns are read as date, amount and description, not '\(role)'"
+        case .missingColumn(let file, let column, let header): return "\(file) has no \(column) column (header: \(header))"
+        case .invalidRadius(let radius): return "Offers are looked for from 1 to 20000 metres around, not \(radius)"
+        case .invalidOfferLimit(let limit): return "A list shows 1 to 1000 offers, not \(limit)"
+        case .noSuchAccount(let name): return "No account '\(name)'"
         case .ambiguousAccount(let name, let ids):
             return "\(ids.count) accounts are named '\(name)': give the 8-character id of the one you mean (\(ids.joined(separator: ", ")))"
         case .accountExists(let name): return "There is already an account named '\(name)'"
         case .archivedAccount(let name): return "The account '\(name)' is archived"
-        case .noSuchTransaction(let id): return "No transaction \(id): see spendiq list"
+        case .noSuchTransaction(let id): return "No transaction \(id)"
         case .ambiguousTransaction(let id, let matches): return "\(id) matches \(matches) transactions: give more of the id"
         case .idTooShort(let id): return "'\(id)' is too short to pick one safely: give the 8 characters of the id that lists show"
         case .transferCurrencies(let from, let to): return "A transfer moves one currency: the accounts hold \(from) and \(to)"
         case .transferToItself: return "A transfer needs two different accounts"
         case .notVerified:
-            return "Verify your email first: type the code we mailed you with spendiq verify CODE (a new code: spendiq verify --resend)"
+            return "Verify your email first: type the code we mailed you"
         case .wipedAfterOfflineAge(let days):
             return "No online sign-in for over \(days) days: this device's SpendiQ data was removed (it is safe on the server). Connect and sign in again"
         case .offlineTooLongWithPendingChanges(let days, let count, let email):
-            return "No online sign-in for over \(days) days, and \(count) change(s) have not reached the server: go online and run spendiq login --email \(email) to send them"
+            return "No online sign-in for over \(days) days, and \(count) change(s) have not reached the server: go online and sign in as \(email) to send them"
         case .otherPersonOnDevice(let username):
             return "This device holds \(username)'s data: only \(username) can sign in here offline. Connect to sign in as someone else"
-        case .noPosition: return "No position yet: give one with --near LAT,LON, or record it with spendiq locate LAT,LON"
+        case .noPosition: return "No position yet"
         case .offersNeedConnection: return "Connect to load offers near you"
         case .insightsNeedConnection: return "Connect to load your insights"
-        case .noPendingRegistration: return "No registration waits for a code on this device: give --email EMAIL"
+        case .noPendingRegistration: return "No registration waits for a code on this device"
         case .server(let message): return message
         case .unreachable(let reason): return reason
         case .file(let message): return message
         case .exportExists(let path): return "\(path) already exists: choose another name, or say to write over it"
         case .exportNotAFile(let path): return "\(path) is not a regular file (a device, a folder or a pipe): choose a file name"
         }
+    }
+
+    /// "name, kind or colour".
+    private static func either(_ words: [String]) -> String {
+        words.count < 2 ? words.joined() : words.dropLast().joined(separator: ", ") + " or " + words[words.count - 1]
     }
 
     /// "2 decimals", "no decimals".

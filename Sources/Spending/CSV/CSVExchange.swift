@@ -95,7 +95,7 @@ public struct CSVExchange: Sendable {
     private func importCSV(_ table: CSVTable, name: String, account reference: String?, map: [String: String],
                            decimal: AmountText.DecimalSeparator?, dates: DateText.Order?) async throws -> CSVImportSummary {
         for key in map.keys where Self.knownNames[key] == nil {
-            throw SpendingError.invalidField("--map knows date, amount and description, not '\(key)'")
+            throw SpendingError.unknownColumn(key)
         }
         if let export = SpendiqExport(table) {
             guard reference == nil else {
@@ -103,7 +103,7 @@ public struct CSVExchange: Sendable {
             }
             return try await importExport(table, export, decimal: decimal)
         }
-        guard let reference else { throw SpendingError.invalidField("Which account do the file's rows belong to? Give --account NAME") }
+        guard let reference else { throw SpendingError.whichAccount(ofFile: true) }
         return try await importBank(table, name: name, account: try ledger.account(reference), map: map, decimal: decimal, dates: dates)
     }
 
@@ -188,7 +188,7 @@ public struct CSVExchange: Sendable {
             let wanted = map[column].map { [$0] } ?? guesses
             guard let index = table.column(wanted) else {
                 if column == "description" { continue }
-                throw SpendingError.file("\(name) has no \(column) column (header: \(String(table.header.joined(separator: ", ").unicodeScalars.filter { $0.properties.generalCategory != .control }.prefix(200)))): name it with --map \(column)=COLUMN")
+                throw SpendingError.missingColumn(file: name, column: column, header: String(table.header.joined(separator: ", ").unicodeScalars.filter { $0.properties.generalCategory != .control }.prefix(200)))
             }
             columns[column] = index
         }

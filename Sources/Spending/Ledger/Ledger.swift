@@ -92,7 +92,7 @@ public struct Ledger: Sendable {
         if let colour = try Self.text(colour, field: "colour", collection: SyncCollections.spendingAccounts) {
             fields["colour"] = .string(colour.isEmpty ? nil : try Self.colour(colour))
         }
-        guard !fields.isEmpty else { throw SpendingError.invalidField("Nothing to change: give --name, --kind or --colour") }
+        guard !fields.isEmpty else { throw SpendingError.nothingToChange(fields: ["name", "kind", "colour"]) }
         try await store.write { [fields] tx in try SpendingSchema.accounts.update(account.id, setting: fields, in: tx) }
         return try self.account(account.id, allowArchived: true)
     }
@@ -146,7 +146,7 @@ public struct Ledger: Sendable {
     @discardableResult
     public func record(_ kind: TransactionKind, _ details: TransactionDetails, automatic: Bool = false) async throws -> Recorded {
         precondition(kind != .transfer, "transfers go through transfer(_:from:to:)")
-        guard let accountName = details.account else { throw SpendingError.invalidField("Which account? Give --account NAME") }
+        guard let accountName = details.account else { throw SpendingError.whichAccount(ofFile: false) }
         let account = try self.account(accountName)
         guard let amountText = details.amount else { throw SpendingError.invalidAmount("") }
         let amount = try AmountText.parse(amountText, currency: account.currency)
@@ -186,7 +186,7 @@ public struct Ledger: Sendable {
         if let name = details.account {
             let account = try self.account(name)
             if account.currency != current.currency, details.amount == nil {
-                throw SpendingError.invalidField("\(account.name) holds \(account.currency): give the amount in it too (--amount)")
+                throw SpendingError.amountNeeded(account: account.name, currency: account.currency)
             }
             currency = account.currency
             fields["accountId"] = .string(account.id)
@@ -204,7 +204,7 @@ public struct Ledger: Sendable {
             fields["latitude"] = .number(position.latitude)
             fields["longitude"] = .number(position.longitude)
         }
-        guard !fields.isEmpty else { throw SpendingError.invalidField("Nothing to change: give --amount, --category, --note, --date, --account, --place or --at") }
+        guard !fields.isEmpty else { throw SpendingError.nothingToChange(fields: ["amount", "category", "note", "date", "account", "place", "position"]) }
         try await store.write { [fields] tx in try SpendingSchema.transactions.update(current.id, setting: fields, in: tx) }
         let edited = try transaction(current.id)
         return Recorded(transaction: edited, warnings: try limits.check(after: edited))
@@ -247,7 +247,7 @@ public struct Ledger: Sendable {
         var conditions: [String] = []
         var arguments: [any DatabaseValueConvertible] = []
         if let days = query.days {
-            guard (1...36_600).contains(days) else { throw SpendingError.invalidField("--days must be from 1 to 36600, not \(days)") }
+            guard (1...36_600).contains(days) else { throw SpendingError.invalidDays(days) }
             conditions.append("occurredAt >= ?")
             arguments.append(now - Int64(days) * 86_400_000)
         }

@@ -70,8 +70,8 @@ public struct OffersFeed: Sendable {
 
     /// Offers within `radius` metres of `position`, featured first, then nearest.
     public func offers(near position: GeoPosition, radius: Int = 1000, limit: Int = defaultLimit) async throws -> OffersResult {
-        guard (1...20_000).contains(radius) else { throw SpendingError.invalidField("--radius must be from 1 to 20000 metres, not \(radius)") }
-        guard (1...1000).contains(limit) else { throw SpendingError.invalidField("--limit must be from 1 to 1000 offers, not \(limit)") }
+        guard (1...20_000).contains(radius) else { throw SpendingError.invalidRadius(radius) }
+        guard (1...1000).contains(limit) else { throw SpendingError.invalidOfferLimit(limit) }
         let now = configuration.clock()
         let saved = try cache.peek(Self.cacheKey, as: OfferPage.self)
         let connectivity = await engine.connectivity

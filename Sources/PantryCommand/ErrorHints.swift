@@ -1,0 +1,24 @@
+import CommandLineSupport
+import Pantry
+
+/// How `pantry` speaks of the Pantry model's errors: what to type to act on one, and which are a
+/// value typed wrong (status 64).
+struct ErrorHints: CommandHints {
+    func message(for error: any Error) -> String? {
+        guard let error = error as? PantryError else { return nil }
+        return switch error {
+        case .notSignedIn: "\(error): run `pantry login --email EMAIL` first"
+        case .noSavedCopy: "\(error), or add it with --new"
+        case .noCandidates: "\(error) with --new --name NAME"
+        case .unknownProduct: "\(error), e.g. pantry vote 4006381333931 --pick 1"
+        default: nil
+        }
+    }
+
+    func isMalformedArgument(_ error: any Error) -> Bool {
+        switch error as? PantryError {
+        case .invalidBarcode, .invalidExpiry, .invalidWindow, .invalidCoordinates, .invalidQuantity, .invalidRating, .pickOutOfRange: true
+        default: false
+        }
+    }
+}

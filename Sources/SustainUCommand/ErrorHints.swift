@@ -1,0 +1,28 @@
+import CommandLineSupport
+import Recycling
+
+/// How `sustainu` speaks of the Recycling model's errors: what to type to act on one, and which
+/// are a value typed wrong (status 64).
+struct ErrorHints: CommandHints {
+    func message(for error: any Error) -> String? {
+        if case .notAServerURL(let typed) = error as? SettingError {
+            return "Not a server URL: '\(Terminal.oneLine(String(typed.prefix(80))))'; use http://HOST:PORT with a port from 1 to 65535"
+        }
+        guard let error = error as? RecyclingError else { return nil }
+        return switch error {
+        case .notSignedIn: "\(error): run `sustainu login --email EMAIL` first"
+        case .noSuchPoint: "\(error): `sustainu points` lists them with their ids"
+        case .nothingToScan: "Nothing to scan: give --image PHOTO or --barcode CODE"
+        case .invalidLimit(let limit): "A list of points shows 1 to 1000 of them (--limit), not \(limit)"
+        case .idTooShort(let id): "\(RecyclingError.quoted(id)) is too short to pick a scan or visit: give the 8 characters `sustainu status` shows"
+        default: nil
+        }
+    }
+
+    func isMalformedArgument(_ error: any Error) -> Bool {
+        switch error as? RecyclingError {
+        case .invalidPosition, .invalidBarcode, .nothingToScan, .unknownTrashType, .invalidTime, .invalidLimit, .invalidAccountDetail, .idTooShort: true
+        default: false
+        }
+    }
+}
