@@ -53,7 +53,7 @@ struct Logout: AsyncParsableCommand {
         if let pantry = try? app.open(), (try? pantry.outbox.counts().pending) ?? 0 > 0 {
             _ = try? await pantry.sync()
         }
-        let outcome: SignOut
+        let outcome: DeviceSignOut
         do {
             outcome = try await app.logout(discarding: force ? .everything : discardRefused ? .failed : .nothing)
         } catch SessionError.unsentChanges(let waiting, let refused) {

@@ -1,5 +1,6 @@
 import CommandLineSupport
 import EventualAPI
+import EventualKit
 import Foundation
 import Pantry
 
@@ -135,7 +136,7 @@ enum ItemPrinting {
             id = line.id
             shortId = line.shortID
             state = line.state.rawValue
-            itemId = line.itemId
+            itemId = line.recordID
             summary = line.summary
             attempts = line.attempts
             lastError = line.lastError

@@ -28,14 +28,13 @@ struct Status: AsyncParsableCommand {
         }
         let online = status.connectivity == .online
         print(online ? Terminal.paint("online", .green) : Terminal.paint("offline", .yellow))
-        let last = status.lastSyncAt.map { RelativeDay.ago($0, now: UnixMillis.now()) } ?? "never"
-        print("pending \(status.pending), failed \(status.failed), last sync \(last)")
+        print("pending \(status.pending), failed \(status.failed), \(LastSync.phrase(status.lastSyncAt))")
         guard !status.entries.isEmpty else { return }
         var table = Table("STATE", "ID", "ITEM", "WHAT", "TRIES", "REASON")
         for entry in status.entries {
             let colour: Terminal.Colour? = entry.state == .failed ? .red : nil
             table.add(.init(entry.state == .failed ? "failed" : "pending", colour), .init(entry.shortID),
-                      .init(entry.itemId.map { String($0.suffix(8)) } ?? "-"),
+                      .init(entry.recordID.map { String($0.suffix(8)) } ?? "-"),
                       .init(entry.summary), .init("\(entry.attempts)"), .init(entry.lastError ?? "-"))
         }
         print(table.render())
@@ -51,7 +50,7 @@ struct Retry: AsyncParsableCommand {
     @Argument(help: "The failed change's ID, as pantry status shows it (8 characters), or its whole id.") var id: String
 
     func run() async throws {
-        let line = try await global.app().open().retry(id)
+        let (line, _) = try await global.app().open().device.retry(id)
         Terminal.say("\(line.summary.prefix(1).uppercased() + line.summary.dropFirst()) will be sent again with the next sync.")
     }
 }
@@ -62,7 +61,7 @@ struct Discard: AsyncParsableCommand {
     @Argument(help: "The failed change's ID, as pantry status shows it (8 characters), or its whole id.") var id: String
 
     func run() async throws {
-        let line = try await global.app().open().discard(id)
+        let line = try await global.app().open().device.discard(id)
         Terminal.say("Dropped the refused change: \(line.summary). This device shows the server's version from the next sync.")
     }
 }

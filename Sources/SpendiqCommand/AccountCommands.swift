@@ -75,7 +75,7 @@ struct Logout: AsyncParsableCommand {
     @Flag(help: "Sign out even though some changes have not reached the server: waiting and refused ones are lost.") var force = false
 
     func run() async throws {
-        let outcome: SignOut
+        let outcome: DeviceSignOut
         do {
             outcome = try await global.app(creating: false).logout(discarding: force ? .everything : discardRefused ? .failed : .nothing)
         } catch SessionError.unsentChanges(let waiting, let refused) {

@@ -26,7 +26,7 @@ struct Register: AsyncParsableCommand {
         let account: DeviceAccount
         do {
             account = try await app.register(username: username, email: email, password: password)
-        } catch AccountError.refused(let message) where Self.isRuleRefusal(message) {
+        } catch AccountError.invalid(let message) where Self.isRuleRefusal(message) {
             // NB: what was typed breaks the server's rules: a usage mistake (64), not a failure.
             throw RecyclingError.invalidAccountDetail(message)
         }

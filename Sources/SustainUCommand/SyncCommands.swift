@@ -14,7 +14,8 @@ struct Status: AsyncParsableCommand {
     func run() async throws {
         let recycling = try await global.open()
         let status = try await recycling.status()
-        let online = status.connectivity == .online
+        let device = status.device
+        let online = device.connectivity == .online
         if output.json {
             struct Shape: Encodable {
                 let connectivity: String, pending: Int, failed: Int, waitingScans: Int
@@ -29,12 +30,12 @@ struct Status: AsyncParsableCommand {
                 @JSONNullable var lastError: String?
             }
             print(try Terminal.json(Shape(
-                connectivity: status.connectivity.rawValue, pending: status.pending, failed: status.failed, waitingScans: status.waitingScans,
+                connectivity: device.connectivity.rawValue, pending: device.pending, failed: device.failed, waitingScans: status.waitingScans,
                 pointsSavedAt: status.pointsSavedAt.map(Timestamp.iso8601),
-                lastSyncAt: status.lastSyncAt.map(Timestamp.iso8601),
-                packagingEntries: status.packagingEntries, signOutsWaiting: status.pendingRevocations,
+                lastSyncAt: device.lastSyncAt.map(Timestamp.iso8601),
+                packagingEntries: status.packagingEntries, signOutsWaiting: device.pendingRevocations,
                 unavailableOffline: online ? [] : RecyclingStatus.onlineOnly,
-                entries: status.entries.map { EntryJSON(id: $0.id, shortId: $0.shortID, state: $0.state, summary: $0.summary,
+                entries: device.entries.map { EntryJSON(id: $0.id, shortId: $0.shortID, state: $0.state.rawValue, summary: $0.summary,
                                                         attempts: $0.attempts, lastError: $0.lastError) })))
         } else {
             if online {
@@ -46,19 +47,19 @@ struct Status: AsyncParsableCommand {
             }
             say("points saved: " + (status.pointsSavedAt.map { age($0) } ?? "not yet (connect once to load them)")
                   + " · barcodes known offline: \(status.packagingEntries)")
-            say("waiting: \(status.pending) (\(status.waitingScans) scan\(status.waitingScans == 1 ? "" : "s")), failed: \(status.failed)"
-                  + (status.pendingRevocations > 0 ? " · a sign-out waits to reach the server" : ""))
+            say("waiting: \(device.pending) (\(status.waitingScans) scan\(status.waitingScans == 1 ? "" : "s")), failed: \(device.failed), "
+                  + LastSync.phrase(device.lastSyncAt) + (device.pendingRevocations > 0 ? " · a sign-out waits to reach the server" : ""))
             if let ahead = recycling.clockAheadBySeconds() { say(Terminal.clockSentence(aheadBySeconds: ahead)) }
-            if !status.entries.isEmpty {
+            if !device.entries.isEmpty {
                 var table = Table("ID", "STATE", "WHAT", "TRIES", "REASON")
-                for entry in status.entries {
-                    table.add(.init(entry.shortID), .init(entry.state, entry.state == "failed" ? .red : nil), .init(entry.summary),
+                for entry in device.entries {
+                    table.add(.init(entry.shortID), .init(entry.state.rawValue, entry.state == .failed ? .red : nil), .init(entry.summary),
                               .init("\(entry.attempts)"), .init(entry.lastError ?? "-"))
                 }
                 print(table.render())
             }
-            if status.failed > 0 {
-                say("The server refused \(count(status.failed, "scan or visit", "scans or visits")): `sustainu retry ID` sends one again, "
+            if device.failed > 0 {
+                say("The server refused \(count(device.failed, "scan or visit", "scans or visits")): `sustainu retry ID` sends one again, "
                     + "`sustainu discard ID` drops it.")
             }
         }
@@ -73,7 +74,8 @@ struct Retry: AsyncParsableCommand {
     @Argument(help: "The refused entry's ID, as sustainu status shows it (8 characters), or its whole id.") var id: String
 
     func run() async throws {
-        let (summary, outcome) = try await OutboxWords.speak { try await global.app().open().retry(id) }
+        let (line, outcome) = try await OutboxWords.speak { try await global.app().open().retry(id) }
+        let summary = line.summary
         switch outcome {
         case .refused(let reason): throw CLIError("The server refused the \(summary) again: \(reason)")
         case .waiting: say("The \(summary) will be sent again with the next sync.")

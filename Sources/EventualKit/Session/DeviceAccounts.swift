@@ -1,50 +1,39 @@
 import EventualAPI
 import Foundation
 
-/// The accounts side of an app on one device, the same for every app: register (online only),
-/// sign in online or, for a while after the last online sign-in, offline; who am I; sign out,
-/// offline too (the token's revocation waits). One person's data lives on a device at a time, in
-/// a folder of their own that sign-out and a sign-in as someone else remove.
+/// The accounts side of an app on one device, the same for every app and its only way to
+/// register and sign in: register (online only), sign in online or, for a while after the last
+/// online sign-in, offline; who am I; sign out, offline too (the token's revocation waits). One
+/// person's data lives on a device at a time, in a folder of their own that sign-out and a
+/// sign-in as someone else remove. What differs between apps is their `AccountPolicy`.
 public struct DeviceAccounts: Sendable {
     public let vault: SessionVault
+    /// The app's link to the server: it sends the sign-outs that wait whenever the server answers.
     public let link: ServerLink
-    /// The folder of a user's data on this device.
-    let userDirectory: @Sendable (_ userID: String) -> URL
-    /// Outbox entries of a user not yet accepted by the server: waiting (pending) and refused (failed).
-    let outboxCounts: @Sendable (_ userID: String) throws -> OutboxCounts
-    let serverURL: URL
-    let timeout: Duration
-    let timeouts: ServerLink.Timeouts
+    public let configuration: DeviceConfiguration
+    public let app: DeviceApp
+    private var policy: AccountPolicy { app.policy }
 
-    /// - Parameter outboxCounts: a user's waiting and refused outbox entries on this device
-    ///   (`Outbox(store:).counts()` of their store; zero when they have none here).
-    public init(vault: SessionVault, serverURL: URL, timeout: Duration, timeouts: ServerLink.Timeouts,
-                userDirectory: @escaping @Sendable (String) -> URL, outboxCounts: @escaping @Sendable (String) throws -> OutboxCounts) {
+    public init(configuration: DeviceConfiguration, app: DeviceApp) {
+        self.configuration = configuration
+        self.app = app
+        let vault = SessionVault(secrets: FileSecretStore(directory: configuration.secretsDirectory),
+                                 maxOfflineAge: configuration.maxOfflineAge, rounds: configuration.passwordRounds,
+                                 wallClock: configuration.clock)
         self.vault = vault
-        self.serverURL = serverURL
-        self.timeout = timeout
-        self.timeouts = timeouts
-        self.userDirectory = userDirectory
-        self.outboxCounts = outboxCounts
+        let (serverURL, timeout, timeouts) = (configuration.serverURL, configuration.requestTimeout, configuration.timeouts)
         let revocations = RevocationMiddleware(vault: vault) { token in
             try await Self.revoke(token, serverURL: serverURL, timeout: timeout, timeouts: timeouts)
         }
         link = ServerLink(serverURL: serverURL, timeout: timeout, timeouts: timeouts, middlewares: [revocations]) { vault.accessToken }
     }
 
-    /// As above, with only the number of unsent entries (it cannot tell refused ones from waiting ones).
-    public init(vault: SessionVault, serverURL: URL, timeout: Duration, timeouts: ServerLink.Timeouts,
-                userDirectory: @escaping @Sendable (String) -> URL, unsentCount: @escaping @Sendable (String) throws -> Int) {
-        self.init(vault: vault, serverURL: serverURL, timeout: timeout, timeouts: timeouts, userDirectory: userDirectory,
-                  outboxCounts: { OutboxCounts(pending: try unsentCount($0), failed: 0) })
-    }
-
-    /// Creates an account on the server; `app` names the app registering it (the server mails a
-    /// verification code only to the apps that need one).
-    public func register(username: String, email: String, password: String, app: Components.Schemas.AppName? = nil) async throws -> DeviceAccount {
+    /// Creates an account on the server (the server mails a verification code only to the apps
+    /// that need one).
+    public func register(username: String, email: String, password: String) async throws -> DeviceAccount {
         let answer: Operations.Register.Output
         do {
-            answer = try await link.client.register(body: .json(.init(username: username, email: email, password: password, app: app)))
+            answer = try await link.client.register(body: .json(.init(username: username, email: email, password: password, app: app.name)))
         } catch {
             throw AccountError.unreachable(RemoteFailure.from(error).description)
         }
@@ -52,7 +41,7 @@ public struct DeviceAccounts: Sendable {
         case .created(let created):
             let user = try created.body.json
             return DeviceAccount(id: user.id, username: user.username, email: user.email)
-        case .badRequest(let answer): throw AccountError.refused(try answer.body.json.message)
+        case .badRequest(let answer): throw AccountError.invalid(try answer.body.json.message)
         case .conflict(let answer): throw AccountError.refused(try answer.body.json.message)
         case .unprocessableContent(let answer): throw AccountError.refused(try answer.body.json.message)
         case .undocumented(let status, let payload): throw AccountError.refused(await remoteFailure(status, payload).description)
@@ -63,10 +52,15 @@ public struct DeviceAccounts: Sendable {
     /// this device. Refused while another person's changes wait on this device; a sign-in as
     /// someone else removes the previous person's data.
     public func signIn(email: String, password: String) async throws -> (session: Session, online: Bool) {
+        var staleWaiting = 0
+        if policy.wipesAfterOfflineAge, let saved = try vault.saved(), isPastOfflineAge(saved) {
+            let waiting = try unsentCounts(saved.userID).total
+            if waiting == 0 { try await wipe(saved) } else { staleWaiting = waiting }
+        }
         let previous = try vault.saved()
-        if let previous, previous.email.lowercased() != email.lowercased() {
-            let counts = try outboxCounts(previous.userID)
-            let unsent = counts.pending + counts.failed
+        let someoneElse = previous.map { $0.email.lowercased() != email.lowercased() } ?? false
+        if let previous, someoneElse {
+            let unsent = try unsentCounts(previous.userID).total
             if unsent > 0 { throw SessionError.otherUserHasPendingChanges(username: previous.username, count: unsent) }
         }
         let session: Session
@@ -78,13 +72,19 @@ public struct DeviceAccounts: Sendable {
         } catch {
             let failure = RemoteFailure.from(error)
             guard case .unreachable = failure else { throw AccountError.refused(failure.description) }
+            if staleWaiting > 0 { throw AccountError.offlineTooLong(days: offlineDays, waiting: staleWaiting, email: email) }
+            if policy.onePersonPerDevice, let previous, someoneElse { throw AccountError.otherPersonOnDevice(username: previous.username) }
             session = try await vault.unlockOffline(email: email, password: password)
             online = false
         }
         if let previous, previous.userID != session.userID {
-            try? FileManager.default.removeItem(at: userDirectory(previous.userID))
+            try? FileManager.default.removeItem(at: configuration.userDirectory(previous.userID))
         }
-        if online { try? await vault.flushRevocations(revoke: revoke) }
+        if online, let admits = policy.admits, !(await admits(link)) {
+            try await vault.signOut(revoke: revoke)
+            throw AccountError.notAdmitted
+        }
+        if online { await flushRevocations() }
         return (session, online)
     }
 
@@ -96,12 +96,24 @@ public struct DeviceAccounts: Sendable {
     /// The saved sign-in, resumed; nil when nobody is signed in (or the offline period is over).
     public func resume() throws -> Session? { try vault.resume() }
 
+    /// With `AccountPolicy.wipesAfterOfflineAge`, at a start: past the offline age, wipes this
+    /// device's data and throws `wipedAfterOfflineAge`, or, while the person's changes wait for
+    /// the server, throws `offlineTooLong` (they must go online).
+    public func enforceOfflineAge() async throws {
+        guard policy.wipesAfterOfflineAge, let saved = try vault.saved(), isPastOfflineAge(saved) else { return }
+        let waiting = try unsentCounts(saved.userID).total
+        guard waiting == 0 else { throw AccountError.offlineTooLong(days: offlineDays, waiting: waiting, email: saved.email) }
+        try await wipe(saved)
+        throw AccountError.wipedAfterOfflineAge(days: offlineDays)
+    }
+
     /// Signs out and removes the person's data from this device. Refused while changes wait to
     /// be sent or were refused by the server, unless `discarding` says which may be lost: the
-    /// refused ones only, or everything. Offline, the revocation waits.
-    public func signOut(discarding: SignOutDiscard = .nothing) async throws -> DeviceSignOut {
+    /// refused ones only, or everything. Offline, the revocation waits; `revokingWithin` bounds
+    /// how long the server may take to hear of it now (default: the configuration's timeouts).
+    public func signOut(discarding: SignOutDiscard = .nothing, revokingWithin patience: Duration? = nil) async throws -> DeviceSignOut {
         guard let session = try vault.saved() else { throw AccountError.notSignedIn }
-        let counts = try outboxCounts(session.userID)
+        let counts = try unsentCounts(session.userID)
         switch discarding {
         case .nothing where counts.pending > 0 || counts.failed > 0,
              .failed where counts.pending > 0:
@@ -109,25 +121,53 @@ public struct DeviceAccounts: Sendable {
         default:
             break
         }
-        try await vault.signOut(revoke: revoke)
-        try? FileManager.default.removeItem(at: userDirectory(session.userID))
+        if let patience {
+            let serverURL = configuration.serverURL
+            try await vault.signOut { token in
+                try await Self.revoke(token, serverURL: serverURL, timeout: patience + patience,
+                                      timeouts: ServerLink.Timeouts(connect: patience, firstByte: patience))
+            }
+        } else {
+            try await vault.signOut(revoke: revoke)
+        }
+        try? FileManager.default.removeItem(at: configuration.userDirectory(session.userID))
         return DeviceSignOut(username: session.username, discardedWaiting: counts.pending, discardedRefused: counts.failed,
                              revocationQueued: !(try vault.pendingRevocations()).isEmpty)
     }
 
-    /// Signs out; with `force`, whatever has not reached the server is lost (`discarding: .everything`).
-    public func signOut(force: Bool = false) async throws -> DeviceSignOut {
-        try await signOut(discarding: force ? .everything : .nothing)
-    }
-
     /// Sends sign-outs the server has not heard of yet.
     public func flushRevocations() async {
+        guard let waiting = try? vault.pendingRevocations(), !waiting.isEmpty else { return }
         try? await vault.flushRevocations(revoke: revoke)
     }
 
     /// Revokes an access token on the server; an already refused token counts as revoked.
     @Sendable public func revoke(_ token: String) async throws {
-        try await Self.revoke(token, serverURL: serverURL, timeout: timeout, timeouts: timeouts)
+        try await Self.revoke(token, serverURL: configuration.serverURL, timeout: configuration.requestTimeout,
+                              timeouts: configuration.timeouts)
+    }
+
+    /// A person's changes on this device that the server has not accepted: waiting to be sent
+    /// (`pending`) and refused (`failed`); only the person's own work counts (`DeviceApp.isPersonsWork`).
+    public func unsentCounts(_ userID: String) throws -> OutboxCounts {
+        let path = configuration.databasePath(userID)
+        guard FileManager.default.fileExists(atPath: path) else { return OutboxCounts() }
+        let entries = try Outbox(store: try LocalStore(path: path, migrations: app.migrations)).entries().filter(app.isPersonsWork)
+        let failed = entries.filter { $0.state == .failed }.count
+        return OutboxCounts(pending: entries.count - failed, failed: failed)
+    }
+
+    private var offlineDays: Int { Int(configuration.maxOfflineAge.components.seconds / 86_400) }
+
+    private func isPastOfflineAge(_ session: Session) -> Bool {
+        configuration.clock() - session.lastOnlineSignInAt > configuration.maxOfflineAge.milliseconds
+    }
+
+    /// Removes a person's data and saved sign-in from this device (the server keeps everything).
+    private func wipe(_ session: Session) async throws {
+        try? FileManager.default.removeItem(at: configuration.userDirectory(session.userID))
+        // NB: the token is past the offline age: the server refuses it already; nothing to revoke.
+        try await vault.signOut(revoke: { _ in })
     }
 
     private static func revoke(_ token: String, serverURL: URL, timeout: Duration, timeouts: ServerLink.Timeouts) async throws {
@@ -138,6 +178,11 @@ public struct DeviceAccounts: Sendable {
         case .undocumented(let status, _): throw RemoteFailure.status(status, message: "sign-out failed (HTTP \(status))")
         }
     }
+}
+
+extension OutboxCounts {
+    /// Every entry not on the server, waiting or refused.
+    var total: Int { pending + failed }
 }
 
 /// A person as the server knows them.
@@ -177,14 +222,30 @@ public enum AccountError: Error, Equatable, CustomStringConvertible {
     case notSignedIn
     /// The server could not be reached (registering needs it).
     case unreachable(String)
+    /// The server refused what was typed (a short password, a malformed email), with its reason.
+    case invalid(String)
     /// The server refused, with its reason.
     case refused(String)
+    /// Past the offline age while the person's changes wait: they must sign in online.
+    case offlineTooLong(days: Int, waiting: Int, email: String)
+    /// Past the offline age, this device's data was removed (the server keeps everything).
+    case wipedAfterOfflineAge(days: Int)
+    /// Offline, only the person whose data is on this device may sign in.
+    case otherPersonOnDevice(username: String)
+    /// The server does not let this person use the app yet (SpendiQ: the email is not verified).
+    case notAdmitted
 
     public var description: String {
         switch self {
         case .notSignedIn: return "Not signed in: log in with your email first"
         case .unreachable(let reason): return reason
-        case .refused(let message): return message
+        case .invalid(let message), .refused(let message): return message
+        case .offlineTooLong(let days, let waiting, _):
+            return "More than \(days) days without an online sign-in, and \(waiting) change(s) wait: sign in online to send them"
+        case .wipedAfterOfflineAge(let days):
+            return "More than \(days) days without an online sign-in: this device's data was removed; sign in online"
+        case .otherPersonOnDevice(let username): return "Only \(username) can sign in on this device while it is offline"
+        case .notAdmitted: return "The server does not let this account in yet"
         }
     }
 }

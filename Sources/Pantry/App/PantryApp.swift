@@ -1,7 +1,6 @@
 import EventualAPI
 import EventualKit
 import Foundation
-import GRDB
 
 /// The app on one device: accounts (register, sign in online or offline, sign out, who am I)
 /// and the signed-in user's pantry. One user's data lives on a device at a time, in its own
@@ -15,39 +14,21 @@ public final class PantryApp: Sendable {
 
     public init(configuration: PantryConfiguration) {
         self.configuration = configuration
-        let vault = SessionVault(secrets: FileSecretStore(directory: configuration.secretsDirectory),
-                                 maxOfflineAge: configuration.maxOfflineAge, rounds: configuration.passwordRounds)
-        accounts = DeviceAccounts(
-            vault: vault, serverURL: configuration.serverURL, timeout: configuration.requestTimeout, timeouts: configuration.timeouts,
-            userDirectory: configuration.userDirectory,
-            outboxCounts: { userID in try Self.outboxCounts(userID: userID, configuration: configuration) })
+        accounts = DeviceAccounts(configuration: configuration.device, app: .pantry)
     }
 
     public var vault: SessionVault { accounts.vault }
-    var link: ServerLink { accounts.link }
-
-    // MARK: - Accounts
 
     /// Creates an account on the server (registering needs the network).
-    public func register(username: String, email: String, password: String) async throws -> Account {
-        do {
-            let account = try await accounts.register(username: username, email: email, password: password, app: .pantry)
-            return Account(id: account.id, username: account.username, email: account.email)
-        } catch let error as AccountError {
-            throw PantryError(error)
-        }
+    public func register(username: String, email: String, password: String) async throws -> DeviceAccount {
+        try await PantryError.speaking { try await accounts.register(username: username, email: email, password: password) }
     }
 
     /// Signs in through the server, or, when it cannot be reached, with the password checked
     /// on this device (for 7 days after the last online sign-in). Returns the user's pantry;
     /// after an online sign-in it has already fetched what the user's other devices sent.
     public func login(email: String, password: String) async throws -> SignIn {
-        let session: Session, online: Bool
-        do {
-            (session, online) = try await accounts.signIn(email: email, password: password)
-        } catch let error as AccountError {
-            throw PantryError(error)
-        }
+        let (session, online) = try await PantryError.speaking { try await accounts.signIn(email: email, password: password) }
         let pantry = try UserPantry(session: session, app: self)
         await pantry.analytics.record(.login)
         let report = online ? await pantry.engine.syncNow() : nil
@@ -55,9 +36,7 @@ public final class PantryApp: Sendable {
     }
 
     /// The user signed in on this device, if any (their session may be locked).
-    public func whoami() throws -> Account? {
-        try accounts.whoami().map { Account(id: $0.id, username: $0.username, email: $0.email) }
-    }
+    public func whoami() throws -> DeviceAccount? { try accounts.whoami() }
 
     /// The signed-in user's pantry, resuming the saved sign-in.
     public func open() throws -> UserPantry {
@@ -69,54 +48,30 @@ public final class PantryApp: Sendable {
     /// sent or were refused by the server, unless `discarding` says which may be lost. Offline,
     /// the token's revocation is queued and sent by the next command that reaches the server.
     @discardableResult
-    public func logout(discarding: SignOutDiscard) async throws -> SignOut {
-        do {
-            let outcome = try await accounts.signOut(discarding: discarding)
-            return SignOut(username: outcome.username, discardedWaiting: outcome.discardedWaiting,
-                           discardedRefused: outcome.discardedRefused, revocationQueued: outcome.revocationQueued)
-        } catch let error as AccountError {
-            throw PantryError(error)
-        }
+    public func logout(discarding: SignOutDiscard) async throws -> DeviceSignOut {
+        try await PantryError.speaking { try await accounts.signOut(discarding: discarding) }
     }
 
     /// Signs out; with `force`, whatever has not reached the server is lost.
     @discardableResult
-    public func logout(force: Bool = false) async throws -> SignOut {
+    public func logout(force: Bool = false) async throws -> DeviceSignOut {
         try await logout(discarding: force ? .everything : .nothing)
-    }
-
-    /// Revokes an access token on the server; an already refused token counts as revoked.
-    @Sendable func revoke(_ token: String) async throws {
-        try await accounts.revoke(token)
-    }
-
-    private static func outboxCounts(userID: String, configuration: PantryConfiguration) throws -> OutboxCounts {
-        let path = configuration.databasePath(userID)
-        guard FileManager.default.fileExists(atPath: path) else { return OutboxCounts() }
-        let store = try LocalStore(path: path, migrations: PantrySchema.migrations)
-        return try Outbox(store: store).counts()
-    }
-
-    static func reason(_ error: any Error) -> String {
-        RemoteFailure.from(error).description
     }
 }
 
 extension PantryError {
-    init(_ error: AccountError) {
-        switch error {
-        case .notSignedIn: self = .notSignedIn
-        case .unreachable(let reason): self = .unreachable(reason)
-        case .refused(let message): self = .server(message)
+    /// An account's refusal in the pantry's words.
+    static func speaking<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as AccountError {
+            switch error {
+            case .notSignedIn: throw PantryError.notSignedIn
+            case .unreachable(let reason): throw PantryError.unreachable(reason)
+            default: throw PantryError.server(error.description)
+            }
         }
     }
-}
-
-/// A user as the server knows them.
-public struct Account: Sendable, Equatable, Codable {
-    public let id: String
-    public let username: String
-    public let email: String
 }
 
 /// The outcome of a sign-in.
@@ -126,17 +81,4 @@ public struct SignIn: Sendable {
     public let online: Bool
     /// Records fetched from the user's other devices.
     public let pulled: Int
-}
-
-/// The outcome of a sign-out.
-public struct SignOut: Sendable, Equatable {
-    public let username: String
-    /// Changes that were still waiting to be sent, lost.
-    public let discardedWaiting: Int
-    /// Changes the server had refused, dropped.
-    public let discardedRefused: Int
-    /// Every change that never reached the server.
-    public var discarded: Int { discardedWaiting + discardedRefused }
-    /// The server has not heard of the sign-out yet; it will at the next chance.
-    public let revocationQueued: Bool
 }

@@ -6,35 +6,27 @@ import Logging
 
 /// The signed-in user's pantry on this device: everything a screen calls once signed in.
 public final class UserPantry: Sendable {
-    public let session: Session
-    public let store: LocalStore
+    /// The store, the engine, usage events and the outbox, as every app has them.
+    public let device: SignedInDevice
     /// The items: add, consume, remove, edit, list, search.
     public let items: PantryStore
     /// Barcode look-ups and contributions.
     public let knowledgeBase: KnowledgeBase
-    public let engine: SyncEngine
-    /// Usage events for the product team's questions (off with `PantryConfiguration.analyticsEnabled`).
-    public let analytics: Analytics
-    let app: PantryApp
 
     init(session: Session, app: PantryApp) throws {
-        self.session = session
-        self.app = app
-        store = try LocalStore(path: app.configuration.databasePath(session.userID), migrations: PantrySchema.migrations)
-        items = PantryStore(store: store)
-        var logger = Logger(label: "pantry.sync")
-        logger.logLevel = app.configuration.engineLogLevel
-        analytics = Analytics(store: store, app: AnalyticsApp.pantry.rawValue, appVersion: PantryApp.version,
-                              isEnabled: app.configuration.analyticsEnabled, logger: logger)
-        knowledgeBase = KnowledgeBase(store: store, client: app.link.client, policy: app.configuration.lookupPolicy, analytics: analytics)
-        var sync = app.configuration.sync
-        sync.sendsAnalytics = sync.sendsAnalytics && app.configuration.analyticsEnabled
-        engine = SyncEngine(store: store, link: app.link,
-                            collections: [TableMirror(SyncCollections.pantryItems, table: PantrySchema.itemsTable)],
-                            calls: KnowledgeBaseCalls.handlers, configuration: sync, logger: logger)
+        device = try SignedInDevice(session: session, accounts: app.accounts,
+                                    collections: [TableMirror(SyncCollections.pantryItems, table: PantrySchema.itemsTable)],
+                                    calls: KnowledgeBaseCalls.handlers)
+        items = PantryStore(store: device.store)
+        knowledgeBase = KnowledgeBase(store: device.store, client: device.link.client, policy: app.configuration.lookupPolicy,
+                                      analytics: device.analytics)
     }
 
-    public var outbox: Outbox { Outbox(store: store) }
+    public var session: Session { device.session }
+    public var store: LocalStore { device.store }
+    public var engine: SyncEngine { device.engine }
+    public var analytics: Analytics { device.analytics }
+    public var outbox: Outbox { device.outbox }
 
     // MARK: - The purchase flow
 
@@ -120,64 +112,17 @@ public final class UserPantry: Sendable {
     // MARK: - Sync
 
     /// Online or offline, what waits in the outbox and why, and when the last sync was.
-    public func status(probe: Bool = true) async throws -> PantryStatus {
-        let monitor = await engine.connectivity
-        let connectivity = probe ? await monitor.check(within: app.configuration.localCommandSyncBudget) : monitor.current
-        let entries = try outbox.entries()
-        await engine.refreshStatus()
-        let lastSync = engine.currentStatus.lastSyncAt
-        let lines = try entries.map { try OutboxLine(entry: $0, store: store) }
-        return PantryStatus(connectivity: connectivity, pending: lines.filter { $0.state != .failed }.count,
-                            failed: lines.filter { $0.state == .failed }.count, entries: lines, lastSyncAt: lastSync,
-                            pendingRevocations: (try? app.vault.pendingRevocations().count) ?? 0)
-    }
+    public func status(probe: Bool = true) async throws -> DeviceStatus { try await device.status(probe: probe) }
 
-    /// Sends what waits and fetches what other devices sent, now. `progress` hears how many
-    /// entries are left, about ten times a second, while it runs. The report's `pulled` counts
-    /// only records another device changed: this device's own changes coming back are not news.
+    /// Sends what waits and fetches what other devices sent, now (see `SignedInDevice.sync`).
+    /// The report's `pulled` counts only records another device changed.
     public func sync(progress: (@Sendable (_ remaining: Int, _ total: Int) -> Void)? = nil) async throws -> SyncReport {
-        let total = try outbox.counts().pending
-        let watcher: Task<Void, Never>? = progress.map { progress in
-            let outbox = self.outbox
-            return Task {
-                while !Task.isCancelled {
-                    progress((try? outbox.counts().pending) ?? 0, total)
-                    try? await Task.sleep(for: .milliseconds(100))
-                }
-            }
-        }
-        let report = await engine.syncNow()
-        watcher?.cancel()
-        await watcher?.value
-        progress?((try? outbox.counts().pending) ?? 0, total)
-        if report.failure == nil { try? await app.vault.flushRevocations(revoke: app.revoke) }
-        if case .unauthorized = report.failure { try? app.vault.tokenRejected() }
-        return report
+        try await device.sync(progress: progress)
     }
 
-    /// Sends a change the server refused again, at once if the server answers within the local
-    /// budget, else with the next sync. `id` is the entry's id or its last 8 characters.
+    /// Tries to send now what a command just queued, waiting at most the local budget.
     @discardableResult
-    public func retry(_ id: String) async throws -> OutboxLine {
-        let entry = try await outbox.retry(id)
-        await trySend()
-        return try OutboxLine(entry: entry, store: store)
-    }
-
-    /// Drops a change the server refused, for good (`id` as for `retry`).
-    @discardableResult
-    public func discard(_ id: String) async throws -> OutboxLine {
-        let entry = try await outbox.discard(id)
-        return try OutboxLine(entry: entry, store: store)
-    }
-
-    /// Tries to send now what a command just queued, waiting at most the configuration's local
-    /// budget: nil when it did not finish by then (offline, or a server that does not answer); it
-    /// stays queued and the engine sends it later.
-    @discardableResult
-    public func trySend() async -> SyncReport? {
-        await engine.syncNow(pull: false, waitingAtMost: app.configuration.localCommandSyncBudget)
-    }
+    public func trySend() async -> SyncReport? { await device.trySend() }
 }
 
 /// How the user chose the product of a scan.

@@ -1,7 +1,6 @@
 import EventualAPI
 import EventualKit
 import Foundation
-import GRDB
 
 /// SustainU on one device: accounts (register, sign in online or offline, sign out, who am I)
 /// and the signed-in person's recycling. One person's data lives on a device at a time.
@@ -10,34 +9,20 @@ public final class RecyclingApp: Sendable {
     public static let version = "1.0.0"
     public let configuration: RecyclingConfiguration
     public let accounts: DeviceAccounts
-    /// The same accounts, patient only for a moment: a sign-out's revocation waits if need be.
-    private let signOutAccounts: DeviceAccounts
     /// For scans sent by the sync engine: the server may wait up to 20 s for its vision model.
     let scanLink: ServerLink
 
     public init(configuration: RecyclingConfiguration) {
         self.configuration = configuration
-        let vault = SessionVault(secrets: FileSecretStore(directory: configuration.secretsDirectory),
-                                 maxOfflineAge: configuration.maxOfflineAge, rounds: configuration.passwordRounds)
-        accounts = DeviceAccounts(
-            vault: vault, serverURL: configuration.serverURL, timeout: configuration.requestTimeout, timeouts: configuration.timeouts,
-            userDirectory: configuration.userDirectory,
-            outboxCounts: { userID in try Self.outboxCounts(userID: userID, configuration: configuration) })
-        // NB: a sign-out works offline and tells the server later; it does not wait on a silent one.
-        let moment = configuration.localCommandSyncBudget
-        signOutAccounts = DeviceAccounts(
-            vault: vault, serverURL: configuration.serverURL, timeout: moment + moment, timeouts: .init(connect: moment, firstByte: moment),
-            userDirectory: configuration.userDirectory,
-            outboxCounts: { userID in try Self.outboxCounts(userID: userID, configuration: configuration) })
+        let accounts = DeviceAccounts(configuration: configuration.device, app: .sustainU)
+        self.accounts = accounts
         scanLink = ServerLink(serverURL: configuration.serverURL, timeout: configuration.scanTimeouts.firstByte + .seconds(10),
-                              timeouts: configuration.scanTimeouts) { vault.accessToken }
+                              timeouts: configuration.scanTimeouts) { accounts.vault.accessToken }
     }
-
-    var link: ServerLink { accounts.link }
 
     /// Creates an account on the server (registering needs the network).
     public func register(username: String, email: String, password: String) async throws -> DeviceAccount {
-        try await accounts.register(username: username, email: email, password: password, app: .sustainu)
+        try await accounts.register(username: username, email: email, password: password)
     }
 
     /// Signs in through the server, or without it for 7 days after the last online sign-in.
@@ -49,7 +34,7 @@ public final class RecyclingApp: Sendable {
         await recycling.analytics.record(.login)
         var loaded = false
         if online {
-            _ = await recycling.engine.syncNow(pull: false, waitingAtMost: configuration.localCommandSyncBudget)
+            await recycling.device.trySend()
             loaded = (try? await withTimeLimit(.seconds(20)) { try await recycling.refreshCatalogues() }) != nil
         }
         return SignedIn(recycling: recycling, online: online, catalogueLoaded: loaded)
@@ -68,13 +53,8 @@ public final class RecyclingApp: Sendable {
     /// unless `discarding` says which may go. What waits is first sent if the server answers at once.
     public func logout(discarding: SignOutDiscard = .nothing) async throws -> DeviceSignOut {
         if let recycling = try? open() { await recycling.catchUp() }
-        return try await signOutAccounts.signOut(discarding: discarding)
-    }
-
-    private static func outboxCounts(userID: String, configuration: RecyclingConfiguration) throws -> OutboxCounts {
-        let path = configuration.databasePath(userID)
-        guard FileManager.default.fileExists(atPath: path) else { return OutboxCounts(pending: 0, failed: 0) }
-        return try Outbox(store: try LocalStore(path: path, migrations: RecyclingSchema.migrations)).counts()
+        // NB: a sign-out works offline and tells the server later; it does not wait on a silent one.
+        return try await accounts.signOut(discarding: discarding, revokingWithin: configuration.localCommandSyncBudget)
     }
 }
 

@@ -2,16 +2,12 @@ import EventualAPI
 import EventualKit
 import Foundation
 import GRDB
-import Logging
 import Synchronization
 
 /// The signed-in person's SustainU on this device: everything a screen calls once signed in.
 public final class UserRecycling: Sendable {
-    public let session: Session
-    public let store: LocalStore
-    public let engine: SyncEngine
-    /// Usage events for the product team's questions (off with `RecyclingConfiguration.analyticsEnabled`).
-    public let analytics: Analytics
+    /// The store, the engine, usage events and the outbox, as every app has them.
+    public let device: SignedInDevice
     let app: RecyclingApp
     let points: PointCatalogue
     let packaging: PackagingCatalogue
@@ -23,33 +19,28 @@ public final class UserRecycling: Sendable {
     private let silence = Mutex<(checked: Bool, silent: Bool)>((false, false))
 
     init(session: Session, app: RecyclingApp) throws {
-        self.session = session
         self.app = app
         let configuration = app.configuration
         try FileManager.default.createDirectory(at: configuration.photosDirectory(session.userID), withIntermediateDirectories: true)
-        store = try LocalStore(path: configuration.databasePath(session.userID), migrations: RecyclingSchema.migrations,
-                               wallClock: configuration.wallClock)
-        points = PointCatalogue(store: store, client: app.link.client)
-        packaging = PackagingCatalogue(store: store, client: app.link.client)
-        scans = ScanStore(store: store)
-        cache = ReadCache(store: store)
-        let (link, scanLink) = (app.link, app.scanLink)
+        let store = try SignedInDevice.store(of: session, accounts: app.accounts, wallClock: configuration.wallClock)
+        let (link, scanLink) = (app.accounts.link, app.scanLink)
         clock = ScanClock(store: store, wallClock: configuration.wallClock,
                           serverNow: { link.serverTime.now() ?? scanLink.serverTime.now() })
-        var logger = Logger(label: "sustainu.sync")
-        logger.logLevel = configuration.engineLogLevel
-        analytics = Analytics(store: store, app: AnalyticsApp.sustainU.rawValue, appVersion: RecyclingApp.version,
-                              isEnabled: configuration.analyticsEnabled, logger: logger)
-        var sync = configuration.sync
-        sync.sendsAnalytics = sync.sendsAnalytics && configuration.analyticsEnabled
-        engine = SyncEngine(store: store, link: app.link,
-                            calls: ScanCalls.handlers(scanClient: app.scanLink.client, photos: configuration.photosDirectory(session.userID),
-                                                      clock: clock),
-                            configuration: sync, logger: logger)
+        device = SignedInDevice(session: session, store: store, accounts: app.accounts,
+                                calls: ScanCalls.handlers(scanClient: scanLink.client, photos: configuration.photosDirectory(session.userID),
+                                                          clock: clock))
+        points = PointCatalogue(store: store, client: link.client)
+        packaging = PackagingCatalogue(store: store, client: link.client)
+        scans = ScanStore(store: store)
+        cache = ReadCache(store: store)
     }
 
     var configuration: RecyclingConfiguration { app.configuration }
-    public var outbox: Outbox { Outbox(store: store) }
+    public var session: Session { device.session }
+    public var store: LocalStore { device.store }
+    public var engine: SyncEngine { device.engine }
+    public var analytics: Analytics { device.analytics }
+    public var outbox: Outbox { device.outbox }
 
     // MARK: - Points
 
@@ -184,7 +175,7 @@ public final class UserRecycling: Sendable {
 
     /// The person's points and streaks, from the server or, offline, the saved copy.
     public func score() async throws -> Cached<Score> {
-        let client = app.link.client
+        let client = device.link.client
         let zone = configuration.timeZone.identifier
         return try await cachedRead("recycling.score", what: "your score") { _ in
             switch try await client.getRecyclingScore(query: .init(timeZone: zone)) {
@@ -199,7 +190,7 @@ public final class UserRecycling: Sendable {
     /// The people with the most points.
     public func leaderboard(limit: Int = 10) async throws -> Cached<[LeaderboardEntry]> {
         guard (1...100).contains(limit) else { throw RecyclingError.invalidLimit(limit) }
-        let client = app.link.client
+        let client = device.link.client
         return try await cachedRead("recycling.leaderboard.\(limit)", what: "the leaderboard") { _ in
             switch try await client.getRecyclingScoreboard(query: .init(limit: limit)) {
             case .ok(let answer):
@@ -219,7 +210,7 @@ public final class UserRecycling: Sendable {
 
     /// `patient`: the person asked for the network (a sync), so a saved copy does not cut the wait short.
     private func tips(patient: Bool) async throws -> Cached<[Tip]> {
-        let client = app.link.client
+        let client = device.link.client
         return try await cachedRead("recycling.tips", what: "the recycling tips", patient: patient) { etag in
             switch try await client.getRecyclingTips(headers: .init(ifNoneMatch: etag)) {
             case .ok(let answer):
@@ -276,27 +267,16 @@ public final class UserRecycling: Sendable {
     /// Online or offline, what waits and why.
     public func status() async throws -> RecyclingStatus {
         let connectivity = await reachable(within: configuration.localCommandSyncBudget)
-        let entries = try outbox.entries()
-        await engine.refreshStatus()
+        let status = try await device.status(connectivity: connectivity)
         await clock.remember()
-        let waitingScans = try scans.all().filter { $0.state == .waiting }.count
-        return RecyclingStatus(
-            connectivity: connectivity, pending: entries.filter { $0.state != .failed }.count,
-            failed: entries.filter { $0.state == .failed }.count,
-            entries: try entries.map { try StatusLine(entry: $0, store: store) }, waitingScans: waitingScans,
-            pointsSavedAt: try points.meta()?.fetchedAt, packagingEntries: try packaging.count(),
-            lastSyncAt: engine.currentStatus.lastSyncAt,
-            pendingRevocations: (try? app.accounts.vault.pendingRevocations().count) ?? 0)
+        return RecyclingStatus(device: status, waitingScans: try scans.all().filter { $0.state == .waiting }.count,
+                               pointsSavedAt: try points.meta()?.fetchedAt, packagingEntries: try packaging.count())
     }
 
     /// Sends what waits (scans, visits), then refreshes the points and the packaging catalogue.
     public func sync() async throws -> SyncReport {
-        let report = await engine.syncNow(pull: false)
-        if report.failure == nil {
-            await app.accounts.flushRevocations()
-            try await refreshCatalogues()
-        }
-        if case .unauthorized = report.failure { try? app.accounts.vault.tokenRejected() }
+        let report = try await device.sync(pull: false)
+        if report.failure == nil { try await refreshCatalogues() }
         await clock.remember()
         return report
     }
@@ -310,35 +290,26 @@ public final class UserRecycling: Sendable {
 
     /// Sends a scan or visit the server refused again, now if the server answers at once (a scan
     /// then waits for its classification as `scan` does), else with the next sync.
-    public func retry(_ id: String) async throws -> (summary: String, outcome: RetryOutcome) {
-        let entry = try await outbox.retry(id)
-        let summary = try StatusLine(entry: entry, store: store).summary
-        if await engine.connectivity.check(within: configuration.localCommandSyncBudget) == .online {
-            _ = await engine.syncNow(pull: false, waitingAtMost: entry.operation == ScanCalls.scan ? configuration.scanBudget : configuration.localCommandSyncBudget)
-        }
-        guard let now = try outbox.entries().first(where: { $0.id == entry.id }) else { return (summary, .sent) }
-        return (summary, now.state == .failed ? .refused(now.lastError ?? "no reason given") : .waiting)
+    public func retry(_ id: String) async throws -> (line: OutboxLine, outcome: RetryOutcome) {
+        let scanBudget = configuration.scanBudget
+        return try await device.retry(id) { entry in entry.operation == ScanCalls.scan ? scanBudget : nil }
     }
 
     /// Gives up on a scan or visit the server refused: the scan (and its photo) or the visit's
     /// count leaves this device too.
-    public func discard(_ id: String) async throws -> StatusLine {
-        let entry = try outbox.failedEntry(id)
-        let line = try StatusLine(entry: entry, store: store)
-        // NB: the scan goes before the outbox entry: were the process killed in between, the
-        // refused entry would still be listed and could be discarded again; the other way round, a
-        // scan would wait for ever for an answer nobody sends.
-        let scan = entry.operation == ScanCalls.scan ? try? JSONDecoder().decode(ScanCall.self, from: entry.payload) : nil
-        try await store.write { tx in
-            if let scan {
-                try tx.db.execute(sql: "DELETE FROM scans WHERE id = ?", arguments: [scan.scanId])
-            } else if entry.operation == ScanCalls.visit, let call = try? JSONDecoder().decode(VisitCall.self, from: entry.payload) {
-                try tx.db.execute(sql: "UPDATE recycling_points SET visits = MAX(0, visits - 1) WHERE id = ?", arguments: [call.pointId])
+    public func discard(_ id: String) async throws -> OutboxLine {
+        let photos = configuration.photosDirectory(session.userID)
+        return try await device.discard(id) { [store] entry in
+            let scan = entry.operation == ScanCalls.scan ? try? JSONDecoder().decode(ScanCall.self, from: entry.payload) : nil
+            try await store.write { tx in
+                if let scan {
+                    try tx.db.execute(sql: "DELETE FROM scans WHERE id = ?", arguments: [scan.scanId])
+                } else if entry.operation == ScanCalls.visit, let call = try? JSONDecoder().decode(VisitCall.self, from: entry.payload) {
+                    try tx.db.execute(sql: "UPDATE recycling_points SET visits = MAX(0, visits - 1) WHERE id = ?", arguments: [call.pointId])
+                }
             }
+            if let file = scan?.photoFile { try? FileManager.default.removeItem(at: photos.appendingPathComponent(file)) }
         }
-        if let file = scan?.photoFile { try? FileManager.default.removeItem(at: configuration.photosDirectory(session.userID).appendingPathComponent(file)) }
-        _ = try await outbox.discard(entry.id)
-        return line
     }
 
     /// When scans or visits wait, sends them if the server answers quickly, so that a command
@@ -354,7 +325,7 @@ public final class UserRecycling: Sendable {
     @discardableResult
     public func trySend() async -> SyncReport? {
         guard !foundOffline else { return nil }
-        let report = await engine.syncNow(pull: false, waitingAtMost: configuration.localCommandSyncBudget)
+        let report = await device.trySend()
         await clock.remember()
         return report
     }

@@ -1,0 +1,32 @@
+import EventualAPI
+import Foundation
+
+/// What an app is to the device layer: its name for the server and its usage events, its
+/// tables, how it words its outbox, and its account rules.
+public struct DeviceApp: Sendable {
+    /// The app that registers an account (the server mails a code only to those that need one).
+    public let name: Components.Schemas.AppName
+    /// The app's name and version as its usage events carry them.
+    public let analyticsName: AnalyticsApp
+    public let version: String
+    /// The app's tables, after the engine's.
+    public let migrations: [LocalMigration]
+    /// The app's words for an outbox entry ("item Milk"), read from its tables in the person's store.
+    public let summary: @Sendable (OutboxEntry, LocalStore) throws -> String
+    /// Whether an entry is the person's own work: only those hold a sign-out or another person's
+    /// sign-in back (SpendiQ's "last seen" is not).
+    public let isPersonsWork: @Sendable (OutboxEntry) -> Bool
+    public let policy: AccountPolicy
+
+    public init(name: Components.Schemas.AppName, analyticsName: AnalyticsApp, version: String, migrations: [LocalMigration],
+                policy: AccountPolicy = AccountPolicy(), isPersonsWork: @escaping @Sendable (OutboxEntry) -> Bool = { _ in true },
+                summary: @escaping @Sendable (OutboxEntry, LocalStore) throws -> String) {
+        self.name = name
+        self.analyticsName = analyticsName
+        self.version = version
+        self.migrations = migrations
+        self.policy = policy
+        self.isPersonsWork = isPersonsWork
+        self.summary = summary
+    }
+}

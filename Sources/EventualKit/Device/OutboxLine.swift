@@ -1,0 +1,55 @@
+import Foundation
+
+/// One outbox entry, said for people: the engine's entry with the app's words for it.
+public struct OutboxLine: Sendable, Equatable, Codable {
+    /// Waiting to be sent (or being sent), or refused by the server.
+    public enum State: String, Sendable, Codable { case pending, failed }
+
+    public let id: String
+    public let state: State
+    /// The record a change is about (nil for a call).
+    public let recordID: String?
+    /// What the entry is, in the app's words: "item Milk", "scan of a photo", "account Cash".
+    public let summary: String
+    public let attempts: Int
+    /// The server's reason for a refused entry, or the last transient error.
+    public let lastError: String?
+
+    /// The id's last characters, as a status shows it and `retry`/`discard` take it.
+    public var shortID: String { String(id.suffix(OutboxEntry.shortIDLength)) }
+
+    /// The line of `entry`, summarised as `summary`.
+    public init(entry: OutboxEntry, summary: String) {
+        id = entry.id
+        state = entry.state == .failed ? .failed : .pending
+        recordID = entry.kind == .change ? entry.recordID : nil
+        self.summary = summary
+        attempts = entry.attempts
+        lastError = entry.lastError
+    }
+}
+
+/// Online or offline, what waits in the outbox and why, and when the last sync was.
+public struct DeviceStatus: Sendable, Equatable {
+    public let connectivity: Connectivity
+    /// Entries waiting to be sent.
+    public let pending: Int
+    /// Entries the server refused.
+    public let failed: Int
+    /// Every outbox entry, oldest first.
+    public let entries: [OutboxLine]
+    /// Unix milliseconds of the last complete sync.
+    public let lastSyncAt: Int64?
+    /// Sign-outs the server has not heard of yet.
+    public let pendingRevocations: Int
+}
+
+/// What became of a refused entry sent again.
+public enum RetryOutcome: Sendable, Equatable {
+    /// The server took it.
+    case sent
+    /// It waits for the next sync (offline, or the server is slow).
+    case waiting
+    /// The server refused it again, for this reason.
+    case refused(String)
+}

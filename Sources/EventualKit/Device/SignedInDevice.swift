@@ -1,0 +1,143 @@
+import EventualAPI
+import Foundation
+import Logging
+
+/// The signed-in person on this device, as every app has them: their store, the sync engine,
+/// usage events and the outbox, built once; sending and fetching, the status, and what to do
+/// with a change the server refused. An app's user type holds one and adds its own model.
+public final class SignedInDevice: Sendable {
+    public let session: Session
+    public let store: LocalStore
+    public let engine: SyncEngine
+    /// Usage events for the product team's questions (off with `DeviceConfiguration.analyticsEnabled`).
+    public let analytics: Analytics
+    public let accounts: DeviceAccounts
+    public var configuration: DeviceConfiguration { accounts.configuration }
+    public var link: ServerLink { accounts.link }
+    public var outbox: Outbox { Outbox(store: store) }
+    private var app: DeviceApp { accounts.app }
+
+    /// Opens the person's store (creating it if need be) and builds the engine around it.
+    /// `wallClock`: the clock the store stamps changes by (a test sets a wrong one).
+    public convenience init(session: Session, accounts: DeviceAccounts, collections: [any SyncedCollectionStore] = [],
+                            calls: [String: CallHandler] = [:], wallClock: @escaping @Sendable () -> Int64 = { UnixMillis.now() }) throws {
+        let store = try Self.store(of: session, accounts: accounts, wallClock: wallClock)
+        self.init(session: session, store: store, accounts: accounts, collections: collections, calls: calls)
+    }
+
+    /// Builds the engine around a store the app opened itself (`store(of:accounts:)`), for calls
+    /// that need the store before the engine exists.
+    public init(session: Session, store: LocalStore, accounts: DeviceAccounts, collections: [any SyncedCollectionStore] = [],
+                calls: [String: CallHandler] = [:]) {
+        self.session = session
+        self.store = store
+        self.accounts = accounts
+        let configuration = accounts.configuration
+        var logger = Logger(label: "\(accounts.app.analyticsName.rawValue).sync")
+        logger.logLevel = configuration.engineLogLevel
+        analytics = Analytics(store: store, app: accounts.app.analyticsName.rawValue, appVersion: accounts.app.version,
+                              isEnabled: configuration.analyticsEnabled, logger: logger)
+        var sync = configuration.sync
+        sync.sendsAnalytics = sync.sendsAnalytics && configuration.analyticsEnabled
+        engine = SyncEngine(store: store, link: accounts.link, collections: collections, calls: calls, configuration: sync, logger: logger)
+    }
+
+    /// The person's store, with the app's tables.
+    public static func store(of session: Session, accounts: DeviceAccounts,
+                             wallClock: @escaping @Sendable () -> Int64 = { UnixMillis.now() }) throws -> LocalStore {
+        try LocalStore(path: accounts.configuration.databasePath(session.userID), migrations: accounts.app.migrations, wallClock: wallClock)
+    }
+
+    // MARK: - Status
+
+    /// Online or offline (asking the server for at most the local budget, unless `probe` is
+    /// false), what waits and why, and when the last sync was.
+    public func status(probe: Bool = true) async throws -> DeviceStatus {
+        let monitor = await engine.connectivity
+        let connectivity = probe ? await monitor.check(within: configuration.localCommandSyncBudget) : monitor.current
+        return try await status(connectivity: connectivity)
+    }
+
+    /// The status, with connectivity as the app found it.
+    public func status(connectivity: Connectivity) async throws -> DeviceStatus {
+        let lines = try outbox.entries().map(line)
+        await engine.refreshStatus()
+        return DeviceStatus(connectivity: connectivity, pending: lines.filter { $0.state == .pending }.count,
+                            failed: lines.filter { $0.state == .failed }.count, entries: lines,
+                            lastSyncAt: engine.currentStatus.lastSyncAt,
+                            pendingRevocations: (try? accounts.vault.pendingRevocations().count) ?? 0)
+    }
+
+    /// An outbox entry in the app's words.
+    public func line(_ entry: OutboxEntry) throws -> OutboxLine {
+        OutboxLine(entry: entry, summary: try app.summary(entry, store))
+    }
+
+    // MARK: - Sending
+
+    /// Sends what waits and, with `pull`, fetches what other devices sent, now. `progress` hears
+    /// how many entries are left, about ten times a second, while it runs. After a round that
+    /// reached the server, the sign-outs that wait are sent; a refused token locks the session.
+    public func sync(pull: Bool = true, progress: (@Sendable (_ remaining: Int, _ total: Int) -> Void)? = nil) async throws -> SyncReport {
+        let total = try outbox.counts().pending
+        let watcher: Task<Void, Never>? = progress.map { progress in
+            let outbox = self.outbox
+            return Task {
+                while !Task.isCancelled {
+                    progress((try? outbox.counts().pending) ?? 0, total)
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
+            }
+        }
+        let report = await engine.syncNow(pull: pull)
+        watcher?.cancel()
+        await watcher?.value
+        progress?((try? outbox.counts().pending) ?? 0, total)
+        if report.failure == nil { await accounts.flushRevocations() }
+        if case .unauthorized = report.failure { try? accounts.vault.tokenRejected() }
+        return report
+    }
+
+    /// Tries to send now what a command just queued, waiting at most `budget` (the local budget
+    /// by default): nil when it did not finish by then (offline, or a server that does not
+    /// answer); it stays queued and the engine sends it later.
+    @discardableResult
+    public func trySend(waitingAtMost budget: Duration? = nil) async -> SyncReport? {
+        await engine.syncNow(pull: false, waitingAtMost: budget ?? configuration.localCommandSyncBudget)
+    }
+
+    // MARK: - Refused changes
+
+    /// Queues a change the server refused again and sends it at once if the server answers
+    /// within the local budget, else with the next sync. `id` is the entry's id or its last 8
+    /// characters. `patience` may give an entry longer, once the server answered (a scan waits
+    /// for its classification).
+    public func retry(_ id: String, patience: @Sendable (OutboxEntry) -> Duration? = { _ in nil }) async throws
+        -> (line: OutboxLine, outcome: RetryOutcome) {
+        let entry = try await outbox.retry(id)
+        let line = try line(entry)
+        if let longer = patience(entry) {
+            // NB: a longer wait only for a server that answers: a silent one costs the local budget, no more.
+            if await engine.connectivity.check(within: configuration.localCommandSyncBudget) == .online {
+                await trySend(waitingAtMost: longer)
+            }
+        } else {
+            await trySend()
+        }
+        guard let now = try outbox.entries().first(where: { $0.id == entry.id }) else { return (line, .sent) }
+        return (line, now.state == .failed ? .refused(now.lastError ?? "no reason given") : .waiting)
+    }
+
+    /// Drops a change the server refused, for good (`id` as for `retry`). `undo` first takes back
+    /// what the change had done on this device that the server's version will not restore.
+    @discardableResult
+    public func discard(_ id: String, undo: (@Sendable (OutboxEntry) async throws -> Void)? = nil) async throws -> OutboxLine {
+        let entry = try outbox.failedEntry(id)
+        let line = try line(entry)
+        // NB: undone before the entry goes: were the process killed in between, the refused entry
+        // would still be listed and could be discarded again.
+        try await undo?(entry)
+        try await outbox.discard(entry.id)
+        return line
+    }
+}

@@ -1,0 +1,33 @@
+import EventualAPI
+import EventualKit
+import Foundation
+import GRDB
+
+extension DeviceApp {
+    /// SpendiQ to the device layer: its tables, its words for what waits in the outbox, and its
+    /// account rules (seed 002): after 7 days offline the device's data is wiped, offline only the
+    /// person whose data is here signs in, and an online sign-in needs a verified email.
+    static let spendiQ = DeviceApp(
+        name: .spendiq, analyticsName: .spendiQ, version: SpendingApp.version, migrations: SpendingSchema.migrations,
+        policy: AccountPolicy(wipesAfterOfflineAge: true, onePersonPerDevice: true, admits: { link in
+            if case .forbidden? = try? await link.client.getSpendingAccount() { false } else { true }
+        }),
+        // NB: "last seen" and the position are recorded by every start: they are not the person's
+        // work, and a sign-out or another person's sign-in must not wait for them.
+        isPersonsWork: { $0.operation != SpendingCalls.lastSeen && $0.operation != SpendingCalls.location }
+    ) { entry, store in
+        switch (entry.kind, entry.operation) {
+        case (.change, SyncCollections.spendingAccounts.name):
+            let name = try store.reader.read { db in
+                try String.fetchOne(db, sql: "SELECT name FROM spending_accounts WHERE id = ?", arguments: [entry.recordID ?? ""])
+            }
+            return "account \(name ?? String((entry.recordID ?? "?").suffix(8)))"
+        case (.change, SyncCollections.spendingLimits.name): return "budget"
+        case (.change, _): return "transaction \(String((entry.recordID ?? "?").suffix(8)))"
+        case (.call, SpendingCalls.lastSeen): return "last visit"
+        case (.call, SpendingCalls.location): return "position"
+        case (.call, SpendingCalls.offerView): return "view of an offer"
+        case (.call, let operation): return operation
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import ArgumentParser
+import CommandLineSupport
+import EventualKit
+import Foundation
+import Spending
+
+struct Status: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Online or offline, what waits to be sent or was refused (with ids), and the last sync.")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let status = try await global.spending().status()
+        if output.json {
+            struct Entry: Encodable {
+                let id, shortId, state, summary: String; let attempts: Int; @JSONNullable var lastError: String?
+            }
+            struct Shape: Encodable {
+                let connectivity: String; let pending, failed: Int; @JSONNullable var lastSyncAt: String?; let entries: [Entry]
+            }
+            print(try Terminal.json(Shape(connectivity: status.connectivity.rawValue, pending: status.pending, failed: status.failed,
+                                          lastSyncAt: status.lastSyncAt.map(Timestamp.iso8601), entries: status.entries.map {
+                Entry(id: $0.id, shortId: $0.shortID, state: $0.state.rawValue, summary: $0.summary, attempts: $0.attempts, lastError: $0.lastError)
+            })))
+            return
+        }
+        print(status.connectivity == .online ? Terminal.paint("online", .green) : Terminal.paint("offline", .yellow))
+        Terminal.say("pending \(status.pending), failed \(status.failed), \(LastSync.phrase(status.lastSyncAt))")
+        guard !status.entries.isEmpty else { return }
+        // NB: refused changes first: they are the ones the person must act on.
+        let entries = status.entries.filter { $0.state == .failed } + status.entries.filter { $0.state != .failed }
+        var table = Table("STATE", "ID", "WHAT", "TRIES", "REASON")
+        // NB: a cut id could not be retried or discarded.
+        table.whole = ["STATE", "ID", "TRIES"]
+        table.cutFirst = ["WHAT", "REASON"]
+        for entry in entries.prefix(50) {
+            table.add(.init(entry.state.rawValue, entry.state == .failed ? .red : nil), .init(entry.shortID), .init(entry.summary),
+                      .init("\(entry.attempts)"), .init(entry.lastError ?? "-"))
+        }
+        print(table.render())
+        if entries.count > 50 { Terminal.say("… and \(entries.count - 50) more (spendiq status --json lists them all)") }
+        if status.failed > 0 {
+            Terminal.say("The server refused the failed changes: spendiq retry ID sends one again, spendiq discard ID drops it.")
+        }
+    }
+}
+
+struct Retry: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Send a change the server refused again (its ID from spendiq status).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The refused change's ID, as spendiq status shows it (8 characters), or its whole id.") var id: String
+
+    func run() async throws {
+        let (line, _) = try await global.spending().device.retry(id)
+        Terminal.say("The \(line.summary) will be sent again with the next sync.")
+    }
+}
+
+struct Discard: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Drop a change the server refused, for good (its ID from spendiq status).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The refused change's ID, as spendiq status shows it (8 characters), or its whole id.") var id: String
+
+    func run() async throws {
+        let line = try await global.spending().device.discard(id)
+        Terminal.say("Dropped the refused change: \(line.summary).")
+    }
+}
+
+struct Sync: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Send what waits and fetch your other devices' changes, now.")
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let spending = try await global.spending()
+        let report = try await spending.sync()
+        let delivered = report.sent - report.duplicates
+        let clock = report.clockAheadBySeconds.map { Terminal.clockSentence(aheadBySeconds: $0) }
+        if let failure = report.failure {
+            throw CLIError("Sync stopped: \(failure.description)" + (delivered + report.calls > 0 ? " (\(delivered + report.calls) sent before)" : ""))
+        }
+        // NB: never "Synced" when the server refused something: the person has to act on it.
+        if report.rejected > 0 || report.clockRefused > 0 {
+            var parts: [String] = []
+            if report.rejected > 0 {
+                parts.append("the server refused \(report.rejected) change(s) (\(report.rejections.first.map { Terminal.oneLine($0.message) } ?? "see spendiq status"))")
+            }
+            if report.clockRefused > 0 {
+                parts.append("\(report.clockRefused) change(s) wait for this device's clock to be set right; they go then")
+            }
+            throw CLIError("Sent \(delivered) change(s), but " + parts.joined(separator: "; ")
+                           + (report.rejected > 0 ? "; spendiq status lists them, spendiq retry ID or spendiq discard ID settles one" : "")
+                           + (clock.map { ". " + $0 } ?? ""))
+        }
+        var line = "Synced: sent \(delivered) change(s) and \(report.calls) other update(s), fetched \(report.pulled)."
+        if report.restamped > 0 { line += " \(report.restamped) change(s) stamped by a clock ahead were stamped again and sent." }
+        if let clock { line += " Note: \(clock)" }
+        Terminal.say(line)
+    }
+}
