@@ -85,7 +85,7 @@ public struct SharedOptions<Root: ParsableCommand>: ParsableArguments {
     /// links and busy test machines), when set.
     public func answerTimeout() throws -> Int? {
         let variable = Self.variable("ANSWER_TIMEOUT")
-        guard let text = Self.environment(variable) else { return nil }
+        guard let text = Self.environment(variable), !text.isEmpty else { return nil }
         guard let seconds = Int(text), (1...300).contains(seconds) else {
             throw CLIError("\(variable) must be a number of seconds from 1 to 300, not '\(Terminal.oneLine(String(text.prefix(40))))'")
         }

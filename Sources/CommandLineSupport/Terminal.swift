@@ -30,7 +30,11 @@ public enum Terminal {
     public static func fail<Root: ParsableCommand>(_ error: any Error, root: Root.Type) -> Never {
         let name = Root.configuration.commandName ?? "command"
         let code = Root.exitCode(for: error)
-        if code == .success { Root.exit(withError: error) }
+        if code == .success {
+            // NB: ArgumentParser wraps help to the terminal's width, but not its usage line.
+            print(HelpText.fitted(Root.fullMessage(for: error), width: columns))
+            exit(0)
+        }
         if code == .failure {
             // NB: what a `validate()` throws, other than a ValidationError, arrives wrapped in
             // ArgumentParser's own error type, whose description is not for people.
@@ -200,10 +204,12 @@ private func run<Root: ParsableCommand>(_ root: Root.Type, arguments: [String], 
             // NB: a control character in an argument is a usage mistake (status 64), like an unknown option.
             throw ValidationError(error.description)
         }
-        // NB: `help bogus` would print the main help with status 0, as if the subcommand existed.
-        if checked.first == "help", checked.count > 1, !checked[1].hasPrefix("-"),
-           !Root.configuration.subcommands.contains(where: { $0._commandName == checked[1] }) {
-            Terminal.error("\(name): No command '\(checked[1].prefix(40))': \(name) --help lists them")
+        // NB: `help bogus` and `bogus --help` would print the main help with status 0, as if the
+        // subcommand existed.
+        let subcommands = Root.configuration.subcommands.flatMap { [$0._commandName] + $0.configuration.aliases } + ["help"]
+        if let asked = checked.first == "help" ? checked.dropFirst().first : checked.first, Root.configuration.subcommands.count > 0,
+           !asked.hasPrefix("-"), !subcommands.contains(asked) {
+            Terminal.error("\(name): No command '\(Terminal.oneLine(String(asked.prefix(40))))': \(name) --help lists them")
             exit(ExitCode.validationFailure.rawValue)
         }
         let command = try OptionOrder.parse(checked, as: Root.self)

@@ -72,20 +72,11 @@ struct Import: AsyncParsableCommand {
             columns[parts[0].lowercased()] = parts[1]
         }
         let spending = try await global.spending()
-        let summary: CSVImportSummary
-        do {
-            if csv == "-" {
-                let data = try FileHandle.standardInput.readToEnd() ?? Data()
-                summary = try await spending.csv.importCSV(data: data, name: "standard input", account: account, map: columns, decimal: decimal, dates: dates)
-            } else {
-                summary = try await spending.csv.importCSV(from: URL(fileURLWithPath: csv), account: account, map: columns, decimal: decimal, dates: dates)
-            }
-        } catch let error as SpendingError {
-            switch error {
-            case .mixedDecimalSeparators, .undecidedDecimalSeparator: throw CLIError(error.description + ": give --decimal . or --decimal ,")
-            case .mixedDateOrders, .undecidedDateOrder: throw CLIError(error.description + ": give --dates dmy or --dates mdy")
-            default: throw error
-            }
+        let summary = if csv == "-" {
+            try await spending.csv.importCSV(data: try FileHandle.standardInput.readToEnd() ?? Data(), name: "standard input",
+                                             account: account, map: columns, decimal: decimal, dates: dates)
+        } else {
+            try await spending.csv.importCSV(from: URL(fileURLWithPath: csv), account: account, map: columns, decimal: decimal, dates: dates)
         }
         let kind = summary.format == .spendiq ? "a SpendiQ export" : "a bank's export"
         let separator = summary.decimalSeparator.map { ", amounts with \($0.name)" } ?? ", whole amounts"
