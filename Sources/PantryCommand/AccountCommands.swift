@@ -29,12 +29,8 @@ struct Login: AsyncParsableCommand {
         let app = try global.app()
         let password = passwordStdin ? try Terminal.readPasswordFromStdin() : try Terminal.readPassword(prompt: "Password: ")
         let signIn = try await app.login(email: email, password: password)
-        let who = signIn.pantry.session.username
-        if signIn.online {
-            print("Signed in as \(who)." + (signIn.pulled > 0 ? " Fetched \(signIn.pulled) change(s) from your other devices." : ""))
-        } else {
-            print("Signed in as \(who) " + Terminal.paint("offline", .yellow) + ": changes wait on this device until the server can be reached.")
-        }
+        print(DeviceWords.pantry.signedIn(signIn.pantry.session.username, online: signIn.online,
+                                          note: signIn.pulled > 0 ? "Fetched \(signIn.pulled) change(s) from your other devices." : nil))
     }
 }
 
@@ -57,16 +53,9 @@ struct Logout: AsyncParsableCommand {
         do {
             outcome = try await app.logout(discarding: force ? .everything : discardRefused ? .failed : .nothing)
         } catch SessionError.unsentChanges(let waiting, let refused) {
-            var parts: [String] = []
-            if waiting > 0 { parts.append("\(waiting) change(s) still wait to be sent (the server cannot be reached): run `pantry sync` when online") }
-            if refused > 0 { parts.append("\(refused) change(s) were refused by the server: see `pantry status`, then `pantry retry ID` or `pantry discard ID`, or sign out with --discard-refused") }
-            throw CLIError(parts.joined(separator: "; ") + "; --force signs out and loses them all")
+            throw DeviceWords.pantry.unsent(waiting: waiting, refused: refused)
         }
-        var line = "Signed out \(outcome.username)."
-        if outcome.discardedWaiting > 0 { line += " \(outcome.discardedWaiting) change(s) that were waiting to be sent are lost." }
-        if outcome.discardedRefused > 0 { line += " \(outcome.discardedRefused) change(s) the server refused were dropped." }
-        if outcome.revocationQueued { line += " The server will hear of it when it can be reached." }
-        Terminal.say(line)
+        Terminal.say(DeviceWords.pantry.signedOut(outcome))
     }
 }
 
@@ -83,4 +72,9 @@ struct Whoami: AsyncParsableCommand {
             print("\(account.username) <\(account.email)>")
         }
     }
+}
+
+extension DeviceWords {
+    /// The pantry's words for its outbox.
+    static let pantry = DeviceWords(command: "pantry", entries: "changes", one: "change(s)", many: "change(s)")
 }

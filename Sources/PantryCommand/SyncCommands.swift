@@ -26,9 +26,8 @@ struct Status: AsyncParsableCommand {
                                               signOutsWaiting: status.pendingRevocations, entries: status.entries.map(ItemPrinting.JSONEntry.init))))
             return
         }
-        let online = status.connectivity == .online
-        print(online ? Terminal.paint("online", .green) : Terminal.paint("offline", .yellow))
-        print("pending \(status.pending), failed \(status.failed), \(LastSync.phrase(status.lastSyncAt))")
+        print(DeviceWords.connectivity(status.connectivity))
+        print(DeviceWords.pantry.counts(status))
         guard !status.entries.isEmpty else { return }
         var table = Table("STATE", "ID", "ITEM", "WHAT", "TRIES", "REASON")
         for entry in status.entries {
@@ -39,7 +38,7 @@ struct Status: AsyncParsableCommand {
         }
         print(table.render())
         if status.failed > 0 {
-            Terminal.say("The server refused the failed changes: `pantry retry ID` sends one again, `pantry discard ID` drops it.")
+            Terminal.say(DeviceWords.pantry.refusedHint)
         }
     }
 }

@@ -57,12 +57,8 @@ struct Login: AsyncParsableCommand {
         let app = try global.app()
         let password = try Terminal.password(fromStdin: passwordStdin)
         let signIn = try await app.login(email: email, password: password)
-        let who = signIn.spending.session.username
-        if signIn.online {
-            Terminal.say("Signed in as \(who)." + (signIn.pulled > 0 ? " Fetched \(signIn.pulled) change(s) from your other devices." : ""))
-        } else {
-            Terminal.say("Signed in as \(who) " + Terminal.paint("offline", .yellow) + ": changes wait on this device until the server can be reached.")
-        }
+        Terminal.say(DeviceWords.spendiq.signedIn(signIn.spending.session.username, online: signIn.online,
+                                                  note: signIn.pulled > 0 ? "Fetched \(signIn.pulled) change(s) from your other devices." : nil))
     }
 }
 
@@ -79,16 +75,9 @@ struct Logout: AsyncParsableCommand {
         do {
             outcome = try await global.app(creating: false).logout(discarding: force ? .everything : discardRefused ? .failed : .nothing)
         } catch SessionError.unsentChanges(let waiting, let refused) {
-            var parts: [String] = []
-            if waiting > 0 { parts.append("\(waiting) change(s) wait to be sent: connect and run spendiq sync") }
-            if refused > 0 { parts.append("\(refused) change(s) were refused by the server: see spendiq status, then spendiq retry ID or spendiq discard ID (or logout --discard-refused)") }
-            throw CLIError("Not signed out: " + parts.joined(separator: "; ") + "; logout --force loses them all")
+            throw DeviceWords.spendiq.unsent(waiting: waiting, refused: refused)
         }
-        var line = "Signed out \(outcome.username)."
-        if outcome.discardedWaiting > 0 { line += " \(outcome.discardedWaiting) change(s) that were waiting to be sent are lost." }
-        if outcome.discardedRefused > 0 { line += " \(outcome.discardedRefused) change(s) the server had refused are dropped." }
-        if outcome.revocationQueued { line += " The server will hear of it when it can be reached." }
-        Terminal.say(line)
+        Terminal.say(DeviceWords.spendiq.signedOut(outcome))
     }
 }
 
@@ -101,4 +90,9 @@ struct Whoami: AsyncParsableCommand {
         guard let account = try await global.app(creating: false).whoami() else { throw SpendingError.notSignedIn }
         print(output.json ? try Terminal.json(account) : "\(account.username) <\(account.email)>")
     }
+}
+
+extension DeviceWords {
+    /// SpendiQ's words for its outbox.
+    static let spendiq = DeviceWords(command: "spendiq", entries: "changes", one: "change(s)", many: "change(s)")
 }

@@ -12,20 +12,15 @@ struct Status: AsyncParsableCommand {
     func run() async throws {
         let status = try await global.spending().status()
         if output.json {
-            struct Entry: Encodable {
-                let id, shortId, state, summary: String; let attempts: Int; @JSONNullable var lastError: String?
-            }
             struct Shape: Encodable {
-                let connectivity: String; let pending, failed: Int; @JSONNullable var lastSyncAt: String?; let entries: [Entry]
+                let connectivity: String; let pending, failed: Int; @JSONNullable var lastSyncAt: String?; let entries: [OutboxLineJSON]
             }
             print(try Terminal.json(Shape(connectivity: status.connectivity.rawValue, pending: status.pending, failed: status.failed,
-                                          lastSyncAt: status.lastSyncAt.map(Timestamp.iso8601), entries: status.entries.map {
-                Entry(id: $0.id, shortId: $0.shortID, state: $0.state.rawValue, summary: $0.summary, attempts: $0.attempts, lastError: $0.lastError)
-            })))
+                                          lastSyncAt: status.lastSyncAt.map(Timestamp.iso8601), entries: status.entries.map(OutboxLineJSON.init))))
             return
         }
-        print(status.connectivity == .online ? Terminal.paint("online", .green) : Terminal.paint("offline", .yellow))
-        Terminal.say("pending \(status.pending), failed \(status.failed), \(LastSync.phrase(status.lastSyncAt))")
+        print(DeviceWords.connectivity(status.connectivity))
+        Terminal.say(DeviceWords.spendiq.counts(status))
         guard !status.entries.isEmpty else { return }
         // NB: refused changes first: they are the ones the person must act on.
         let entries = status.entries.filter { $0.state == .failed } + status.entries.filter { $0.state != .failed }
@@ -40,7 +35,7 @@ struct Status: AsyncParsableCommand {
         print(table.render())
         if entries.count > 50 { Terminal.say("… and \(entries.count - 50) more (spendiq status --json lists them all)") }
         if status.failed > 0 {
-            Terminal.say("The server refused the failed changes: spendiq retry ID sends one again, spendiq discard ID drops it.")
+            Terminal.say(DeviceWords.spendiq.refusedHint)
         }
     }
 }

@@ -53,12 +53,8 @@ struct Login: AsyncParsableCommand {
         let app = try global.app()
         let password = passwordStdin ? try Terminal.readPasswordFromStdin() : try Terminal.readPassword(prompt: "Password: ")
         let signedIn = try await app.login(email: email, password: password)
-        let who = signedIn.recycling.session.username
-        if signedIn.online {
-            say("Signed in as \(who)." + (signedIn.catalogueLoaded ? " Recycling points, packaging catalogue and tips saved for offline use." : ""))
-        } else {
-            say("Signed in as \(who) " + Terminal.paint("offline", .yellow) + ": scans and visits wait on this device until the server can be reached.")
-        }
+        say(DeviceWords.sustainu.signedIn(signedIn.recycling.session.username, online: signedIn.online,
+                                          note: signedIn.catalogueLoaded ? "Recycling points, packaging catalogue and tips saved for offline use." : nil))
         await announceClassified(signedIn.recycling, json: false)
     }
 }
@@ -78,23 +74,9 @@ struct Logout: AsyncParsableCommand {
         } catch AccountError.notSignedIn {
             throw CLIError("Nobody is signed in on this device")
         } catch SessionError.unsentChanges(let waiting, let refused) {
-            // NB: refused ones cannot be sent by a sync: say what clears each kind.
-            if waiting > 0 {
-                throw CLIError("\(count(waiting, "scan or visit still waits", "scans or visits still wait")) to be sent: run `sustainu sync` when online, "
-                               + "or `sustainu logout --force` to lose them")
-            }
-            throw CLIError("\(count(refused, "scan or visit was", "scans or visits were")) refused by the server: `sustainu status` lists them; "
-                           + "`sustainu retry ID` or `sustainu discard ID`, or `sustainu logout --discard-refused`")
+            throw DeviceWords.sustainu.unsent(waiting: waiting, refused: refused)
         }
-        var line = "Signed out \(outcome.username)."
-        if outcome.discardedWaiting > 0 {
-            line += " " + count(outcome.discardedWaiting, "scan or visit that was waiting to be sent is lost.", "scans or visits that were waiting to be sent are lost.")
-        }
-        if outcome.discardedRefused > 0 {
-            line += " " + count(outcome.discardedRefused, "scan or visit the server refused was dropped.", "scans or visits the server refused were dropped.")
-        }
-        if outcome.revocationQueued { line += " You are offline: the server will hear of it when it can be reached." }
-        say(line)
+        say(DeviceWords.sustainu.signedOut(outcome))
     }
 }
 
@@ -107,4 +89,9 @@ struct Whoami: AsyncParsableCommand {
         guard let account = try global.app().whoami() else { throw RecyclingError.notSignedIn }
         print(output.json ? try Terminal.json(account) : "\(account.username) <\(account.email)>")
     }
+}
+
+extension DeviceWords {
+    /// SustainU's words for its outbox.
+    static let sustainu = DeviceWords(command: "sustainu", entries: "scans and visits", one: "scan or visit", many: "scans or visits")
 }

@@ -23,11 +23,7 @@ struct Status: AsyncParsableCommand {
                 @JSONNullable var lastSyncAt: String?
                 let packagingEntries: Int, signOutsWaiting: Int
                 let unavailableOffline: [String]
-                let entries: [EntryJSON]
-            }
-            struct EntryJSON: Encodable {
-                let id: String, shortId: String, state: String, summary: String, attempts: Int
-                @JSONNullable var lastError: String?
+                let entries: [OutboxLineJSON]
             }
             print(try Terminal.json(Shape(
                 connectivity: device.connectivity.rawValue, pending: device.pending, failed: device.failed, waitingScans: status.waitingScans,
@@ -35,8 +31,7 @@ struct Status: AsyncParsableCommand {
                 lastSyncAt: device.lastSyncAt.map(Timestamp.iso8601),
                 packagingEntries: status.packagingEntries, signOutsWaiting: device.pendingRevocations,
                 unavailableOffline: online ? [] : RecyclingStatus.onlineOnly,
-                entries: device.entries.map { EntryJSON(id: $0.id, shortId: $0.shortID, state: $0.state.rawValue, summary: $0.summary,
-                                                        attempts: $0.attempts, lastError: $0.lastError) })))
+                entries: device.entries.map(OutboxLineJSON.init))))
         } else {
             if online {
                 print(Terminal.paint("● Online", .green))
@@ -58,10 +53,7 @@ struct Status: AsyncParsableCommand {
                 }
                 print(table.render())
             }
-            if device.failed > 0 {
-                say("The server refused \(count(device.failed, "scan or visit", "scans or visits")): `sustainu retry ID` sends one again, "
-                    + "`sustainu discard ID` drops it.")
-            }
+            if device.failed > 0 { say(DeviceWords.sustainu.refusedHint) }
         }
         await announceClassified(recycling, json: output.json)
     }

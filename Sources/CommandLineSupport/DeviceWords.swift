@@ -1,0 +1,84 @@
+import EventualKit
+import Foundation
+
+/// What every app's command says of the device layer (signing in and out, the outbox, a status),
+/// in one set of sentences with the app's name and its word for what waits in the outbox.
+public struct DeviceWords: Sendable {
+    /// The command's name: "pantry".
+    public let command: String
+    /// What waits in the outbox, as prose says it: "changes", "scans and visits".
+    public let entries: String
+    /// The same counted, for one entry and for several: "change(s)", or "scan or visit" and "scans or visits".
+    public let one: String, many: String
+
+    public init(command: String, entries: String, one: String, many: String) {
+        self.command = command
+        self.entries = entries
+        self.one = one
+        self.many = many
+    }
+
+    /// "1 scan or visit waits", "2 scans or visits wait": a count with its noun and `verb` agreeing.
+    /// A noun that does not change with the number ("change(s)") takes the plural verb.
+    public func count(_ number: Int, _ verbOne: String, _ verbMany: String) -> String {
+        number == 1 && one != many ? "1 \(one) \(verbOne)" : "\(number) \(many) \(verbMany)"
+    }
+
+    /// "Signed in as alice." (and what came with it), or "Signed in as alice offline: …".
+    public func signedIn(_ username: String, online: Bool, note: String? = nil) -> String {
+        guard online else {
+            return "Signed in as \(username) " + Terminal.paint("offline", .yellow) + ": \(entries) wait on this device until the server can be reached."
+        }
+        return "Signed in as \(username)." + (note.map { " " + $0 } ?? "")
+    }
+
+    /// Why a sign-out was refused, and what clears each kind of unsent entry.
+    public func unsent(waiting: Int, refused: Int) -> CLIError {
+        var parts: [String] = []
+        if waiting > 0 { parts.append("\(count(waiting, "still waits", "still wait")) to be sent: run `\(command) sync` when online") }
+        if refused > 0 {
+            parts.append("\(count(refused, "was", "were")) refused by the server: see `\(command) status`, then `\(command) retry ID` or "
+                         + "`\(command) discard ID`, or sign out with --discard-refused")
+        }
+        return CLIError(parts.joined(separator: "; ") + "; `\(command) logout --force` signs out and loses them all")
+    }
+
+    /// "Signed out alice." and what the sign-out lost, and whether the server has heard of it.
+    public func signedOut(_ outcome: DeviceSignOut) -> String {
+        var line = "Signed out \(outcome.username)."
+        if outcome.discardedWaiting > 0 { line += " " + count(outcome.discardedWaiting, "that was waiting to be sent is lost.", "that were waiting to be sent are lost.") }
+        if outcome.discardedRefused > 0 { line += " " + count(outcome.discardedRefused, "the server refused was dropped.", "the server refused were dropped.") }
+        if outcome.revocationQueued { line += " The server will hear of it when it can be reached." }
+        return line
+    }
+
+    /// "online" in green, or "offline" in yellow.
+    public static func connectivity(_ connectivity: Connectivity) -> String {
+        connectivity == .online ? Terminal.paint("online", .green) : Terminal.paint("offline", .yellow)
+    }
+
+    /// "pending 2, failed 1, last sync 3 minutes ago".
+    public func counts(_ status: DeviceStatus) -> String {
+        "pending \(status.pending), failed \(status.failed), " + LastSync.phrase(status.lastSyncAt)
+    }
+
+    /// What to do with refused entries, under a status that lists them.
+    public var refusedHint: String {
+        "The server refused the failed \(entries): `\(command) retry ID` sends one again, `\(command) discard ID` drops it."
+    }
+}
+
+/// An outbox entry in `--json`: every key present, `null` when unknown.
+public struct OutboxLineJSON: Encodable {
+    let id: String, shortId: String, state: String, summary: String, attempts: Int
+    @JSONNullable var lastError: String?
+
+    public init(_ line: OutboxLine) {
+        id = line.id
+        shortId = line.shortID
+        state = line.state.rawValue
+        summary = line.summary
+        attempts = line.attempts
+        lastError = line.lastError
+    }
+}
