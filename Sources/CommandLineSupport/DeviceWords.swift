@@ -62,6 +62,26 @@ public struct DeviceWords: Sendable {
         "pending \(status.pending), failed \(status.failed), " + LastSync.phrase(status.lastSyncAt)
     }
 
+    /// The outbox as a table, refused entries first (they are the ones to act on), at most 50
+    /// rows; `recordColumn` names a column of the record a change is about ("ITEM").
+    public func table(_ entries: [OutboxLine], recordColumn: String? = nil) -> String {
+        let ordered = entries.filter { $0.state == .failed } + entries.filter { $0.state != .failed }
+        var table = Table()
+        table.headers = ["STATE", "ID"] + (recordColumn.map { [$0] } ?? []) + ["WHAT", "TRIES", "REASON"]
+        // NB: a cut id could not be retried or discarded.
+        table.whole = ["STATE", "ID", "TRIES"]
+        table.cutFirst = ["WHAT", "REASON"]
+        for entry in ordered.prefix(Self.rows) {
+            let record: [Table.Cell] = recordColumn == nil ? [] : [.init(entry.recordID.map { String($0.suffix(8)) } ?? "-")]
+            table.rows.append([.init(entry.state.rawValue, entry.state == .failed ? .red : nil), .init(entry.shortID)] + record
+                      + [.init(entry.summary), .init("\(entry.attempts)"), .init(entry.lastError ?? "-")])
+        }
+        let more = ordered.count > Self.rows ? "\n… and \(ordered.count - Self.rows) more (`\(command) status --json` lists them all)" : ""
+        return table.render() + more
+    }
+
+    private static let rows = 50
+
     /// What to do with refused entries, under a status that lists them.
     public var refusedHint: String {
         "The server refused the failed \(entries): `\(command) retry ID` sends one again, `\(command) discard ID` drops it."

@@ -29,14 +29,7 @@ struct Status: AsyncParsableCommand {
         print(DeviceWords.connectivity(status.connectivity))
         print(DeviceWords.pantry.counts(status))
         guard !status.entries.isEmpty else { return }
-        var table = Table("STATE", "ID", "ITEM", "WHAT", "TRIES", "REASON")
-        for entry in status.entries {
-            let colour: Terminal.Colour? = entry.state == .failed ? .red : nil
-            table.add(.init(entry.state == .failed ? "failed" : "pending", colour), .init(entry.shortID),
-                      .init(entry.recordID.map { String($0.suffix(8)) } ?? "-"),
-                      .init(entry.summary), .init("\(entry.attempts)"), .init(entry.lastError ?? "-"))
-        }
-        print(table.render())
+        print(DeviceWords.pantry.table(status.entries, recordColumn: "ITEM"))
         if status.failed > 0 {
             Terminal.say(DeviceWords.pantry.refusedHint)
         }

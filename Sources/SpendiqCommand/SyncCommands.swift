@@ -22,18 +22,7 @@ struct Status: AsyncParsableCommand {
         print(DeviceWords.connectivity(status.connectivity))
         Terminal.say(DeviceWords.spendiq.counts(status))
         guard !status.entries.isEmpty else { return }
-        // NB: refused changes first: they are the ones the person must act on.
-        let entries = status.entries.filter { $0.state == .failed } + status.entries.filter { $0.state != .failed }
-        var table = Table("STATE", "ID", "WHAT", "TRIES", "REASON")
-        // NB: a cut id could not be retried or discarded.
-        table.whole = ["STATE", "ID", "TRIES"]
-        table.cutFirst = ["WHAT", "REASON"]
-        for entry in entries.prefix(50) {
-            table.add(.init(entry.state.rawValue, entry.state == .failed ? .red : nil), .init(entry.shortID), .init(entry.summary),
-                      .init("\(entry.attempts)"), .init(entry.lastError ?? "-"))
-        }
-        print(table.render())
-        if entries.count > 50 { Terminal.say("… and \(entries.count - 50) more (spendiq status --json lists them all)") }
+        print(DeviceWords.spendiq.table(status.entries))
         if status.failed > 0 {
             Terminal.say(DeviceWords.spendiq.refusedHint)
         }

@@ -46,12 +46,7 @@ struct Status: AsyncParsableCommand {
                   + LastSync.phrase(device.lastSyncAt) + (device.pendingRevocations > 0 ? " · a sign-out waits to reach the server" : ""))
             if let ahead = recycling.clockAheadBySeconds() { say(Terminal.clockSentence(aheadBySeconds: ahead)) }
             if !device.entries.isEmpty {
-                var table = Table("ID", "STATE", "WHAT", "TRIES", "REASON")
-                for entry in device.entries {
-                    table.add(.init(entry.shortID), .init(entry.state.rawValue, entry.state == .failed ? .red : nil), .init(entry.summary),
-                              .init("\(entry.attempts)"), .init(entry.lastError ?? "-"))
-                }
-                print(table.render())
+                print(DeviceWords.sustainu.table(device.entries))
             }
             if device.failed > 0 { say(DeviceWords.sustainu.refusedHint) }
         }

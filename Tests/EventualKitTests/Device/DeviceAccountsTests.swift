@@ -1,0 +1,98 @@
+import EventualAPI
+import Foundation
+import Testing
+@testable import EventualKit
+
+@Suite("Device accounts: the one way to register and sign in, with each app's rules")
+struct DeviceAccountsTests {
+    @Test(.timeLimit(.minutes(2)))
+    func offlineOnlyThePersonWhoseDataIsHereSignsInWhenThePolicySaysSo() async throws {
+        try await withLiveServer { server, scratch in
+            let port = server.port!
+            let ann = try await registerUser(port: port, name: "ann"), bob = try await registerUser(port: port, name: "bob")
+            let folder = scratch.folder("phone")
+            let policy = AccountPolicy(onePersonPerDevice: true)
+            let online = DeviceAccounts(configuration: testConfiguration(folder, server: server), app: testApp(policy: policy))
+            _ = try await online.signIn(email: ann.email, password: ann.password)
+            let annName = try #require(try online.whoami()?.username)
+
+            let offline = DeviceAccounts(configuration: testConfiguration(folder, server: unreachableServer), app: testApp(policy: policy))
+            await #expect(throws: AccountError.otherPersonOnDevice(username: annName)) {
+                try await offline.signIn(email: bob.email, password: bob.password)
+            }
+            #expect(try offline.whoami()?.email == ann.email)
+            let (_, wasOnline) = try await offline.signIn(email: ann.email, password: ann.password)
+            #expect(!wasOnline)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func pastTheOfflineAgeTheDeviceIsWipedUnlessThePersonsChangesWait() async throws {
+        try await withLiveServer { server, scratch in
+            let user = try await registerUser(port: server.port!)
+            let clock = HandClock()
+            let policy = AccountPolicy(wipesAfterOfflineAge: true)
+            let phone = scratch.folder("phone")
+            let online = DeviceAccounts(configuration: testConfiguration(phone, server: server, clock: clock.function), app: testApp(policy: policy))
+            let (session, _) = try await online.signIn(email: user.email, password: user.password)
+            let device = try SignedInDevice(session: session, accounts: online)
+            try await addItem("Milk", to: device.store)
+
+            clock.advance(days: 8)
+            let offline = DeviceAccounts(configuration: testConfiguration(phone, server: unreachableServer, clock: clock.function),
+                                         app: testApp(policy: policy))
+            // Given a change that never reached the server, the data stays and the person is sent online.
+            await #expect(throws: AccountError.offlineTooLong(days: 7, waiting: 1, email: user.email)) { try await offline.enforceOfflineAge() }
+            #expect(FileManager.default.fileExists(atPath: offline.configuration.databasePath(session.userID)))
+
+            // Once it is on the server, the next start wipes the device.
+            #expect(try await device.sync().failure == nil)
+            await #expect(throws: AccountError.wipedAfterOfflineAge(days: 7)) { try await offline.enforceOfflineAge() }
+            #expect(try offline.whoami() == nil)
+            #expect(!FileManager.default.fileExists(atPath: offline.configuration.userDirectory(session.userID).path))
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func withoutThePolicyAStaleSignInIsLeftAlone() async throws {
+        try await withLiveServer { server, scratch in
+            let user = try await registerUser(port: server.port!)
+            let clock = HandClock()
+            let accounts = DeviceAccounts(configuration: testConfiguration(scratch.folder("phone"), server: server, clock: clock.function),
+                                          app: testApp())
+            _ = try await accounts.signIn(email: user.email, password: user.password)
+            clock.advance(days: 30)
+            try await accounts.enforceOfflineAge()
+            #expect(try accounts.whoami()?.email == user.email)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aPersonTheAppDoesNotAdmitIsSignedOutAgain() async throws {
+        try await withLiveServer { server, scratch in
+            let user = try await registerUser(port: server.port!)
+            let accounts = DeviceAccounts(configuration: testConfiguration(scratch.folder("phone"), server: server),
+                                          app: testApp(policy: AccountPolicy(admits: { _ in false })))
+            await #expect(throws: AccountError.notAdmitted) { try await accounts.signIn(email: user.email, password: user.password) }
+            #expect(try accounts.whoami() == nil)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aRegistrationTheServersRulesRefuseSaysWhatWasTypedWrong() async throws {
+        try await withLiveServer { server, scratch in
+            let accounts = DeviceAccounts(configuration: testConfiguration(scratch.folder("phone"), server: server), app: testApp())
+            do {
+                _ = try await accounts.register(username: "carol", email: "carol@example.com", password: "short")
+                Issue.record("a 5-character password was taken")
+            } catch AccountError.invalid(let message) {
+                #expect(message.hasPrefix("password must be"), "\(message)")
+            }
+            let account = try await accounts.register(username: "carol", email: "carol@example.com", password: "long-password")
+            #expect(account.username == "carol")
+            await #expect(throws: AccountError.self) {
+                try await accounts.register(username: "carol", email: "carol@example.com", password: "long-password")
+            }
+        }
+    }
+}
