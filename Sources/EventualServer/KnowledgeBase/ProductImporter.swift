@@ -47,7 +47,10 @@ public struct ProductImporter: Sendable {
             throw ImportError.unreadable(path: url.path, reason: (error as NSError).localizedFailureReason ?? "cannot be read")
         }
         var rows = CSVReader(data)
-        guard let header = rows.next() else { throw ImportError.notCSV(path: url.path, reason: "the file is empty") }
+        func nextRow() throws(ImportError) -> [String]? {
+            do { return try rows.next() } catch { throw .notCSV(path: url.path, reason: error.description) }
+        }
+        guard let header = try nextRow() else { throw ImportError.notCSV(path: url.path, reason: "the file is empty") }
         let column = Dictionary(header.enumerated().map { ($1.trimmingCharacters(in: .whitespaces), $0) }) { first, _ in first }
         guard let codeColumn = column["code"], let nameColumn = column["product_name"] else {
             throw ImportError.notCSV(path: url.path, reason: "the header has no 'code' and 'product_name' columns")
@@ -55,7 +58,7 @@ public struct ProductImporter: Sendable {
         var summary = Summary()
         var candidates: [String: Candidate] = [:]
         var order: [String] = []
-        for row in rows {
+        while let row = try nextRow() {
             func field(_ index: Int?) -> String {
                 guard let index, index < row.count else { return "" }
                 return row[index].trimmingCharacters(in: .whitespacesAndNewlines)

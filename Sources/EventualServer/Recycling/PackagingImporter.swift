@@ -36,7 +36,10 @@ public struct PackagingImporter: Sendable {
             throw RecyclingImportError.unreadable(path: url.path, reason: (error as NSError).localizedFailureReason ?? "cannot be read")
         }
         var rows = CSVReader(data)
-        guard let header = rows.next() else { throw RecyclingImportError.notPackagingCSV(path: url.path, reason: "the file is empty") }
+        func nextRow() throws(RecyclingImportError) -> [String]? {
+            do { return try rows.next() } catch { throw .notPackagingCSV(path: url.path, reason: error.description) }
+        }
+        guard let header = try nextRow() else { throw RecyclingImportError.notPackagingCSV(path: url.path, reason: "the file is empty") }
         let names = header.map(Self.headerKey)
         func column(_ candidates: [String]) -> Int? { candidates.lazy.compactMap { names.firstIndex(of: $0) }.first }
         guard let barcodeColumn = column(Self.barcodeHeaders), let materialColumn = column(Self.materialHeaders) else {
@@ -47,7 +50,7 @@ public struct PackagingImporter: Sendable {
         var summary = Summary()
         var parts: [String: [PackagingPart]] = [:]
         var order: [String] = []
-        for row in rows {
+        while let row = try nextRow() {
             if row.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) { continue }
             func field(_ index: Int?) -> String {
                 guard let index, index < row.count else { return "" }

@@ -1,51 +1,22 @@
+import EventualAPI
 import Foundation
 
-/// Rows of a CSV file (RFC 4180 quoting; comma, semicolon or tab, guessed from the header).
+/// A CSV file read whole: its header and its rows with the line each begins on.
 struct CSVTable {
     let header: [String]
     let rows: [(line: Int, fields: [String])]
 
     init(text: String) throws(SpendingError) {
-        let firstLine = text.prefix { $0 != "\n" && $0 != "\r\n" }
-        let delimiter: Character = [";", "\t", ","].max { a, b in firstLine.filter { $0 == a }.count < firstLine.filter { $0 == b }.count } ?? ","
-        var records: [(Int, [String])] = []
-        var field = "", fields: [String] = [], quoted = false, line = 1, recordLine = 1
-        var iterator = text.makeIterator()
-        var pending: Character? = nil
-        func endRecord() {
-            fields.append(field)
-            field = ""
-            if !(fields.count == 1 && fields[0].isEmpty) { records.append((recordLine, fields)) }
-            fields = []
+        var reader = CSVReader(Data(text.utf8))
+        var records: [(line: Int, fields: [String])] = []
+        do {
+            while let fields = try reader.next() { records.append((reader.line, fields)) }
+        } catch {
+            throw .file("The CSV file ends inside the quoted field that begins on line \(error.line) (a missing \")")
         }
-        while let character = pending ?? iterator.next() {
-            pending = nil
-            if quoted {
-                if character == "\"" {
-                    if let next = iterator.next() {
-                        if next == "\"" { field.append("\"") } else { quoted = false; pending = next }
-                    } else { quoted = false }
-                } else {
-                    if character == "\n" || character == "\r\n" { line += 1 }
-                    field.append(character)
-                }
-                continue
-            }
-            switch character {
-            case "\"" where field.isEmpty: quoted = true
-            case delimiter: fields.append(field); field = ""
-            case "\n", "\r\n", "\r":
-                endRecord()
-                line += 1
-                recordLine = line
-            default: field.append(character)
-            }
-        }
-        if quoted { throw .file("The CSV file ends inside a quoted field (a missing \")") }
-        if !field.isEmpty || !fields.isEmpty { endRecord() }
         guard let first = records.first else { throw .file("The CSV file is empty") }
-        header = first.1.map { $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\u{FEFF}")) }
-        rows = records.dropFirst().map { (line: $0.0, fields: $0.1) }
+        header = first.fields.map { $0.trimmingCharacters(in: .whitespaces) }
+        rows = Array(records.dropFirst())
     }
 
     /// The column of the first of `names` the header has (any case).
