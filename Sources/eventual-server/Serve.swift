@@ -107,11 +107,10 @@ struct Serve: AsyncParsableCommand {
         guard let level = Logger.Level(rawValue: logLevel.lowercased()) else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardOutput(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        // NB: StreamLogHandler's lines, written off the request path (one access-log line per request).
+        let output = BufferedLogOutput()
+        LoggingSystem.bootstrap { label in BufferedLogHandler(label: label, output: output, level: level) }
+        defer { output.flush() }
         let environment = ProcessInfo.processInfo.environment
         var throttle = ThrottleLimits()
         throttle.failedLoginsPerAccountAndAddress.limit = maxFailedLogins
@@ -173,6 +172,7 @@ struct Serve: AsyncParsableCommand {
         } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EACCES {
             // NB: NIO's own description names a system call and errno; a person needs which address and what to do.
             let problem = error.errnoCode == EADDRINUSE ? "is already in use (is another server running there?)" : "may not be used by this user"
+            output.flush()
             FileHandle.standardError.write(Data("eventual-server: \(hostname):\(port) \(problem); --port chooses another\n".utf8))
             Foundation.exit(1)
         }

@@ -111,7 +111,8 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
             "method": "\(request.method.rawValue)",
             "path": "\(request.uri.path)",
             "status": "\(response.status.code)",
-            "duration_ms": "\(String(format: "%.2f", elapsed.fractionalMilliseconds))",
+            // NB: formatted when the line is written (off the request path, by BufferedLogOutput).
+            "duration_ms": .stringConvertible(Milliseconds(elapsed)),
         ])
         return response
     }
@@ -129,6 +130,13 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
         let body = (try? encoder.encode(ErrorBody(status: outcome.status, message: outcome.message))) ?? Data()
         return Response(status: outcome.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
+}
+
+/// A duration in milliseconds with two decimals, formatted only if a line is written.
+private struct Milliseconds: CustomStringConvertible, Sendable {
+    let duration: Duration
+    init(_ duration: Duration) { self.duration = duration }
+    var description: String { String(format: "%.2f", duration.fractionalMilliseconds) }
 }
 
 /// Header names made once (a generic type cannot hold static stored properties).
