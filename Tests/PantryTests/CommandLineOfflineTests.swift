@@ -8,7 +8,7 @@ import Testing
 struct CommandLineOfflineTests {
     /// Runs `arguments` and says how long it took.
     /// Runs a command with the default 5 s wait for an answer, and says how long it took.
-    func timed(_ pantry: PantryProcess, _ arguments: [String], server: URL) async throws -> (PantryProcess.Outcome, Duration) {
+    func timed(_ pantry: CommandProcess, _ arguments: [String], server: URL) async throws -> (CommandOutcome, Duration) {
         let clock = ContinuousClock()
         let start = clock.now
         let outcome = try await pantry.run(arguments, server: server, environment: ["PANTRY_ANSWER_TIMEOUT": "5"])
@@ -61,7 +61,7 @@ struct CommandLineOfflineTests {
             let (phone, email) = try await signedInProcess(server, scratch, folder: "phone")
             #expect(try await phone.run(["add", "--name", "Bananas", "--quantity", "6"]).status == 0)
             #expect(try await phone.run(["sync"]).status == 0)
-            let tablet = PantryProcess(dataDirectory: scratch.folder("tablet"), server: server)
+            let tablet = CommandProcess.pantry(dataDirectory: scratch.folder("tablet"), server: server)
             #expect(try await tablet.run(["login", "--email", email, "--password-stdin"], input: "long-password\n").status == 0)
             let id = try #require(try jsonItems(try await tablet.run(["list", "--json"])).first?["id"] as? String)
             // When both eat some with no server: two on the phone, one on the tablet
@@ -80,7 +80,7 @@ struct CommandLineOfflineTests {
                 #expect(quantities == [3])
             }
             // And so does a third device that signs in afresh, which sees only what the server has
-            let laptop = PantryProcess(dataDirectory: scratch.folder("laptop"), server: server)
+            let laptop = CommandProcess.pantry(dataDirectory: scratch.folder("laptop"), server: server)
             #expect(try await laptop.run(["login", "--email", email, "--password-stdin"], input: "long-password\n").status == 0)
             #expect(try jsonItems(try await laptop.run(["list", "--json"])).map { $0["quantity"] as? Double } == [3])
         }

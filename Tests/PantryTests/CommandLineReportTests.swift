@@ -68,7 +68,7 @@ struct CommandLineReportTests {
             let first = try await phone.run(["sync"])
             #expect(first.stdout == "Synced: sent 1 change(s) and 0 knowledge-base contribution(s), fetched 0.\n", "\(first.stderr)")
             // And a change from another device is
-            let tablet = PantryProcess(dataDirectory: scratch.folder("tablet"), server: server)
+            let tablet = CommandProcess.pantry(dataDirectory: scratch.folder("tablet"), server: server)
             #expect(try await tablet.run(["login", "--email", email, "--password-stdin"], input: "long-password\n").stdout.contains("Fetched 1"))
             let id = try #require(try jsonItems(try await tablet.run(["list", "--json"])).first?["id"] as? String)
             #expect(try await tablet.run(["edit", id, "--category", "bakery"]).status == 0)

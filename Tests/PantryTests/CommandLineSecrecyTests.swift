@@ -22,7 +22,7 @@ struct CommandLineSecrecyTests {
         }
     }
 
-    func expectClean(_ outcome: PantryProcess.Outcome, _ what: String, token: String?, sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectClean(_ outcome: CommandOutcome, _ what: String, token: String?, sourceLocation: SourceLocation = #_sourceLocation) {
         let text = outcome.stderr
         #expect(!text.contains(Self.password), "\(what): \(text)", sourceLocation: sourceLocation)
         if let token { #expect(!text.contains(token), "\(what): \(text)", sourceLocation: sourceLocation) }
@@ -36,7 +36,7 @@ struct CommandLineSecrecyTests {
     @Test func registerLoginAndSyncSayFailuresInOneCleanLine() async throws {
         try await withLiveServer { live, scratch in
             // Given a device signed in online
-            let pantry = PantryProcess(dataDirectory: scratch.folder("device"), server: live)
+            let pantry = CommandProcess.pantry(dataDirectory: scratch.folder("device"), server: live)
             let suffix = UUID().uuidString.prefix(6).lowercased()
             let email = "secret.\(suffix)@example.com"
             #expect(try await pantry.run(["register", "--username", "s_\(suffix)", "--email", email, "--password-stdin"],
@@ -44,7 +44,7 @@ struct CommandLineSecrecyTests {
             #expect(try await pantry.run(["login", "--email", email, "--password-stdin"], input: Self.password + "\n").status == 0)
             #expect(try await pantry.run(["add", "--name", "Tea"]).status == 0)
             let token = try Self.savedToken(in: pantry.dataDirectory)
-            let fresh = PantryProcess(dataDirectory: scratch.folder("fresh"), server: live)
+            let fresh = CommandProcess.pantry(dataDirectory: scratch.folder("fresh"), server: live)
             try await withFailingServers { servers in
                 for (name, server) in servers {
                     // When each command meets a failing server

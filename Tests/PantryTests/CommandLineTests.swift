@@ -7,11 +7,11 @@ import Testing
 @Suite("The pantry command", .timeLimit(.minutes(2)))
 struct CommandLineTests {
     /// A signed-in device for a fresh user.
-    func signedIn(_ server: URL, _ scratch: ScratchFolder) async throws -> PantryProcess {
+    func signedIn(_ server: URL, _ scratch: ScratchFolder) async throws -> CommandProcess {
         try await signedInProcess(server, scratch).pantry
     }
 
-    func items(_ outcome: PantryProcess.Outcome) throws -> [[String: Any]] {
+    func items(_ outcome: CommandOutcome) throws -> [[String: Any]] {
         try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [[String: Any]])
     }
 
@@ -131,7 +131,7 @@ struct CommandLineTests {
     @Test func errorsAreOneLineWithANonZeroStatus() async throws {
         let scratch = try ScratchFolder()
         defer { scratch.remove() }
-        let pantry = PantryProcess(dataDirectory: scratch.folder("cli"), server: unreachableServer)
+        let pantry = CommandProcess.pantry(dataDirectory: scratch.folder("cli"), server: unreachableServer)
         let notSignedIn = try await pantry.run(["list"])
         #expect(notSignedIn.status == 1)
         #expect(notSignedIn.stderr == "pantry: Not signed in: run `pantry login --email EMAIL` first\n")

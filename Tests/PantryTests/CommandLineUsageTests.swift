@@ -10,8 +10,8 @@ struct CommandLineUsageTests {
                               "remove", "edit", "reminders", "places", "status", "sync", "retry", "discard"]
 
     /// A device with nothing on it, and no server.
-    func stranger(_ scratch: ScratchFolder) -> PantryProcess {
-        PantryProcess(dataDirectory: scratch.folder("stranger"), server: unreachableServer)
+    func stranger(_ scratch: ScratchFolder) -> CommandProcess {
+        CommandProcess.pantry(dataDirectory: scratch.folder("stranger"), server: unreachableServer)
     }
 
     @Test func helpOfASubcommandIsPrintedWithStatusZero() async throws {
@@ -51,7 +51,7 @@ struct CommandLineUsageTests {
     @Test func globalOptionsWorkBeforeAndAfterTheSubcommand() async throws {
         try await withLiveServer { server, scratch in
             // Given the environment pointing at no server and another folder
-            let pantry = PantryProcess(dataDirectory: scratch.folder("elsewhere"), server: unreachableServer)
+            let pantry = CommandProcess.pantry(dataDirectory: scratch.folder("elsewhere"), server: unreachableServer)
             let folder = scratch.folder("device").path
             let suffix = UUID().uuidString.prefix(6).lowercased()
             // When the options come before the subcommand
@@ -135,7 +135,7 @@ struct CommandLineUsageTests {
             let file = scratch.url.appendingPathComponent("not-a-folder")
             try Data("x".utf8).write(to: file)
             for folder in [file, file.appendingPathComponent("inside")] {
-                let pantry = PantryProcess(dataDirectory: folder, server: server)
+                let pantry = CommandProcess.pantry(dataDirectory: folder, server: server)
                 let login = try await pantry.run(["login", "--email", "a@example.com", "--password-stdin"], input: "long-password\n")
                 #expect(login.isOneLineError, "\(login.stderr)")
                 #expect(login.stderr.contains("data directory \(folder.path)"), "\(login.stderr)")
@@ -152,7 +152,7 @@ struct CommandLineUsageTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o500], ofItemAtPath: folder.path)
         defer { try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder.path) }
-        let outcome = try await PantryProcess(dataDirectory: folder, server: unreachableServer).run(["whoami"])
+        let outcome = try await CommandProcess.pantry(dataDirectory: folder, server: unreachableServer).run(["whoami"])
         #expect(outcome.isOneLineError)
         #expect(outcome.stderr.contains("not writable"))
     }

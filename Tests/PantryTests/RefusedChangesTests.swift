@@ -18,7 +18,7 @@ struct RefusedChangesTests {
             try await deleteProduct(productID, server: server, as: other)
             try await online.buy(barcode: Barcodes.milk, candidates: lookup.candidates, choice: .pick(1))
             _ = try await online.sync()
-            let pantry = PantryProcess(dataDirectory: folder, server: server)
+            let pantry = CommandProcess.pantry(dataDirectory: folder, server: server)
             #expect(try await pantry.run(["add", "--name", "Jam"], server: unreachableServer).status == 0)
 
             // When the person looks at the status
@@ -67,7 +67,7 @@ struct RefusedChangesTests {
             _ = try await online.sync()
             try await online.buy(barcode: Barcodes.milk, candidates: lookup.candidates, choice: .pick(1))
             _ = try await online.sync()
-            let pantry = PantryProcess(dataDirectory: folder, server: server)
+            let pantry = CommandProcess.pantry(dataDirectory: folder, server: server)
             let entries = try #require(try jsonObject(try await pantry.run(["status", "--json"]))["entries"] as? [[String: Any]])
             let refused = entries.filter { $0["state"] as? String == "failed" }.compactMap { $0["id"] as? String }
             #expect(refused.count == 2, "\(entries)")

@@ -23,7 +23,7 @@ struct ClockCorrectionScanTests {
 
     @Test func aScanRightAfterTheClockIsSetRightIsNotMovedByTheOldError() async throws {
         try await withLiveServer { server, scratch in
-            try await Executables.seed(scratch)
+            try await SharedData.seed(scratch)
             let (email, _) = try await Phone(dataDirectory: scratch.folder("setup"), server: server).signUp()
             // Given a phone whose clock ran two days fast, which scanned online (learning the offset)
             let folder = scratch.folder("phone")
@@ -43,7 +43,7 @@ struct ClockCorrectionScanTests {
 
     @Test func aScanOfflineWithASlowClockIsScoredAtItsRealTime() async throws {
         try await withLiveServer { server, scratch in
-            try await Executables.seed(scratch)
+            try await SharedData.seed(scratch)
             let (email, _) = try await Phone(dataDirectory: scratch.folder("setup"), server: server).signUp()
             let folder = scratch.folder("phone")
             // Given a phone that learned, an hour and more ago, that its clock ran two hours fast

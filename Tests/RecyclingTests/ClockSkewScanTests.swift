@@ -11,7 +11,7 @@ import Testing
 struct ClockSkewScanTests {
     @Test func scansFromAFastClockAreClassifiedNotRefused() async throws {
         try await withLiveServer { server, scratch in
-            try await Executables.seed(scratch)
+            try await SharedData.seed(scratch)
             let (email, _) = try await Phone(dataDirectory: scratch.folder("setup"), server: server).signUp()
             // Given a phone whose clock is an hour ahead, signed in, that has not talked to the server yet
             var configuration = RecyclingConfiguration(dataDirectory: scratch.folder("phone"), serverURL: server)

@@ -26,7 +26,7 @@ struct CommandLineUsageTests {
 
     @Test func southernAndWesternPositionsAreAccepted() async throws {
         try await withLiveServer { server, scratch in
-            try await Executables.seed(scratch)
+            try await SharedData.seed(scratch)
             let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
             _ = try await phone.signUp()
             _ = try await phone.run(["points", "--limit", "1"])
@@ -50,7 +50,7 @@ struct CommandLineUsageTests {
 
     @Test func outputFitsEightyColumns() async throws {
         try await withLiveServer { server, scratch in
-            try await Executables.seed(scratch)
+            try await SharedData.seed(scratch)
             let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
             _ = try await phone.signUp()
             let point = try pointsJSON(try await phone.run(["points", "--json", "--limit", "1"])).first?["id"] as? String
@@ -76,7 +76,7 @@ struct CommandLineUsageTests {
 
     @Test func aScanAtAPointThePhoneDoesNotKnowIsRefusedBeforeItIsSaved() async throws {
         try await withLiveServer { server, scratch in
-            try await Executables.seed(scratch)
+            try await SharedData.seed(scratch)
             let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
             _ = try await phone.signUp()
             let run = try await phone.offline(["scan", "--barcode", SharedData.pastryBarcode, "--point", "node/nowhere"])

@@ -30,7 +30,7 @@ struct ConnectivityScenarioTests {
 
     @Test func scenario2ShowsTheOfflineBannerAndWhatWaits() async throws {
         try await withLiveServer { server, scratch in
-            try await Executables.seed(scratch)
+            try await SharedData.seed(scratch)
             let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
             _ = try await phone.signUp()
             #expect(try await phone.run(["leaderboard"]).status == 0)
@@ -82,7 +82,7 @@ struct ConnectivityScenarioTests {
 
     @Test func scenario4QueuesOfflineScansAndAnnouncesThemOnReconnection() async throws {
         try await withLiveServer { server, scratch in
-            try await Executables.seed(scratch)
+            try await SharedData.seed(scratch)
             let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
             _ = try await phone.signUp()
             // Given a photo of a packaged product and a barcode, scanned in a basement
@@ -116,7 +116,7 @@ struct ConnectivityScenarioTests {
 
     @Test func scenario5NeedsTheNetworkOnceForThePointsThenWorksOffline() async throws {
         try await withLiveServer { server, scratch in
-            try await Executables.seed(scratch)
+            try await SharedData.seed(scratch)
             let user = try await Phone(dataDirectory: scratch.folder("setup"), server: server).signUp()
             // Given a phone signed in whose points were never loaded
             let folder = scratch.folder("phone")

@@ -13,7 +13,7 @@ struct PhotoScanTests {
     @Test func aPhotoTakenOfflineIsClassifiedAndScoredWhenTheNetworkReturns() async throws {
         try await withFakeVisionServer(.answer("Battery")) { vision in
             try await withLiveServer(configure: { $0.vision = VisionConfiguration(baseURL: vision.baseURL, model: "test-model", timeout: .seconds(10)) }) { server, scratch in
-                try await Executables.seed(scratch)
+                try await SharedData.seed(scratch)
                 let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
                 _ = try await phone.signUp()
                 // Given a photo of a battery (no barcode) taken in a basement near Salzburg's centre

@@ -9,7 +9,7 @@ import Testing
 struct RefusedScanTests {
     @Test func aRefusedScanCanBeRetriedOrDiscardedAndNeverBlocksSignOut() async throws {
         try await withLiveServer { server, scratch in
-            try await Executables.seed(scratch)
+            try await SharedData.seed(scratch)
             let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
             _ = try await phone.signUp()
             // Given a photo scan refused by a server that cannot classify photos

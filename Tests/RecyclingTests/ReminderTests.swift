@@ -33,7 +33,7 @@ struct ReminderTests {
 
     @Test func theStreakReminderIsNotShownDaysAfterTheStreakBroke() async throws {
         try await withLiveServer { server, scratch in
-            try await Executables.seed(scratch)
+            try await SharedData.seed(scratch)
             let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
             _ = try await phone.signUp()
             // Given a student who earned points today, and whose phone saved the score (a 1-day streak)

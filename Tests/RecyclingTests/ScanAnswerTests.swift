@@ -11,7 +11,7 @@ struct ScanAnswerTests {
 
     @Test func eachPartOfAPackagingIsNamedWithItsBin() async throws {
         try await withLiveServer { server, scratch in
-            try await Executables.seed(scratch)
+            try await SharedData.seed(scratch)
             let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
             _ = try await phone.signUp()
             // When a student scans the puff pastry: a paper film, a cardboard sleeve, a plastic film
@@ -35,7 +35,7 @@ struct ScanAnswerTests {
     @Test func aKnownProductWithUnknownPackagingIsNotNoItemDetected() async throws {
         try await withLiveServer { server, scratch in
             let database = scratch.url.appendingPathComponent("server.sqlite").path
-            let imported = try await CommandRun.run(Executables.path("eventual-server"), [
+            let imported = try await BuiltExecutable.run("eventual-server", [
                 "import-products", SharedData.folder.appendingPathComponent("off-products-1000-slim.csv").path, "--database", database])
             #expect(imported.status == 0, "\(imported.stderr)")
             let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)

@@ -9,7 +9,7 @@ import Testing
 @Suite("sustainu against a silent server", .timeLimit(.minutes(4)))
 struct SilentServerTests {
     /// Runs a command with the command's own budgets and says how long it took.
-    func timed(_ phone: Phone, _ arguments: [String]) async throws -> (CommandRun, Duration) {
+    func timed(_ phone: Phone, _ arguments: [String]) async throws -> (CommandOutcome, Duration) {
         let clock = ContinuousClock()
         let start = clock.now
         let outcome = try await phone.run(arguments, patient: false)
@@ -18,7 +18,7 @@ struct SilentServerTests {
 
     @Test func localCommandsDoNotWaitForASilentServer() async throws {
         try await withLiveServer { server, scratch in
-            try await Executables.seed(scratch)
+            try await SharedData.seed(scratch)
             try await withProxy(to: server) { proxy, proxied in
                 // Given a student whose phone loaded the points, score, leaderboard and tips online
                 let phone = Phone(dataDirectory: scratch.folder("phone"), server: proxied)

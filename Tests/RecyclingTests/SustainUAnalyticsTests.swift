@@ -13,7 +13,7 @@ import Testing
 struct SustainUAnalyticsTests {
     @Test func theCommandsRecordWhatTheQuestionsNeedAndTheOptOutRecordsNothing() async throws {
         try await withLiveServer { server, scratch in
-            try await Executables.seed(scratch)
+            try await SharedData.seed(scratch)
             let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
             let (email, _) = try await phone.signUp()
             // Given a student who opens the map from the navigation bar, then a point from its
@@ -29,7 +29,7 @@ struct SustainUAnalyticsTests {
             #expect(try await phone.run(["points", "--no-analytics"]).status == 0)
             #expect(try await phone.run(["sync"]).status == 0)
             // When the product team asks the server
-            let granted = try await CommandRun.run(Executables.path("eventual-server"), [
+            let granted = try await BuiltExecutable.run("eventual-server", [
                 "user", "grant-admin", email, "--database", scratch.url.appendingPathComponent("server.sqlite").path])
             #expect(granted.status == 0, "\(granted.stderr)")
             let admin = try await AdminReader(server: server, email: email)

@@ -11,7 +11,7 @@ import Testing
 struct SustainUWeekTests {
     @Test func syncCountsWhatItSentAndGroupsRefusalsByReason() async throws {
         try await withLiveServer { server, scratch in
-            try await Executables.seed(scratch)
+            try await SharedData.seed(scratch)
             let folder = scratch.folder("phone")
             let phone = Phone(dataDirectory: folder, server: server)
             let (email, _) = try await phone.signUp()
@@ -44,7 +44,7 @@ struct SustainUWeekTests {
 
     @Test func aPhotoWithABarcodeIsAnsweredByTheBarcodeAndAdviceDoesNotGoInACircle() async throws {
         try await withLiveServer { server, scratch in
-            try await Executables.seed(scratch)
+            try await SharedData.seed(scratch)
             let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
             _ = try await phone.signUp()
             // Given a server that cannot classify photos, and a photo of a product whose packaging it does not know
@@ -69,7 +69,7 @@ struct SustainUWeekTests {
 
     @Test func showingAPointCountsNoVisitAndAVisitSaysWhenItIsQueued() async throws {
         try await withLiveServer { server, scratch in
-            try await Executables.seed(scratch)
+            try await SharedData.seed(scratch)
             let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
             _ = try await phone.signUp()
             let pointID = try #require(try pointsJSON(try await phone.run(["points", "--json", "--limit", "1"])).first?["id"] as? String)
@@ -114,14 +114,14 @@ struct SustainUWeekTests {
 struct SustainUOutputTests {
     @Test func aFullDiskLimitsTheScansTableAndEchoedInput() async throws {
         try await withLiveServer { server, scratch in
-            try await Executables.seed(scratch)
+            try await SharedData.seed(scratch)
             let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
             _ = try await phone.signUp()
             #expect(try await phone.run(["score"]).status == 0)
             // A full disk on standard output is one line and status 1, never a silent success
             let environment = ["SUSTAINU_DATA_DIR": phone.dataDirectory.path, "SUSTAINU_SERVER": server.absoluteString]
             for arguments in [["score"], ["scans", "--json"]] {
-                let full = try await CommandRun.run("/bin/sh", ["-c", "\"$0\" \"$@\" > /dev/full", Executables.path("sustainu")] + arguments,
+                let full = try await BuiltExecutable.run("/bin/sh", ["-c", "\"$0\" \"$@\" > /dev/full", BuiltExecutable.path("sustainu")] + arguments,
                                                     environment: environment)
                 #expect(full.status == 1 && full.stderr.contains("Cannot write to standard output"), "\(arguments): \(full.stderr)")
                 #expect(full.stderr.split(separator: "\n").count == 1, "\(full.stderr)")

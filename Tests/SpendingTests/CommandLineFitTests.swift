@@ -113,7 +113,7 @@ struct CommandLineFitTests {
             // And a link on which every answer takes longer than the command's own 300 ms
             let proxy = try await FaultProxy.start(upstreamPort: try #require(server.port), seed: 18)
             proxy.mode = .flaky(latency: .milliseconds(400)...(.milliseconds(400)), resetProbability: 0)
-            let slow = SpendiqProcess(dataDirectory: device.dataDirectory, server: URL(string: "http://127.0.0.1:\(proxy.port)")!)
+            let slow = CommandProcess.spendiq(dataDirectory: device.dataDirectory, server: URL(string: "http://127.0.0.1:\(proxy.port)")!)
             // When the person gives it 20 s (SPENDIQ_ANSWER_TIMEOUT, as every run here does) and asks for offers
             let offers = try await slow.run(["offers", "--limit", "5", "--json"])
             await proxy.stop()

@@ -6,20 +6,16 @@ import Testing
 @Suite("The spendiq command", .timeLimit(.minutes(4)))
 struct CommandLineTests {
     /// A device with a verified person signed in through the executable, and Monaco's shops on the server.
-    static func signedIn(_ server: URL, _ scratch: ScratchFolder) async throws -> SpendiqProcess {
+    static func signedIn(_ server: URL, _ scratch: ScratchFolder) async throws -> CommandProcess {
         let database = try await serverDatabase(scratch)
         _ = try await ShopImporter(database: database).importGeoJSON(at: SampleData.file("osm-shops-monaco.geojson"), demoOffers: true)
         await database.close()
-        let device = SpendiqProcess(dataDirectory: scratch.folder("cli"), server: server)
-        let suffix = UUID().uuidString.prefix(6).lowercased()
-        let email = "cli.\(suffix)@example.com"
-        let registered = try await device.run(["register", "--username", "cli_\(suffix)", "--email", email, "--password-stdin"], input: "long-password\n")
-        #expect(registered.status == 0, "\(registered.stderr)")
-        let verified = try await device.run(["verify", try mailedCode(scratch, to: email)])
-        #expect(verified.status == 0, "\(verified.stderr)")
-        #expect(verified.stdout == "Email verified. Now: spendiq login --email \(email)\n")
-        let login = try await device.run(["login", "--email", email, "--password-stdin"], input: "long-password\n")
-        #expect(login.status == 0, "\(login.stderr)")
+        let device = CommandProcess.spendiq(dataDirectory: scratch.folder("cli"), server: server)
+        _ = try await device.signUp(name: "cli") { email in
+            let verified = try await device.run(["verify", try mailedCode(scratch, to: email)])
+            #expect(verified.status == 0, "\(verified.stderr)")
+            #expect(verified.stdout == "Email verified. Now: spendiq login --email \(email)\n")
+        }
         return device
     }
 
@@ -68,13 +64,13 @@ struct CommandLineTests {
             // Local commands answer at once offline
             let offline = try await device.run(["add", "income", "5", "--account", "Cash"], environment: ["SPENDIQ_SERVER": unreachableServer.absoluteString])
             #expect(offline.status == 0, "\(offline.stderr)")
-            let noOffers = try await SpendiqProcess(dataDirectory: device.dataDirectory, server: unreachableServer).run(["offers", "--near", "43.7394,7.4278"])
+            let noOffers = try await CommandProcess.spendiq(dataDirectory: device.dataDirectory, server: unreachableServer).run(["offers", "--near", "43.7394,7.4278"])
             #expect(noOffers.isOneLineError && noOffers.stderr == "spendiq: Connect to load offers near you\n", "\(noOffers.stderr)")
         }
     }
 
     @Test func everySubcommandHasHelp() async throws {
-        let device = SpendiqProcess(dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("help-\(UUID().uuidString)"),
+        let device = CommandProcess.spendiq(dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("help-\(UUID().uuidString)"),
                                     server: unreachableServer)
         for command in [["register"], ["verify"], ["login"], ["logout"], ["whoami"], ["accounts"], ["accounts", "add"], ["accounts", "edit"],
                         ["accounts", "archive"], ["add"], ["transfer"], ["list"], ["edit"], ["delete"], ["dashboard"], ["offers"],

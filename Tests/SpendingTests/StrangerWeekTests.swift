@@ -182,7 +182,7 @@ struct StrangerWeekTests {
             #expect(category.isOneLineError && category.status == 64 && category.stderr.contains("transfer has no category"), "\(category.stderr)")
             #expect(try await device.run(["accounts", "edit", "Wallet", "--colour", "Green"]).status == 0)
             // Registration's refusals are the person's typing: 64, in a sentence
-            let other = SpendiqProcess(dataDirectory: scratch.folder("other"), server: server)
+            let other = CommandProcess.spendiq(dataDirectory: scratch.folder("other"), server: server)
             let short = try await other.run(["register", "--username", "someone", "--email", "someone@example.com", "--password-stdin"], input: "short\n")
             #expect(short.isOneLineError && short.status == 64 && short.stderr.hasPrefix("spendiq: Password"), "\(short.stderr)")
             let email = try await other.run(["register", "--username", "someone", "--email", "not-an-email", "--password-stdin"], input: "long-password\n")

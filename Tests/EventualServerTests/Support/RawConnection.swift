@@ -65,6 +65,18 @@ final class RawConnection: @unchecked Sendable {
         return String(decoding: received, as: UTF8.self)
     }
 
+    /// Everything the peer sends until it closes the connection (or a read times out).
+    func readToEnd() -> String {
+        var received = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            received.append(contentsOf: buffer[0..<count])
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
     /// Whether the peer has closed the connection (a read returns end of file within the timeout).
     func isClosedByPeer() -> Bool {
         var byte: UInt8 = 0

@@ -18,7 +18,7 @@ struct SpendingServerTests {
             }) { server, _ in
                 let handle = try await Database.open(database.location, logger: .init(label: "test"))
                 do {
-                    _ = try await ShopImporter(database: handle).importGeoJSON(at: OffersTests.shops, demoOffers: true)
+                    _ = try await ShopImporter(database: handle).importGeoJSON(at: SampleData.file("osm-shops-monaco.geojson"), demoOffers: true)
                     try await body(server, mail, handle)
                 } catch {
                     await handle.close()

@@ -91,7 +91,7 @@ struct ImportProductsTests {
     }
 
 
-    private static func run(_ arguments: [String]) async throws -> ProcessLaunch.Output {
-        try await ServerExecutable.run(arguments)
+    private static func run(_ arguments: [String]) async throws -> CommandOutcome {
+        try await BuiltExecutable.run("eventual-server", arguments)
     }
 }

@@ -1,25 +1,21 @@
-@_exported import EventualTestSupport
 import EventualAPI
 import EventualKit
-import EventualServer
 import Foundation
-import Logging
+import Spending
 import Synchronization
-import Testing
-@testable import Spending
 
 /// A clock a test moves by hand (Unix milliseconds).
-final class TestClock: Sendable {
+public final class TestClock: Sendable {
     private let value: Mutex<Int64>
-    init(_ start: Int64 = UnixMillis.now()) { value = Mutex(start) }
-    var now: Int64 { value.withLock { $0 } }
-    func advance(_ duration: Duration) { value.withLock { $0 += duration.milliseconds } }
-    var function: @Sendable () -> Int64 { { self.now } }
+    public init(_ start: Int64 = UnixMillis.now()) { value = Mutex(start) }
+    public var now: Int64 { value.withLock { $0 } }
+    public func advance(_ duration: Duration) { value.withLock { $0 += duration.milliseconds } }
+    public var function: @Sendable () -> Int64 { { self.now } }
 }
 
-/// The app on a device (a data directory), talking to `server`, with test-friendly settings.
-func spendingDevice(_ folder: URL, server: URL, clock: TestClock? = nil, timeZone: TimeZone = TimeZone(identifier: "UTC")!,
-                    configure: (inout SpendingConfiguration) -> Void = { _ in }) -> SpendingApp {
+/// The SpendiQ app on a device (a data directory), talking to `server`, with test-friendly settings.
+public func spendingDevice(_ folder: URL, server: URL, clock: TestClock? = nil, timeZone: TimeZone = TimeZone(identifier: "UTC")!,
+                           configure: (inout SpendingConfiguration) -> Void = { _ in }) -> SpendingApp {
     var configuration = SpendingConfiguration(dataDirectory: folder, serverURL: server)
     configuration.passwordRounds = 100_000
     configuration.requestTimeout = .seconds(30)
@@ -32,14 +28,14 @@ func spendingDevice(_ folder: URL, server: URL, clock: TestClock? = nil, timeZon
     return SpendingApp(configuration: configuration)
 }
 
-/// A registered person whose email is verified.
-struct SpendingUser: Sendable {
-    let username: String
-    let email: String
-    let password: String
+/// A person registered through the SpendiQ app (their email verified or not).
+public struct SpendingUser: Sendable {
+    public let username: String
+    public let email: String
+    public let password: String
 
     /// Registers through the app, reads the code from the server's mail folder, and verifies it.
-    static func verified(on server: URL, scratch: ScratchFolder, name: String = "user") async throws -> SpendingUser {
+    public static func verified(on server: URL, scratch: ScratchFolder, name: String = "user") async throws -> SpendingUser {
         let user = try await registered(on: server, scratch: scratch, name: name)
         let app = spendingDevice(scratch.folder("reg-\(user.username)"), server: server)
         try await app.verify(code: try mailedCode(scratch, to: user.email), email: user.email)
@@ -47,7 +43,7 @@ struct SpendingUser: Sendable {
     }
 
     /// Registers through the app, without verifying.
-    static func registered(on server: URL, scratch: ScratchFolder, name: String = "user") async throws -> SpendingUser {
+    public static func registered(on server: URL, scratch: ScratchFolder, name: String = "user") async throws -> SpendingUser {
         let suffix = UUID().uuidString.prefix(8).lowercased()
         let user = SpendingUser(username: "\(name)_\(suffix)", email: "\(name).\(suffix)@example.com", password: "pass-\(suffix)")
         _ = try await spendingDevice(scratch.folder("reg-\(user.username)"), server: server)
@@ -57,7 +53,7 @@ struct SpendingUser: Sendable {
 }
 
 /// The newest code mailed to `address`, from the live server's mail folder (beside its database).
-func mailedCode(_ scratch: ScratchFolder, to address: String) throws -> String {
+public func mailedCode(_ scratch: ScratchFolder, to address: String) throws -> String {
     let folder = scratch.url.appendingPathComponent("mail")
     let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".eml") }.sorted()
     for file in files.reversed() {
@@ -69,14 +65,7 @@ func mailedCode(_ scratch: ScratchFolder, to address: String) throws -> String {
 }
 
 /// The 6 digits after "Your verification code is ".
-func code(in mail: String) throws -> String {
+public func code(in mail: String) throws -> String {
     guard let range = mail.range(of: "Your verification code is ") else { throw TestFailure("no code in the mail") }
     return String(mail[range.upperBound...].prefix(6))
-}
-
-/// A second handle on the live server's SQLite database (for admin set-up and checks).
-func serverDatabase(_ scratch: ScratchFolder) async throws -> Database {
-    var logger = Logger(label: "test")
-    logger.logLevel = .critical
-    return try await Database.open(.sqlite(path: scratch.url.appendingPathComponent("server.sqlite").path), logger: logger)
 }

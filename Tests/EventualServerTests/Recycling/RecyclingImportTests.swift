@@ -172,7 +172,7 @@ struct RecyclingImportTests {
         #expect(help.status == 0 && help.stdout.contains("--database"))
     }
 
-    private static func run(_ arguments: [String]) async throws -> ProcessLaunch.Output {
-        try await ServerExecutable.run(arguments)
+    private static func run(_ arguments: [String]) async throws -> CommandOutcome {
+        try await BuiltExecutable.run("eventual-server", arguments)
     }
 }

@@ -37,6 +37,23 @@ struct ServerProcessTests {
         #expect(output.contains("stopped"), "\(output)")
     }
 
+    @Test func aGracefulStopLosesNoAccessLogLine() async throws {
+        // Given a server at the default log level that answered 200 pipelined requests
+        let output = try await withServerProcess([]) { port, process in
+            let connection = try RawConnection(port: port)
+            let request = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            try connection.send(String(repeating: request, count: 199) + "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            let answers = await offCooperativePool { connection.readToEnd() }
+            #expect(answers.components(separatedBy: "HTTP/1.1 200").count - 1 == 200)
+            // When it is stopped at once, its last lines still in its buffer
+        }
+        // Then every request it served has its line
+        let served = try #require(output.firstMatch(of: /requests_served=(\d+)/).map { Int($0.1) } ?? nil)
+        let lines = output.split(separator: "\n").filter { $0.contains(" info ") && $0.hasSuffix("[EventualServer] request") }
+        #expect(served >= 201)
+        #expect(lines.count == served, "\(lines.count) access-log lines for \(served) requests")
+    }
+
     /// Runs the built executable on a free port and a fresh SQLite file, hands `body` the port,
     /// then stops it with SIGTERM and returns what it printed.
     @discardableResult
@@ -45,7 +62,7 @@ struct ServerProcessTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let port = try Self.freePort()
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: ServerExecutable.path)
+        process.executableURL = URL(fileURLWithPath: BuiltExecutable.path("eventual-server"))
         process.arguments = ["--port", String(port), "--database", folder.appendingPathComponent("db.sqlite").path,
                              "--log-level", "info", "--bcrypt-cost", "4"] + arguments
         var environment = ProcessInfo.processInfo.environment

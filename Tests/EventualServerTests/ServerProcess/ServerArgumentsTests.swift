@@ -8,7 +8,7 @@ struct ServerArgumentsTests {
     func aMalformedArgumentIsOneLineAndExit64AndNothingListens(_ arguments: [String]) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("eventual-arguments-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let result = try await ServerExecutable.run(arguments + ["--database", folder.appendingPathComponent("db.sqlite").path])
+        let result = try await BuiltExecutable.run("eventual-server", arguments + ["--database", folder.appendingPathComponent("db.sqlite").path])
         #expect(result.status == 64, "\(arguments): \(result.stderr)")
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 1, "\(arguments): \(result.stderr)")
@@ -33,7 +33,7 @@ struct ServerArgumentsTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("eventual-port-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         // When a server is started on it
-        let result = try await ServerExecutable.run(["--port", "\(port)", "--database", folder.appendingPathComponent("db.sqlite").path])
+        let result = try await BuiltExecutable.run("eventual-server", ["--port", "\(port)", "--database", folder.appendingPathComponent("db.sqlite").path])
         // Then it stops with one line naming the address and what to do, never NIO's system call
         #expect(result.status == 1, "\(result.stderr)")
         let lines = result.stderr.split(separator: "\n")
