@@ -1,0 +1,19 @@
+import Testing
+@testable import Recycling
+
+/// The Recycling model's errors say what is wrong in words a phone could show; how to act on one
+/// (a command's options) is the command's to add.
+@Suite("SustainU's errors speak no command's language")
+struct ErrorWordsTests {
+    static let errors: [RecyclingError] = [
+        .notSignedIn, .needsConnectionForPoints, .needsConnection(what: "tips", reason: "offline"), .noSuchPoint("node/1"),
+        .invalidPosition("x"), .invalidBarcode("12"), .nothingToScan, .unreadablePhoto(path: "/tmp/a.jpg", reason: "empty"),
+        .photoTooLarge(path: "/tmp/a.jpg", bytes: 5 << 20), .notAPhoto(path: "/tmp/a.txt"), .unknownTrashType("x"), .invalidTime("x"),
+        .invalidLimit(0), .invalidAccountDetail("the password is too short"), .idTooShort("ab"),
+    ]
+
+    @Test(arguments: errors) func saysNoOptionNorCommand(_ error: RecyclingError) {
+        let text = error.description
+        #expect(!text.contains("--") && !text.contains("`") && !text.contains("sustainu "), "\(text)")
+    }
+}
