@@ -2,9 +2,17 @@ import EventualAPI
 import Foundation
 import Logging
 
-/// The handlers of the wire contract (`openapi.yaml`). One extension per feature:
-/// accounts in `Accounts/AccountsAPI.swift`, the knowledge base in `KnowledgeBase/KnowledgeBaseAPI.swift`,
-/// record sync in `Sync/SyncAPI.swift`.
+/// The handlers of the wire contract (`openapi.yaml`), one extension per feature:
+/// - accounts (register, log in and out, `/users/me`): `Accounts/AccountsAPI.swift`, admins in `Accounts/Roles.swift`;
+/// - the knowledge base (barcode look-up, products, votes): `KnowledgeBase/KnowledgeBaseAPI.swift` (the plain
+///   look-up is answered beside the router by `KnowledgeBase/LookupFastPath.swift`);
+/// - record sync (push, pull): `Sync/SyncAPI.swift`;
+/// - recycling for SustainU (points and visits, scans, score, scoreboard, tips, packaging):
+///   `Recycling/RecyclingPointsAPI.swift`, `Recycling/RecyclingScansAPI.swift`, `Recycling/RecyclingScoreAPI.swift`;
+/// - spending for SpendiQ (email verification, account, position, offers, insights): `Spending/SpendingAPI.swift`;
+/// - usage analytics (events, questions): `Analytics/AnalyticsAPI.swift`;
+/// - `/health` here. Beside the contract: the admin dashboard (`Dashboard/`) and `/metrics` (`Metrics/`).
+/// A store's refusal (`Refusal`) becomes a status in `HTTP/ErrorMapping.swift`.
 struct APIService: APIProtocol {
     let accounts: AccountStore
     let products: ProductStore
