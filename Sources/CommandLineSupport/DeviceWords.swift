@@ -20,8 +20,9 @@ public struct DeviceWords: Sendable {
 
     /// "1 scan or visit waits", "2 scans or visits wait": a count with its noun and `verb` agreeing.
     /// A noun that does not change with the number ("change(s)") takes the plural verb.
-    public func count(_ number: Int, _ verbOne: String, _ verbMany: String) -> String {
-        number == 1 && one != many ? "1 \(one) \(verbOne)" : "\(number) \(many) \(verbMany)"
+    public func count(_ number: Int, _ verbOne: String = "", _ verbMany: String = "") -> String {
+        let phrase = number == 1 && one != many ? "1 \(one) \(verbOne)" : "\(number) \(many) \(verbMany)"
+        return phrase.trimmingCharacters(in: .whitespaces)
     }
 
     /// "Signed in as alice." (and what came with it), or "Signed in as alice offline: …".
@@ -43,12 +44,13 @@ public struct DeviceWords: Sendable {
         return CLIError(parts.joined(separator: "; ") + "; `\(command) logout --force` signs out and loses them all")
     }
 
-    /// "Signed out alice." and what the sign-out lost, and whether the server has heard of it.
-    public func signedOut(_ outcome: DeviceSignOut) -> String {
+    /// "Signed out alice." and what the sign-out lost, and, when the server has not heard of it
+    /// yet, `queued`.
+    public func signedOut(_ outcome: DeviceSignOut, queued: String = "The server will hear of it when it can be reached.") -> String {
         var line = "Signed out \(outcome.username)."
         if outcome.discardedWaiting > 0 { line += " " + count(outcome.discardedWaiting, "that was waiting to be sent is lost.", "that were waiting to be sent are lost.") }
         if outcome.discardedRefused > 0 { line += " " + count(outcome.discardedRefused, "the server refused was dropped.", "the server refused were dropped.") }
-        if outcome.revocationQueued { line += " The server will hear of it when it can be reached." }
+        if outcome.revocationQueued { line += " " + queued }
         return line
     }
 
@@ -82,9 +84,9 @@ public struct DeviceWords: Sendable {
 
     private static let rows = 50
 
-    /// What to do with refused entries, under a status that lists them.
-    public var refusedHint: String {
-        "The server refused the failed \(entries): `\(command) retry ID` sends one again, `\(command) discard ID` drops it."
+    /// What to do with `failed` refused entries, under a status that lists them.
+    public func refused(_ failed: Int) -> String {
+        "The server refused \(count(failed)): `\(command) retry ID` sends one again, `\(command) discard ID` drops it."
     }
 }
 

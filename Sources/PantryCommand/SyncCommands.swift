@@ -31,7 +31,7 @@ struct Status: AsyncParsableCommand {
         guard !status.entries.isEmpty else { return }
         print(DeviceWords.pantry.table(status.entries, recordColumn: "ITEM"))
         if status.failed > 0 {
-            Terminal.say(DeviceWords.pantry.refusedHint)
+            Terminal.say(DeviceWords.pantry.refused(status.failed))
         }
     }
 }

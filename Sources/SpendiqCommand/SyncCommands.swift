@@ -24,7 +24,7 @@ struct Status: AsyncParsableCommand {
         guard !status.entries.isEmpty else { return }
         print(DeviceWords.spendiq.table(status.entries))
         if status.failed > 0 {
-            Terminal.say(DeviceWords.spendiq.refusedHint)
+            Terminal.say(DeviceWords.spendiq.refused(status.failed))
         }
     }
 }

@@ -76,7 +76,7 @@ struct Logout: AsyncParsableCommand {
         } catch SessionError.unsentChanges(let waiting, let refused) {
             throw DeviceWords.sustainu.unsent(waiting: waiting, refused: refused)
         }
-        say(DeviceWords.sustainu.signedOut(outcome))
+        say(DeviceWords.sustainu.signedOut(outcome, queued: "You are offline: the server will hear of it when it can be reached."))
     }
 }
 

@@ -48,7 +48,7 @@ struct Status: AsyncParsableCommand {
             if !device.entries.isEmpty {
                 print(DeviceWords.sustainu.table(device.entries))
             }
-            if device.failed > 0 { say(DeviceWords.sustainu.refusedHint) }
+            if device.failed > 0 { say(DeviceWords.sustainu.refused(device.failed)) }
         }
         await announceClassified(recycling, json: output.json)
     }
