@@ -107,6 +107,15 @@ struct TableMirrorTests {
         #expect(queued[2].change.deltas == ["quantity": -1.5] && queued[2].change.fields.isEmpty)
     }
 
+    @Test func aCounterIsSetOrAddedToNotBothInOneChange() async throws {
+        try await store.write { tx in try mirror.insert("a", ["name": "Eggs", "quantity": 6], in: tx) }
+        await #expect(throws: TableMirror.Refusal.setAndAdded(field: "quantity")) {
+            try await store.write { tx in try mirror.update("a", setting: ["quantity": 0], adding: ["quantity": -1], in: tx) }
+        }
+        #expect(try row("a")?["quantity"] as Double? == 6)
+        #expect(try changes().count == 1)
+    }
+
     @Test func theServersCounterShowsWithTheAmountsNotSentYet() async throws {
         var edits = PendingEdits()
         edits.deltas = ["quantity": -2]

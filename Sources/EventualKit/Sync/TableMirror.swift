@@ -34,8 +34,8 @@ public struct TableMirror: SyncedCollectionStore {
         return entry
     }
 
-    /// Sets `fields` of a record (a null clears one) and adds `deltas` to its counter fields.
-    /// A counter is either set or added to in one change, never both.
+    /// Sets `fields` of a record (a null clears one) and adds `deltas` to its counter fields; a
+    /// counter is set or added to in one change, not both (`Refusal.setAndAdded`).
     @discardableResult
     public func update(_ id: String, setting fields: [String: SyncValue] = [:], adding deltas: [String: Double] = [:],
                        in tx: LocalTransaction) throws -> String {
@@ -63,7 +63,21 @@ public struct TableMirror: SyncedCollectionStore {
     @discardableResult
     private func record(_ id: String, fields: [String: SyncValue] = [:], deltas: [String: Double] = [:], deleted: Bool = false,
                         in tx: LocalTransaction) throws -> String {
-        try tx.recordChange(collection, id: id, fields: fields, adding: deltas, deleted: deleted)
+        // NB: the row would take the amount added and the server the value set: they would differ.
+        if let both = deltas.keys.sorted().first(where: { fields[$0] != nil }) { throw Refusal.setAndAdded(field: both) }
+        return try tx.recordChange(collection, id: id, fields: fields, adding: deltas, deleted: deleted)
+    }
+
+    /// A change the mirror refuses before writing anything.
+    public enum Refusal: Error, Equatable, CustomStringConvertible {
+        /// A counter both set and added to in one change.
+        case setAndAdded(field: String)
+
+        public var description: String {
+            switch self {
+            case .setAndAdded(let field): return "'\(field)' is both set and added to in one change: set it, or add to it"
+            }
+        }
     }
 
     // MARK: - The server's state
