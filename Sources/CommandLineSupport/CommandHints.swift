@@ -4,19 +4,35 @@ import EventualKit
 /// could show; the command adds how to act on it here ("run `pantry login --email EMAIL`"), and
 /// says which errors are a value typed wrong (status 64). One type per command.
 public protocol CommandHints: Sendable {
+    /// The app model's error type.
+    associatedtype AppError: Error
+
     /// The message for `error` with this command's way to act on it; nil when the error's own
     /// words say all there is.
-    func message(for error: any Error) -> String?
+    func message(for error: AppError) -> String?
     /// Whether `error` is a value typed on the command line that cannot be one.
-    func isMalformedArgument(_ error: any Error) -> Bool
+    func isMalformedArgument(_ error: AppError) -> Bool
+    /// The message for a shared option's refusal, when the command words it its own way.
+    func message(for error: SettingError) -> String?
 }
 
 extension CommandHints {
+    public func message(for error: SettingError) -> String? { nil }
+
+    /// This command's words for `error`, whatever its type.
+    func message(for error: any Error) -> String? {
+        switch error {
+        case let error as AppError: message(for: error)
+        case let error as SettingError: message(for: error)
+        default: nil
+        }
+    }
+
     /// Whether `error` is a usage mistake: an engine's (an outbox id too short to pick one change)
     /// or one the command names.
     func isUsageMistake(_ error: any Error) -> Bool {
         if case .idTooShort = error as? OutboxError { return true }
-        return isMalformedArgument(error)
+        return (error as? AppError).map(isMalformedArgument) ?? false
     }
 }
 

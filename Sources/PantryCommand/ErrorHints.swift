@@ -4,9 +4,8 @@ import Pantry
 /// How `pantry` speaks of the Pantry model's errors: what to type to act on one, and which are a
 /// value typed wrong (status 64).
 struct ErrorHints: CommandHints {
-    func message(for error: any Error) -> String? {
-        guard let error = error as? PantryError else { return nil }
-        return switch error {
+    func message(for error: PantryError) -> String? {
+        switch error {
         case .notSignedIn: "\(error): run `pantry login --email EMAIL` first"
         case .noSavedCopy: "\(error), or add it with --new"
         case .noCandidates: "\(error) with --new --name NAME"
@@ -15,8 +14,8 @@ struct ErrorHints: CommandHints {
         }
     }
 
-    func isMalformedArgument(_ error: any Error) -> Bool {
-        switch error as? PantryError {
+    func isMalformedArgument(_ error: PantryError) -> Bool {
+        switch error {
         case .invalidBarcode, .invalidExpiry, .invalidWindow, .invalidCoordinates, .invalidQuantity, .invalidRating, .pickOutOfRange: true
         default: false
         }

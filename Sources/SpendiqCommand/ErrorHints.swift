@@ -4,9 +4,8 @@ import Spending
 /// How `spendiq` speaks of the Spending model's errors: what to type to act on one, and which are
 /// a value typed wrong (status 64).
 struct ErrorHints: CommandHints {
-    func message(for error: any Error) -> String? {
-        guard let error = error as? SpendingError else { return nil }
-        return switch error {
+    func message(for error: SpendingError) -> String? {
+        switch error {
         case .notSignedIn: "\(error): run `spendiq login --email EMAIL` first"
         case .noSuchAccount: "\(error): see spendiq accounts, or add one with spendiq accounts add NAME --currency EUR"
         case .noSuchTransaction: "\(error): see spendiq list"
@@ -29,8 +28,8 @@ struct ErrorHints: CommandHints {
         }
     }
 
-    func isMalformedArgument(_ error: any Error) -> Bool {
-        switch error as? SpendingError {
+    func isMalformedArgument(_ error: SpendingError) -> Bool {
+        switch error {
         case .invalidAmount, .ambiguousAmount, .tooManyDecimals, .invalidCurrency, .invalidDate, .invalidCoordinates, .idTooShort,
              .invalidField, .transferToItself, .negativeAmount, .currencyMismatch, .futureDate, .dateOutOfRange, .invalidColour,
              .nothingToChange, .whichAccount, .amountNeeded, .invalidDays, .unknownColumn, .invalidRadius, .invalidOfferLimit:

@@ -4,12 +4,8 @@ import Recycling
 /// How `sustainu` speaks of the Recycling model's errors: what to type to act on one, and which
 /// are a value typed wrong (status 64).
 struct ErrorHints: CommandHints {
-    func message(for error: any Error) -> String? {
-        if case .notAServerURL(let typed) = error as? SettingError {
-            return "Not a server URL: '\(Terminal.oneLine(String(typed.prefix(80))))'; use http://HOST:PORT with a port from 1 to 65535"
-        }
-        guard let error = error as? RecyclingError else { return nil }
-        return switch error {
+    func message(for error: RecyclingError) -> String? {
+        switch error {
         case .notSignedIn: "\(error): run `sustainu login --email EMAIL` first"
         case .noSuchPoint: "\(error): `sustainu points` lists them with their ids"
         case .nothingToScan: "Nothing to scan: give --image PHOTO or --barcode CODE"
@@ -19,8 +15,15 @@ struct ErrorHints: CommandHints {
         }
     }
 
-    func isMalformedArgument(_ error: any Error) -> Bool {
-        switch error as? RecyclingError {
+    func message(for error: SettingError) -> String? {
+        switch error {
+        case .notAServerURL(let typed):
+            "Not a server URL: '\(Terminal.oneLine(String(typed.prefix(80))))'; use http://HOST:PORT with a port from 1 to 65535"
+        }
+    }
+
+    func isMalformedArgument(_ error: RecyclingError) -> Bool {
+        switch error {
         case .invalidPosition, .invalidBarcode, .nothingToScan, .unknownTrashType, .invalidTime, .invalidLimit, .invalidAccountDetail, .idTooShort: true
         default: false
         }
