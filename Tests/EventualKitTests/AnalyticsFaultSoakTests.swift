@@ -7,7 +7,7 @@ import Testing
 /// worst faults (answers cut after the server filed a batch, requests cut half-way, black holes,
 /// resets); after the network heals the server must hold every recorded event exactly once and
 /// the device none. `ANALYTICS_SOAK_SEEDS=N` runs seeds 1…N (40 by default).
-@Suite("Analytics fault soak", .serialized, .timeLimit(.minutes(5)))
+@Suite("Analytics fault soak", .serialized, .timeLimit(.minutes(5)), .tags(.soak))
 struct AnalyticsFaultSoakTests {
     static var seeds: [UInt64] {
         let count = ProcessInfo.processInfo.environment["ANALYTICS_SOAK_SEEDS"].flatMap(UInt64.init) ?? 40

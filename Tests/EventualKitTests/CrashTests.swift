@@ -4,7 +4,7 @@ import GRDB
 import Testing
 @testable import EventualKit
 
-@Suite("A client killed in the middle of a sync", .timeLimit(.minutes(2)))
+@Suite("A client killed in the middle of a sync", .timeLimit(.minutes(2)), .tags(.endToEnd))
 struct CrashTests {
     /// The `eventual-crash-child` executable, built beside the test bundle.
     static var childPath: String {

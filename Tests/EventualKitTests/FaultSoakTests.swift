@@ -9,7 +9,7 @@ import Testing
 /// through a fault-injecting proxy; after the network heals, both devices and the server must
 /// hold exactly what the user did. `SOAK_SEEDS=N` runs seeds 1…N (20 by default, 200 when
 /// `CI=true`); `SOAK_SEED=K` runs one seed, to replay a failure.
-@Suite("Fault soak: basement, elevator and Q building", .serialized, .timeLimit(.minutes(soakMinutes)))
+@Suite("Fault soak: basement, elevator and Q building", .serialized, .timeLimit(.minutes(soakMinutes)), .tags(.soak))
 struct FaultSoakTests {
     static var seeds: [UInt64] { soakSeeds }
 

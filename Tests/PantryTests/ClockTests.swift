@@ -7,7 +7,7 @@ import Testing
 
 /// `pantry sync` with changes stamped ahead of the server's clock: a device wedged by a stamp an
 /// hour ahead recovers, and a change the server still refuses is said, with a non-zero status.
-@Suite("The pantry command and the clock", .timeLimit(.minutes(2)))
+@Suite("The pantry command and the clock", .timeLimit(.minutes(2)), .tags(.endToEnd))
 struct ClockTests {
     /// Makes the device's clock resume after a stamp `ahead` milliseconds in the future, as if
     /// its last change had been made while its clock was that far ahead.

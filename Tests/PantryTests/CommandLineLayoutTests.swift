@@ -47,7 +47,7 @@ struct CommandLineLayoutTests {
         #expect(Timestamp.iso8601(1_780_000_000_123) == "2026-05-28T20:26:40Z")
     }
 
-    @Test func pantryTakesSouthernPositionsAndSaysMalformedValuesWith64() async throws {
+    @Test(.tags(.endToEnd)) func pantryTakesSouthernPositionsAndSaysMalformedValuesWith64() async throws {
         try await withLiveServer { server, scratch in
             // Given a signed-in device
             let (pantry, _) = try await signedInProcess(server, scratch)
@@ -68,7 +68,7 @@ struct CommandLineLayoutTests {
         }
     }
 
-    @Test func pantryFitsTheTerminalAndItsJSONHasEveryKey() async throws {
+    @Test(.tags(.endToEnd)) func pantryFitsTheTerminalAndItsJSONHasEveryKey() async throws {
         try await withLiveServer { server, scratch in
             // Given an item with a long name bought at a place with no position
             let (pantry, _) = try await signedInProcess(server, scratch)

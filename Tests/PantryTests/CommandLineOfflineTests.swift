@@ -4,7 +4,7 @@ import Testing
 
 /// Local first, through the `pantry` executable: a server that never answers does not hold a
 /// local command up, and two devices that used the same item offline agree once they sync.
-@Suite("The pantry command offline", .timeLimit(.minutes(2)))
+@Suite("The pantry command offline", .timeLimit(.minutes(2)), .tags(.endToEnd))
 struct CommandLineOfflineTests {
     /// Runs `arguments` and says how long it took.
     /// Runs a command with the default 5 s wait for an answer, and says how long it took.

@@ -3,7 +3,7 @@ import Testing
 @testable import Pantry
 
 /// What the `pantry` executable prints about items, the outbox and a sync.
-@Suite("The pantry command's reports", .timeLimit(.minutes(2)))
+@Suite("The pantry command's reports", .timeLimit(.minutes(2)), .tags(.endToEnd))
 struct CommandLineReportTests {
     @Test func hugeQuantityFromElsewhereIsPrintedWithoutACrash() async throws {
         try await withLiveServer { server, scratch in

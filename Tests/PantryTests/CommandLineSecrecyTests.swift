@@ -3,7 +3,7 @@ import Testing
 
 /// What `pantry` prints when the server fails: one short line built from the kind of failure,
 /// never the password, the token, the request or a build path.
-@Suite("The pantry command keeps secrets when the server fails", .timeLimit(.minutes(3)))
+@Suite("The pantry command keeps secrets when the server fails", .timeLimit(.minutes(3)), .tags(.endToEnd))
 struct CommandLineSecrecyTests {
     static let password = "secret-password-77"
 

@@ -4,7 +4,7 @@ import Testing
 @testable import Pantry
 
 /// The `pantry` executable against a live server: output, `--json` and exit statuses.
-@Suite("The pantry command", .timeLimit(.minutes(2)))
+@Suite("The pantry command", .timeLimit(.minutes(2)), .tags(.endToEnd))
 struct CommandLineTests {
     /// A signed-in device for a fresh user.
     func signedIn(_ server: URL, _ scratch: ScratchFolder) async throws -> CommandProcess {

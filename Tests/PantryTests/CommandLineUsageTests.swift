@@ -4,7 +4,7 @@ import Testing
 
 /// The `pantry` executable used as a stranger would: help, options in any order, absurd
 /// numbers, control characters, a data directory that cannot be used.
-@Suite("The pantry command, used as a stranger would", .timeLimit(.minutes(2)))
+@Suite("The pantry command, used as a stranger would", .timeLimit(.minutes(2)), .tags(.endToEnd))
 struct CommandLineUsageTests {
     static let subcommands = ["register", "login", "logout", "whoami", "scan", "vote", "add", "list", "search", "show", "consume",
                               "remove", "edit", "reminders", "places", "status", "sync", "retry", "discard"]

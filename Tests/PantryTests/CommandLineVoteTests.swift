@@ -4,7 +4,7 @@ import Testing
 
 /// Votes and new products through the `pantry` executable: `vote`, `scan --new` on a name the
 /// knowledge base already has, and a new product from the pick prompt.
-@Suite("Voting and creating products with the pantry command", .timeLimit(.minutes(2)))
+@Suite("Voting and creating products with the pantry command", .timeLimit(.minutes(2)), .tags(.endToEnd))
 struct CommandLineVoteTests {
     @Test func voteByBarcodeReachesTheServerAndANewerRatingReplacesIt() async throws {
         try await withLiveServer { server, scratch in

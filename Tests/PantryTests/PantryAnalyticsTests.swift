@@ -63,7 +63,7 @@ struct PantryAnalyticsTests {
         }
     }
 
-    @Test func theCommandTakesNoAnalyticsAnywhere() async throws {
+    @Test(.tags(.endToEnd)) func theCommandTakesNoAnalyticsAnywhere() async throws {
         try await withLiveServer { server, scratch in
             let (pantry, _) = try await signedInProcess(server, scratch)
             let before = try await filedEvents(scratch).count

@@ -4,7 +4,7 @@ import Testing
 
 /// A change the server refused never blocks the device for good: the person sees it with an id,
 /// retries or discards that one, and sign-out tells refused changes from waiting ones.
-@Suite("Refused changes: retry, discard, and sign-out", .timeLimit(.minutes(3)))
+@Suite("Refused changes: retry, discard, and sign-out", .timeLimit(.minutes(3)), .tags(.endToEnd))
 struct RefusedChangesTests {
     @Test func oneRefusedChangeIsRetriedOrDiscardedAndSignOutTellsItFromWaitingOnes() async throws {
         try await withLiveServer { server, scratch in

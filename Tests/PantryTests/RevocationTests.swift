@@ -33,7 +33,7 @@ struct RevocationTests {
         }
     }
 
-    @Test func anyPantryCommandThatReachesTheServerSendsTheQueuedSignOut() async throws {
+    @Test(.tags(.endToEnd)) func anyPantryCommandThatReachesTheServerSendsTheQueuedSignOut() async throws {
         try await withLiveServer { server, scratch in
             // Given a device signed out offline through the command
             let (pantry, email) = try await signedInProcess(server, scratch)

@@ -21,7 +21,7 @@ struct ClockCorrectionScanTests {
         return RecyclingApp(configuration: configuration)
     }
 
-    @Test func aScanRightAfterTheClockIsSetRightIsNotMovedByTheOldError() async throws {
+    @Test(.tags(.endToEnd)) func aScanRightAfterTheClockIsSetRightIsNotMovedByTheOldError() async throws {
         try await withLiveServer { server, scratch in
             try await SharedData.seed(scratch)
             let (email, _) = try await Phone(dataDirectory: scratch.folder("setup"), server: server).signUp()
@@ -41,7 +41,7 @@ struct ClockCorrectionScanTests {
         }
     }
 
-    @Test func aScanOfflineWithASlowClockIsScoredAtItsRealTime() async throws {
+    @Test(.tags(.endToEnd)) func aScanOfflineWithASlowClockIsScoredAtItsRealTime() async throws {
         try await withLiveServer { server, scratch in
             try await SharedData.seed(scratch)
             let (email, _) = try await Phone(dataDirectory: scratch.folder("setup"), server: server).signUp()

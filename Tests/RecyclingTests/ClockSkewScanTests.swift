@@ -7,7 +7,7 @@ import Testing
 /// A phone whose clock runs an hour fast: its scans are stamped by the server's time once the
 /// engine knows it, and a scan stamped before that is sent by the server's now, never refused for
 /// good as "taken in the future".
-@Suite("Scans from a phone with a fast clock", .timeLimit(.minutes(2)))
+@Suite("Scans from a phone with a fast clock", .timeLimit(.minutes(2)), .tags(.endToEnd))
 struct ClockSkewScanTests {
     @Test func scansFromAFastClockAreClassifiedNotRefused() async throws {
         try await withLiveServer { server, scratch in

@@ -5,7 +5,7 @@ import Testing
 /// How `sustainu` takes what a person types: every malformed argument is one line and exit
 /// status 64, before anything is saved; positions in the southern and western hemispheres are
 /// positions.
-@Suite("sustainu's arguments", .timeLimit(.minutes(3)))
+@Suite("sustainu's arguments", .timeLimit(.minutes(3)), .tags(.endToEnd))
 struct CommandLineUsageTests {
     @Test func everyMalformedArgumentIsAUsageMistake() async throws {
         let scratch = try ScratchFolder()

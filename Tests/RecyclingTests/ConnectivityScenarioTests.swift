@@ -6,7 +6,7 @@ import Testing
 
 /// The five connectivity scenarios of SustainU's sprint page, each scripted end to end through
 /// the `sustainu` executable against a real server (and, offline, a port where nothing listens).
-@Suite("SustainU's five connectivity scenarios", .timeLimit(.minutes(4)))
+@Suite("SustainU's five connectivity scenarios", .timeLimit(.minutes(4)), .tags(.endToEnd))
 struct ConnectivityScenarioTests {
     @Test func scenario1SignsInOfflineAfterOneOnlineSignIn() async throws {
         try await withLiveServer { server, scratch in

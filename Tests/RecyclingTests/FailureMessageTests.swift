@@ -5,7 +5,7 @@ import Testing
 /// What `sustainu` prints when the server refuses connections, never answers or fails: one
 /// sentence on stderr, never a password, a token, a request's body, the generated client's
 /// description of an operation, or a path of the build.
-@Suite("sustainu's failure messages", .timeLimit(.minutes(4)))
+@Suite("sustainu's failure messages", .timeLimit(.minutes(4)), .tags(.endToEnd))
 struct FailureMessageTests {
     @Test func failuresAgainstARefusingASilentAndAFailingServerPrintNoSecrets() async throws {
         try await withLiveServer { server, scratch in

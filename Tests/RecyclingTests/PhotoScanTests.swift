@@ -8,7 +8,7 @@ import Testing
 /// Photos without a barcode go to the server's vision model (a local fake OpenAI-compatible
 /// server here): taken in a basement, classified when the network returns; a model outage keeps
 /// the scan waiting, never loses it.
-@Suite("Photo scans through the vision model", .timeLimit(.minutes(3)))
+@Suite("Photo scans through the vision model", .timeLimit(.minutes(3)), .tags(.endToEnd))
 struct PhotoScanTests {
     @Test func aPhotoTakenOfflineIsClassifiedAndScoredWhenTheNetworkReturns() async throws {
         try await withFakeVisionServer(.answer("Battery")) { vision in

@@ -5,7 +5,7 @@ import Testing
 /// A scan the server refuses never blocks the phone: `status` lists it with an id and the reason,
 /// `retry ID` sends it again, `discard ID` drops it (and its photo), `sync` does not say "Synced",
 /// and sign-out tells refused scans apart from those only waiting.
-@Suite("Refused scans", .timeLimit(.minutes(3)))
+@Suite("Refused scans", .timeLimit(.minutes(3)), .tags(.endToEnd))
 struct RefusedScanTests {
     @Test func aRefusedScanCanBeRetriedOrDiscardedAndNeverBlocksSignOut() async throws {
         try await withLiveServer { server, scratch in

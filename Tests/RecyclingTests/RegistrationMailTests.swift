@@ -3,7 +3,7 @@ import Testing
 
 /// A SustainU registration names its app, so the server mails it no verification code: only
 /// SpendiQ asks for a verified email (a SustainU student used to get a "spendiq verify" mail).
-@Suite("Registration mail", .timeLimit(.minutes(3)))
+@Suite("Registration mail", .timeLimit(.minutes(3)), .tags(.endToEnd))
 struct RegistrationMailTests {
     @Test func aSustainURegistrationIsMailedNoCode() async throws {
         try await withLiveServer { server, scratch in

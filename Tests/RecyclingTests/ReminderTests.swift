@@ -31,7 +31,7 @@ struct ReminderTests {
         }
     }
 
-    @Test func theStreakReminderIsNotShownDaysAfterTheStreakBroke() async throws {
+    @Test(.tags(.endToEnd)) func theStreakReminderIsNotShownDaysAfterTheStreakBroke() async throws {
         try await withLiveServer { server, scratch in
             try await SharedData.seed(scratch)
             let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)

@@ -4,7 +4,7 @@ import Testing
 
 /// What `sustainu scan` says of a barcode: each part of a packaging with its own bin, and, for a
 /// product the server knows whose packaging it does not, the server's reason, not "No item detected".
-@Suite("What a barcode scan says", .timeLimit(.minutes(3)))
+@Suite("What a barcode scan says", .timeLimit(.minutes(3)), .tags(.endToEnd))
 struct ScanAnswerTests {
     /// In the Open Food Facts sample, with no packaging columns filled in.
     static let spreadWithoutPackaging = "0000101209159"

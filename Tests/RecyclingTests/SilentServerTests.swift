@@ -6,7 +6,7 @@ import Testing
 /// `sustainu` answers what it can from the device at once, and what needs the network says so in
 /// one line within its stated timeout. Each command runs with its own budgets (not the patient
 /// ones the other suites give a busy machine).
-@Suite("sustainu against a silent server", .timeLimit(.minutes(4)))
+@Suite("sustainu against a silent server", .timeLimit(.minutes(4)), .tags(.endToEnd))
 struct SilentServerTests {
     /// Runs a command with the command's own budgets and says how long it took.
     func timed(_ phone: Phone, _ arguments: [String]) async throws -> (CommandOutcome, Duration) {

@@ -9,7 +9,7 @@ import Testing
 
 /// What the `sustainu` command records reaches the server once and answers the product team's
 /// questions; `--no-analytics` records nothing.
-@Suite("SustainU's usage events", .timeLimit(.minutes(3)))
+@Suite("SustainU's usage events", .timeLimit(.minutes(3)), .tags(.endToEnd))
 struct SustainUAnalyticsTests {
     @Test func theCommandsRecordWhatTheQuestionsNeedAndTheOptOutRecordsNothing() async throws {
         try await withLiveServer { server, scratch in

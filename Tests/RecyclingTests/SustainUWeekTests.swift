@@ -7,7 +7,7 @@ import Testing
 /// What a person who had read only the docs found in a week with SustainU: refusals told apart by
 /// reason, advice that does not go in a circle, a point shown without counting a visit, and usage
 /// mistakes told by their exit status.
-@Suite("sustainu as a stranger used it for a week", .timeLimit(.minutes(4)))
+@Suite("sustainu as a stranger used it for a week", .timeLimit(.minutes(4)), .tags(.endToEnd))
 struct SustainUWeekTests {
     @Test func syncCountsWhatItSentAndGroupsRefusalsByReason() async throws {
         try await withLiveServer { server, scratch in
@@ -110,7 +110,7 @@ struct SustainUWeekTests {
 }
 
 /// What is printed and typed: a full disk, numbers out of range, the scans table, what was typed echoed.
-@Suite("sustainu's output and input after a stranger's week", .timeLimit(.minutes(3)))
+@Suite("sustainu's output and input after a stranger's week", .timeLimit(.minutes(3)), .tags(.endToEnd))
 struct SustainUOutputTests {
     @Test func aFullDiskLimitsTheScansTableAndEchoedInput() async throws {
         try await withLiveServer { server, scratch in

@@ -8,7 +8,7 @@ import Testing
 
 @Suite("spendiq as a stranger types it: money, ids, files, positions, refusals, 80 columns", .timeLimit(.minutes(5)))
 struct CommandLineFitTests {
-    @Test func malformedValuesAreUsageMistakesAndMoneyIsNeverGuessed() async throws {
+    @Test(.tags(.endToEnd)) func malformedValuesAreUsageMistakesAndMoneyIsNeverGuessed() async throws {
         try await withLiveServer { server, scratch in
             let device = try await CommandLineTests.signedIn(server, scratch)
             #expect(try await device.run(["accounts", "add", "Cash", "--currency", "EUR"]).status == 0)
@@ -33,7 +33,7 @@ struct CommandLineFitTests {
         }
     }
 
-    @Test func southernAndWesternPositionsAreTyped() async throws {
+    @Test(.tags(.endToEnd)) func southernAndWesternPositionsAreTyped() async throws {
         try await withLiveServer { server, scratch in
             let device = try await CommandLineTests.signedIn(server, scratch)
             #expect(try await device.run(["accounts", "add", "Cash", "--currency", "AUD"]).status == 0)
@@ -48,7 +48,7 @@ struct CommandLineFitTests {
         }
     }
 
-    @Test func exportWritesNothingItShouldNotAndStandardOutputOnDash() async throws {
+    @Test(.tags(.endToEnd)) func exportWritesNothingItShouldNotAndStandardOutputOnDash() async throws {
         try await withLiveServer { server, scratch in
             let device = try await CommandLineTests.signedIn(server, scratch)
             #expect(try await device.run(["accounts", "add", "Cash", "--currency", "EUR"]).status == 0)
@@ -72,7 +72,7 @@ struct CommandLineFitTests {
         }
     }
 
-    @Test func outputFitsEightyColumnsWhenPipedAndJSONKeysAreAlwaysThere() async throws {
+    @Test(.tags(.endToEnd)) func outputFitsEightyColumnsWhenPipedAndJSONKeysAreAlwaysThere() async throws {
         try await withLiveServer { server, scratch in
             let device = try await CommandLineTests.signedIn(server, scratch)
             #expect(try await device.run(["accounts", "add", "A very long account name for the household's shared groceries", "--currency", "EUR"]).status == 0)
@@ -104,7 +104,7 @@ struct CommandLineFitTests {
         }
     }
 
-    @Test func aSlowLinkGivenTimeIsNotCalledOffline() async throws {
+    @Test(.tags(.endToEnd)) func aSlowLinkGivenTimeIsNotCalledOffline() async throws {
         try await withLiveServer { server, scratch in
             let device = try await CommandLineTests.signedIn(server, scratch)
             #expect(try await device.run(["locate", "43.7394,7.4278"]).status == 0)
@@ -123,7 +123,7 @@ struct CommandLineFitTests {
         }
     }
 
-    @Test func aRefusedChangeFailsTheSyncAndCanBeRetriedOrDiscardedBeforeSigningOut() async throws {
+    @Test(.tags(.endToEnd)) func aRefusedChangeFailsTheSyncAndCanBeRetriedOrDiscardedBeforeSigningOut() async throws {
         try await withLiveServer { server, scratch in
             let device = try await CommandLineTests.signedIn(server, scratch)
             #expect(try await device.run(["accounts", "add", "Cash", "--currency", "EUR"]).status == 0)

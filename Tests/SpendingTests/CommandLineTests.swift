@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import Spending
 
-@Suite("The spendiq command", .timeLimit(.minutes(4)))
+@Suite("The spendiq command", .timeLimit(.minutes(4)), .tags(.endToEnd))
 struct CommandLineTests {
     /// A device with a verified person signed in through the executable, and Monaco's shops on the server.
     static func signedIn(_ server: URL, _ scratch: ScratchFolder) async throws -> CommandProcess {

@@ -8,7 +8,7 @@ import Testing
 /// What a tester who saw only the docs found in a simulated week of spendiq, each as they typed it.
 @Suite("spendiq after a stranger's week: full disks, whole amounts and ids, currencies, bank dates, usage mistakes", .timeLimit(.minutes(5)))
 struct StrangerWeekTests {
-    @Test func aFullDiskOnStandardOutputIsOneLineNeverACrash() async throws {
+    @Test(.tags(.endToEnd)) func aFullDiskOnStandardOutputIsOneLineNeverACrash() async throws {
         try await withLiveServer { server, scratch in
             let device = try await CommandLineTests.signedIn(server, scratch)
             #expect(try await device.run(["accounts", "add", "Cash", "--currency", "EUR"]).status == 0)
@@ -22,7 +22,7 @@ struct StrangerWeekTests {
         }
     }
 
-    @Test func tablesNeverCutAmountsDatesOrIdsAndCutFreeTextFirst() async throws {
+    @Test(.tags(.endToEnd)) func tablesNeverCutAmountsDatesOrIdsAndCutFreeTextFirst() async throws {
         try await withLiveServer { server, scratch in
             let device = try await CommandLineTests.signedIn(server, scratch)
             #expect(try await device.run(["accounts", "add", "Main", "--currency", "EUR"]).status == 0)
@@ -65,7 +65,7 @@ struct StrangerWeekTests {
         #expect(Table.fitted([8, 20, 40], into: 30, whole: [0, 2]) == [8, 4, 40])
     }
 
-    @Test func currenciesAreNeverGuessedNorMadeUp() async throws {
+    @Test(.tags(.endToEnd)) func currenciesAreNeverGuessedNorMadeUp() async throws {
         try await withLiveServer { server, scratch in
             let device = try await CommandLineTests.signedIn(server, scratch)
             #expect(try await device.run(["accounts", "add", "Wallet", "--currency", "EUR"]).status == 0)
@@ -108,7 +108,7 @@ struct StrangerWeekTests {
         }
     }
 
-    @Test func aBankFileSaysItsDateOrderOnceAndNeverGuessesIt() async throws {
+    @Test(.tags(.endToEnd)) func aBankFileSaysItsDateOrderOnceAndNeverGuessesIt() async throws {
         try await withLiveServer { server, scratch in
             let device = try await CommandLineTests.signedIn(server, scratch)
             #expect(try await device.run(["accounts", "add", "Bank", "--currency", "EUR"]).status == 0)
@@ -150,7 +150,7 @@ struct StrangerWeekTests {
         }
     }
 
-    @Test func usageMistakesExit64AndReadsCreateNothing() async throws {
+    @Test(.tags(.endToEnd)) func usageMistakesExit64AndReadsCreateNothing() async throws {
         try await withLiveServer { server, scratch in
             let device = try await CommandLineTests.signedIn(server, scratch)
             #expect(try await device.run(["accounts", "add", "Wallet", "--currency", "EUR"]).status == 0)
@@ -203,7 +203,7 @@ struct StrangerWeekTests {
         }
     }
 
-    @Test func twoAccountsOfOneNameArePickedByTheirIds() async throws {
+    @Test(.tags(.endToEnd)) func twoAccountsOfOneNameArePickedByTheirIds() async throws {
         try await withLiveServer { server, scratch in
             let device = try await CommandLineTests.signedIn(server, scratch)
             #expect(try await device.run(["accounts", "add", "Travel", "--currency", "EUR"]).status == 0)
@@ -230,7 +230,7 @@ struct StrangerWeekTests {
         }
     }
 
-    @Test func anOfferOfTheLastListIsShownWhereverThatListWas() async throws {
+    @Test(.tags(.endToEnd)) func anOfferOfTheLastListIsShownWhereverThatListWas() async throws {
         try await withLiveServer { server, scratch in
             let device = try await CommandLineTests.signedIn(server, scratch)
             let list = try #require(try await device.run(["offers", "--near", "43.7394,7.4278", "--json"]).json() as? [String: Any])

@@ -138,7 +138,7 @@ struct DashboardHTTPTests {
     }
 }
 
-@Suite("Dashboard in headless Chromium", .serialized, .timeLimit(.minutes(4)))
+@Suite("Dashboard in headless Chromium", .serialized, .timeLimit(.minutes(4)), .tags(.browser))
 struct DashboardBrowserTests {
     /// Where the screenshots go: `DASHBOARD_ARTIFACTS`, or .build/test-artifacts/dashboard.
     static var artifacts: URL {

@@ -47,7 +47,7 @@ struct ImportProductsTests {
         }
     }
 
-    @Test func theCommandImportsTheSampleTwiceWithTheSameCountAndSaysSoOnOneLine() async throws {
+    @Test(.tags(.endToEnd)) func theCommandImportsTheSampleTwiceWithTheSameCountAndSaysSoOnOneLine() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("eventual-import-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let database = folder.appendingPathComponent("kb.sqlite").path
@@ -66,7 +66,7 @@ struct ImportProductsTests {
         #expect(firstLine.split(separator: ",").last == secondLine.split(separator: ",").last)
     }
 
-    @Test func aBadPathIsAOneLineErrorAndANonZeroExit() async throws {
+    @Test(.tags(.endToEnd)) func aBadPathIsAOneLineErrorAndANonZeroExit() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("eventual-import-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let result = try await Self.run(["import-products", "/no/such/file.csv", "--database", folder.appendingPathComponent("kb.sqlite").path])
@@ -77,7 +77,7 @@ struct ImportProductsTests {
         #expect(!FileManager.default.fileExists(atPath: folder.path), "no database is created for a mistyped path")
     }
 
-    @Test func helpDescribesTheCommand() async throws {
+    @Test(.tags(.endToEnd)) func helpDescribesTheCommand() async throws {
         let result = try await Self.run(["import-products", "--help"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("Open Food Facts"))

@@ -151,7 +151,7 @@ struct RecyclingImportTests {
         await scratch.remove()
     }
 
-    @Test func theCommandsPrintOneSummaryLineAndRefuseABadPath() async throws {
+    @Test(.tags(.endToEnd)) func theCommandsPrintOneSummaryLineAndRefuseABadPath() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("eventual-recycling-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let database = folder.appendingPathComponent("r.sqlite").path

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("eventual-server's arguments: a malformed one is one line and exit 64", .timeLimit(.minutes(2)))
+@Suite("eventual-server's arguments: a malformed one is one line and exit 64", .timeLimit(.minutes(2)), .tags(.endToEnd))
 struct ServerArgumentsTests {
     @Test(arguments: [["--port", "99999"], ["--port", "0"], ["--port=-1"], ["serve", "--port", "65536"], ["--port", "http"],
                       ["--bcrypt-cost", "2"], ["--max-events-per-user-per-day=-5"], ["--max-failed-verifications", "0"]])

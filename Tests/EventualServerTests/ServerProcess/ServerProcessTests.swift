@@ -2,7 +2,7 @@ import EventualAPI
 import Foundation
 import Testing
 
-@Suite("The eventual-server process: connection cap and graceful shutdown", .timeLimit(.minutes(1)))
+@Suite("The eventual-server process: connection cap and graceful shutdown", .timeLimit(.minutes(1)), .tags(.endToEnd))
 struct ServerProcessTests {
     @Test func aConnectionCapHoldsFurtherConnectionsBackUntilIdleOnesAreClosed() async throws {
         try await withServerProcess(["--max-connections", "2", "--idle-timeout", "2"]) { port, _ in
