@@ -25,6 +25,7 @@ public struct TableMirror: SyncedCollectionStore {
     // MARK: - A person's changes
 
     /// Adds a record: its row (null fields included) and the change that creates it on the server.
+    /// Returns the id of the change's outbox entry.
     @discardableResult
     public func insert(_ id: String, _ fields: [String: SyncValue], in tx: LocalTransaction) throws -> String {
         // NB: a new record's empty fields are empty on every device already: sending them as
@@ -35,7 +36,8 @@ public struct TableMirror: SyncedCollectionStore {
     }
 
     /// Sets `fields` of a record (a null clears one) and adds `deltas` to its counter fields; a
-    /// counter is set or added to in one change, not both (`Refusal.setAndAdded`).
+    /// counter is set or added to in one change, not both (`Refusal.setAndAdded`). Returns the id
+    /// of the change's outbox entry.
     @discardableResult
     public func update(_ id: String, setting fields: [String: SyncValue] = [:], adding deltas: [String: Double] = [:],
                        in tx: LocalTransaction) throws -> String {
