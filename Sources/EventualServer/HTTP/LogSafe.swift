@@ -2,8 +2,6 @@ import EventualStorage
 import Foundation
 import Hummingbird
 import OpenAPIRuntime
-import PostgresKit
-import SQLiteNIO
 
 /// What the log may say about an error: the operation and the kind of failure, never a header
 /// value, a body, a password, a token or a key.
@@ -22,14 +20,13 @@ enum LogSafe {
         case let refusal as Refusal:
             let outcome = ErrorMapping.outcome(for: refusal)
             return "\(outcome.status.code) \(outcome.message)"
-        case is SQLiteError, is SQLiteWriteError, is PSQLError, is StorageError, is SQLiteReadError:
-            return StorageError.logSafeDescription(of: error)
         case let error as DecodingError:
             return "DecodingError at '\(codingPath(of: error))'"
         case let error as HTTPError:
             return "HTTPError \(error.status.code)"
         default:
-            return String(describing: type(of: error))
+            // The database's errors as the storage layer tells them; any other is named by its type.
+            return StorageError.logSafeDescription(of: error)
         }
     }
 
