@@ -7,13 +7,16 @@
 #   Default: a fresh SQLite file. With a PostgreSQL URL, a scratch database is created on that
 #   server (needs psql and the right to CREATE DATABASE), used, and dropped afterwards.
 #
-# The last line printed is:
-#   lookup R1 req/s p99 L1 ms | health R2 req/s | ratio R1/R2 | rss M MB
+# The server is measured twice in one run: at LOG_LEVEL (warning: no line per request), then at
+# its default settings (--log-level info: one access-log line per request). The last line is:
+#   lookup R1 req/s p99 L1 ms | health R2 req/s | ratio R1/R2 | rss M MB | default: lookup R3 req/s (D3%) | health R4 req/s (D4%)
+# where R1, R2 are at LOG_LEVEL and R3, R4 at the default, D3 and D4 their difference from R1, R2.
 #
 # Environment:
-#   DURATION=15s CONNECTIONS=64 THREADS=2   wrk settings for both measured runs
+#   DURATION=15s CONNECTIONS=64 THREADS=2   wrk settings for every measured run
 #   WARMUP=3s                               look-up warm-up before measuring
-#   LOG_LEVEL=warning                       server --log-level during the benchmark
+#   LOG_LEVEL=warning                       server --log-level of the first measurement
+#   DEFAULT_RUN=1                           0 skips the measurement at the default settings
 #   PRODUCTS=100000 VOTES=150000 EXTRA_USERS=20   seed sizes
 #   BUILD_ARGS=""                           extra arguments for `swift build`
 #   KEEP_BENCH_DIR=1                        keep the temp dir (database, logs) after a success
@@ -24,7 +27,7 @@ while (($#)); do
     case "$1" in
         --database) POSTGRES_URL="$2"; shift 2 ;;
         --database=*) POSTGRES_URL="${1#--database=}"; shift ;;
-        -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
         *) echo "bench-server: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -38,6 +41,7 @@ CONNECTIONS="${CONNECTIONS:-64}"
 THREADS="${THREADS:-2}"
 WARMUP="${WARMUP:-3s}"
 LOG_LEVEL="${LOG_LEVEL:-warning}"
+DEFAULT_RUN="${DEFAULT_RUN:-1}"
 PRODUCTS="${PRODUCTS:-100000}"
 VOTES="${VOTES:-150000}"
 EXTRA_USERS="${EXTRA_USERS:-20}"
@@ -201,11 +205,16 @@ BARCODES="$DIR/barcodes.txt"
 python3 "$BENCH_DIR/seed_products.py" "$DB" "$USER_ID" "$BARCODES" \
     --products "$PRODUCTS" --votes "$VOTES" --extra-users "$EXTRA_USERS" --names "$NAMES_CSV"
 
-# ---- 5. start the server for the benchmark -------------------------------------------------
-start_server "$LOG_LEVEL" "$DIR/server.log"
+# ---- 5-7. measure: the server at a log level, checked, warmed up, wrk, peak memory --------
+export BENCH_TOKEN="$TOKEN" BENCH_BARCODES="$BARCODES"
 
-# Sanity check: a few random seeded barcodes must answer 200 with products.
-python3 - "$BASE" "$TOKEN" "$BARCODES" <<'EOF' || die "look-up sanity check failed"
+# measure LEVEL NAME: writes $DIR/wrk-{lookup,health}-NAME.txt, $DIR/server-NAME.log and $DIR/rss-NAME (kB).
+measure() {
+    local level="$1" name="$2"
+    start_server "$level" "$DIR/server-$name.log"
+
+    # Sanity check: a few random seeded barcodes must answer 200 with products.
+    python3 - "$BASE" "$TOKEN" "$BARCODES" <<'EOF' || die "look-up sanity check failed"
 import json, random, sys, urllib.request, urllib.error
 base, token, path = sys.argv[1:4]
 codes = [line.strip() for line in open(path) if line.strip()]
@@ -224,29 +233,31 @@ for code in random.sample(codes, min(20, len(codes))):
 print(f"sanity check: 20 look-ups answered 200 with products")
 EOF
 
-# ---- 6. wrk -------------------------------------------------------------------------------
-export BENCH_TOKEN="$TOKEN" BENCH_BARCODES="$BARCODES"
-LOOKUP_URL="$BASE/products?barcode="
+    local lookup_url="$BASE/products?barcode="
+    log "warm-up ($WARMUP), --log-level $level"
+    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s "$BENCH_DIR/lookup.lua" "$lookup_url" >"$DIR/wrk-warmup-$name.txt" 2>&1 \
+        || { cat "$DIR/wrk-warmup-$name.txt" >&2; die "wrk warm-up failed"; }
 
-log "warm-up ($WARMUP)"
-wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s "$BENCH_DIR/lookup.lua" "$LOOKUP_URL" >"$DIR/wrk-warmup.txt" 2>&1 \
-    || { cat "$DIR/wrk-warmup.txt" >&2; die "wrk warm-up failed"; }
+    log "look-up: wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency (--log-level $level)"
+    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$BENCH_DIR/lookup.lua" "$lookup_url" \
+        >"$DIR/wrk-lookup-$name.txt" 2>&1 || { cat "$DIR/wrk-lookup-$name.txt" >&2; die "wrk look-up run failed"; }
 
-log "look-up: wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency"
-wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$BENCH_DIR/lookup.lua" "$LOOKUP_URL" \
-    >"$DIR/wrk-lookup.txt" 2>&1 || { cat "$DIR/wrk-lookup.txt" >&2; die "wrk look-up run failed"; }
+    log "health: wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency (--log-level $level)"
+    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$BASE/health" \
+        >"$DIR/wrk-health-$name.txt" 2>&1 || { cat "$DIR/wrk-health-$name.txt" >&2; die "wrk health run failed"; }
 
-log "health: wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency"
-wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$BASE/health" \
-    >"$DIR/wrk-health.txt" 2>&1 || { cat "$DIR/wrk-health.txt" >&2; die "wrk health run failed"; }
+    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$DIR/server-$name.log" >&2; die "server died during the benchmark"; }
+    awk '/^VmHWM:/ { print $2 }' "/proc/$SERVER_PID/status" >"$DIR/rss-$name"
+    [[ -s "$DIR/rss-$name" ]] || die "cannot read VmHWM of pid $SERVER_PID"
+    stop_server
+}
 
-# ---- 7. peak memory -----------------------------------------------------------------------
-kill -0 "$SERVER_PID" 2>/dev/null || { cat "$DIR/server.log" >&2; die "server died during the benchmark"; }
-HWM_KB="$(awk '/^VmHWM:/ { print $2 }' "/proc/$SERVER_PID/status")"
-[[ -n "$HWM_KB" ]] || die "cannot read VmHWM of pid $SERVER_PID"
+measure "$LOG_LEVEL" quiet
+if [[ "$DEFAULT_RUN" == 1 ]]; then
+    measure info default
+fi
+HWM_KB="$(cat "$DIR/rss-quiet")"
 RSS_MB="$(awk -v kb="$HWM_KB" 'BEGIN { printf "%d", kb / 1024 + 0.5 }')"
-
-stop_server
 
 # ---- 8. report ----------------------------------------------------------------------------
 requests_per_sec() { awk '/^Requests\/sec:/ { print $2 }' "$1"; }
@@ -262,43 +273,61 @@ p99_ms() {
     }' "$1"
 }
 
-echo
-echo "---- look-up: GET /products?barcode=<random seeded> ($(wc -l <"$BARCODES") barcodes) ----"
-cat "$DIR/wrk-lookup.txt"
-echo
-echo "---- health: GET /health ----"
-cat "$DIR/wrk-health.txt"
+RUNS="quiet"
+[[ "$DEFAULT_RUN" == 1 ]] && RUNS="quiet default"
+level_of() { [[ "$1" == quiet ]] && echo "$LOG_LEVEL" || echo "info, the default"; }
+
+for run in $RUNS; do
+    echo
+    echo "---- look-up at --log-level $(level_of "$run"): GET /products?barcode=<random seeded> ($(wc -l <"$BARCODES") barcodes) ----"
+    cat "$DIR/wrk-lookup-$run.txt"
+    echo
+    echo "---- health at --log-level $(level_of "$run"): GET /health ----"
+    cat "$DIR/wrk-health-$run.txt"
+done
 echo
 
-LOOKUP_NON2XX="$(non_2xx "$DIR/wrk-lookup.txt")"; LOOKUP_NON2XX="${LOOKUP_NON2XX:-0}"
-HEALTH_NON2XX="$(non_2xx "$DIR/wrk-health.txt")"; HEALTH_NON2XX="${HEALTH_NON2XX:-0}"
-echo "non-2xx responses: look-up $LOOKUP_NON2XX, health $HEALTH_NON2XX"
-for f in wrk-lookup wrk-health; do
-    errors="$(socket_errors "$DIR/$f.txt")"
-    [[ -z "$errors" ]] || echo "warning: $f:$errors"
+NON2XX=0
+for run in $RUNS; do
+    lookup_non2xx="$(non_2xx "$DIR/wrk-lookup-$run.txt")"; lookup_non2xx="${lookup_non2xx:-0}"
+    health_non2xx="$(non_2xx "$DIR/wrk-health-$run.txt")"; health_non2xx="${health_non2xx:-0}"
+    echo "non-2xx responses at --log-level $(level_of "$run"): look-up $lookup_non2xx, health $health_non2xx"
+    [[ "$lookup_non2xx" == 0 && "$health_non2xx" == 0 ]] || NON2XX=1
+    for f in "wrk-lookup-$run" "wrk-health-$run"; do
+        errors="$(socket_errors "$DIR/$f.txt")"
+        [[ -z "$errors" ]] || echo "warning: $f:$errors"
+    done
+    server_errors="$(grep -ciE 'error|critical' "$DIR/server-$run.log" || true)"
+    echo "server log: $(wc -l <"$DIR/server-$run.log") lines, $server_errors mentioning error/critical (level $(level_of "$run"))"
+    if [[ "$server_errors" != 0 ]]; then
+        grep -iE 'error|critical' "$DIR/server-$run.log" | head -5
+    fi
+    echo "server peak RSS (VmHWM): $(cat "$DIR/rss-$run") kB"
 done
-server_errors="$(grep -ciE 'error|critical' "$DIR/server.log" || true)"
-echo "server log: $(wc -l <"$DIR/server.log") lines, $server_errors mentioning error/critical (level $LOG_LEVEL)"
-if [[ "$server_errors" != 0 ]]; then
-    grep -iE 'error|critical' "$DIR/server.log" | head -5
-fi
-echo "server peak RSS (VmHWM): $HWM_KB kB"
 if [[ "$STOP_KILLED" != 0 ]]; then
     echo "warning: the server ignored SIGTERM (no exit within ${STOP_TIMEOUT}s) $STOP_KILLED time(s) and was killed"
 fi
 echo
 
-if [[ "$LOOKUP_NON2XX" != 0 || "$HEALTH_NON2XX" != 0 ]]; then
-    die "wrk saw non-2xx responses (look-up $LOOKUP_NON2XX, health $HEALTH_NON2XX); see $DIR"
+[[ "$NON2XX" == 0 ]] || die "wrk saw non-2xx responses (above); see $DIR"
+
+R1="$(requests_per_sec "$DIR/wrk-lookup-quiet.txt")"
+R2="$(requests_per_sec "$DIR/wrk-health-quiet.txt")"
+L1="$(p99_ms "$DIR/wrk-lookup-quiet.txt")"
+[[ -n "$R1" && -n "$R2" && -n "$L1" ]] || die "cannot parse wrk output in $DIR"
+DEFAULT_PART=""
+if [[ "$DEFAULT_RUN" == 1 ]]; then
+    R3="$(requests_per_sec "$DIR/wrk-lookup-default.txt")"
+    R4="$(requests_per_sec "$DIR/wrk-health-default.txt")"
+    [[ -n "$R3" && -n "$R4" ]] || die "cannot parse wrk output in $DIR"
+    DEFAULT_PART="$(awk -v r1="$R1" -v r2="$R2" -v r3="$R3" -v r4="$R4" 'BEGIN {
+        printf " | default: lookup %d req/s (%+.0f%%) | health %d req/s (%+.0f%%)",
+            r3 + 0.5, (r1 > 0 ? (r3 - r1) * 100 / r1 : 0), r4 + 0.5, (r2 > 0 ? (r4 - r2) * 100 / r2 : 0)
+    }')"
 fi
 
-R1="$(requests_per_sec "$DIR/wrk-lookup.txt")"
-R2="$(requests_per_sec "$DIR/wrk-health.txt")"
-L1="$(p99_ms "$DIR/wrk-lookup.txt")"
-[[ -n "$R1" && -n "$R2" && -n "$L1" ]] || die "cannot parse wrk output in $DIR"
-
 SUCCESS=1
-awk -v r1="$R1" -v r2="$R2" -v l1="$L1" -v m="$RSS_MB" 'BEGIN {
-    printf "lookup %d req/s p99 %s ms | health %d req/s | ratio %.2f | rss %d MB\n",
-        r1 + 0.5, l1, r2 + 0.5, (r2 > 0 ? r1 / r2 : 0), m
+awk -v r1="$R1" -v r2="$R2" -v l1="$L1" -v m="$RSS_MB" -v rest="$DEFAULT_PART" 'BEGIN {
+    printf "lookup %d req/s p99 %s ms | health %d req/s | ratio %.2f | rss %d MB%s\n",
+        r1 + 0.5, l1, r2 + 0.5, (r2 > 0 ? r1 / r2 : 0), m, rest
 }'
