@@ -32,7 +32,9 @@ enum OptionOrder {
                 continue
             }
             guard arguments[start].hasPrefix("-"),
-                  let index = arguments[start...].prefix(while: { $0 != "--" }).firstIndex(where: { subcommand(of: node, named: $0) != nil })
+                  // NB: ArgumentParser's own `help` takes subcommands' names as its arguments.
+                  let index = arguments[start...].prefix(while: { $0 != "--" && $0 != "help" })
+                      .firstIndex(where: { subcommand(of: node, named: $0) != nil })
             else { break }
             arguments.insert(arguments.remove(at: index), at: start)
         }

@@ -16,7 +16,7 @@ struct SharedOptionsTests {
     @Test(arguments: commands) func anOptionTheSubcommandDoesNotTakeIsRefusedBeforeOrAfterItsName(_ command: String) async throws {
         let scratch = try ScratchFolder()
         defer { scratch.remove() }
-        for arguments in [["--json", "logout"], ["logout", "--json"], ["--bogus", "whoami"]] {
+        for arguments in [["--json", "logout"], ["logout", "--json"], ["--bogus", "whoami"], ["--json", "help", "whoami"]] {
             let refused = try await stranger(command, scratch).run(arguments)
             #expect(refused.status == 64 && refused.isOneLineError, "\(command) \(arguments): \(refused.status) \(refused.stderr)")
             #expect(refused.stderr.contains("Unknown option"), "\(command) \(arguments): \(refused.stderr)")
