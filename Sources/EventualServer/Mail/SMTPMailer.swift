@@ -1,3 +1,4 @@
+import EventualAPI
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -30,9 +31,7 @@ struct SMTPMailer: MailSender {
 
     func send(_ mail: Mail) async throws {
         // NB: blocking sockets, on a thread of their own: never on the cooperative pool.
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            Thread { continuation.resume(with: Result { try self.sendBlocking(mail) }) }.start()
-        }
+        try await offCooperativePool { try self.sendBlocking(mail) }
     }
 
     private func sendBlocking(_ mail: Mail) throws {
