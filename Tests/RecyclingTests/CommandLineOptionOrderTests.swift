@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Every option of `sustainu` before or after its subcommand's name, as a person types them.
-@Suite("The sustainu command takes options before or after the subcommand", .timeLimit(.minutes(3)))
+@Suite("The sustainu command takes options before or after the subcommand", .tags(.endToEnd), .timeLimit(.minutes(3)))
 struct CommandLineOptionOrderTests {
     @Test func jsonAndTheSubcommandsOwnOptionsWorkBeforeItsName() async throws {
         try await withLiveServer { server, scratch in

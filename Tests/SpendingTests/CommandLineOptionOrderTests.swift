@@ -3,7 +3,7 @@ import Testing
 
 /// Every option of `spendiq` before or after its subcommand's name, at every level, as a person
 /// types them (`spendiq --json list` was refused).
-@Suite("The spendiq command takes options before or after the subcommand", .timeLimit(.minutes(3)))
+@Suite("The spendiq command takes options before or after the subcommand", .tags(.endToEnd), .timeLimit(.minutes(3)))
 struct CommandLineOptionOrderTests {
     @Test func jsonAndTheSubcommandsOwnOptionsWorkBeforeItsName() async throws {
         try await withLiveServer { server, scratch in

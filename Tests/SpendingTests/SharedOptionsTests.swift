@@ -4,7 +4,7 @@ import Testing
 /// What every app's command takes and says the same way (CommandLineSupport), met as a stranger
 /// meets it: an option the subcommand does not take, help at 80 columns, a subcommand that does
 /// not exist, settings that cannot be used. Each test runs the three built commands.
-@Suite("Every command's shared options and help, as a stranger meets them", .timeLimit(.minutes(2)))
+@Suite("Every command's shared options and help, as a stranger meets them", .tags(.endToEnd), .timeLimit(.minutes(2)))
 struct SharedOptionsTests {
     static let commands = ["pantry", "sustainu", "spendiq"]
 
