@@ -6,17 +6,6 @@ import Testing
 
 @Suite("A client killed in the middle of a sync", .timeLimit(.minutes(2)), .tags(.endToEnd))
 struct CrashTests {
-    /// The `eventual-crash-child` executable, built beside the test bundle.
-    static var childPath: String {
-        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while folder.path != "/" {
-            let candidate = folder.appendingPathComponent("eventual-crash-child")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.path }
-            folder = folder.deletingLastPathComponent()
-        }
-        return "eventual-crash-child"
-    }
-
     @Test func aRestartedEngineSendsTheRestAndNothingIsLostOrDoubled() async throws {
         try await withLiveServer { server, scratch in
             let port = try #require(server.port)
@@ -26,7 +15,7 @@ struct CrashTests {
             let count = 400
             // Given a child process that queued 400 changes and syncs them in batches of 5
             let child = Process()
-            child.executableURL = URL(fileURLWithPath: Self.childPath)
+            child.executableURL = URL(fileURLWithPath: BuiltExecutable.path("eventual-crash-child"))
             child.arguments = [url.absoluteString, folder.path, user.email, user.password, String(count)]
             let output = Pipe()
             child.standardOutput = output

@@ -65,9 +65,11 @@ public final class BufferedLogOutput: Sendable {
             entries.append(entry)
             return entries.count
         }
+        // NB: `waiting` is read before it is swapped: under load the writer has already been rung,
+        // and a read shares the flag's cache line between cores where a swap would bounce it.
         if held >= Self.shardLimit {
             drain(adding: nil)
-        } else if !waiting.exchange(true, ordering: .acquiringAndReleasing) {
+        } else if !waiting.load(ordering: .relaxed), !waiting.exchange(true, ordering: .acquiringAndReleasing) {
             doorbell.signal()
         }
     }
@@ -99,7 +101,8 @@ public final class BufferedLogOutput: Sendable {
             guard !batch.isEmpty else { return }
             batch.sort { $0.sequence < $1.sequence }
             var text = ""
-            for entry in batch { text += Self.line(entry, timestamp: timestamps.text(for: entry.second)) }
+            text.reserveCapacity(batch.count * 160)
+            for entry in batch { Self.append(entry, timestamp: timestamps.text(for: entry.second), to: &text) }
             writeAll(Array(text.utf8))
         }
     }
@@ -128,17 +131,38 @@ public final class BufferedLogOutput: Sendable {
         return Int(truncatingIfNeeded: (thread &* 0x9E37_79B9_7F4A_7C15) >> 60) % shardCount
     }
 
-    /// The line StreamLogHandler writes for the same event, byte for byte.
-    static func line(_ entry: Entry, timestamp: String) -> String {
-        var metadata = entry.metadata
-        if let explicit = entry.event.metadata { metadata.merge(explicit) { $1 } }
-        if let error = entry.event.error {
-            metadata["error.message"] = "\(error)"
-            metadata["error.type"] = "\(String(reflecting: type(of: error)))"
+    /// Appends the line StreamLogHandler writes for the same event, byte for byte.
+    /// NB: pieces appended to one text, metadata merged in a small array: this runs once per request.
+    static func append(_ entry: Entry, timestamp: String, to text: inout String) {
+        var pairs = Array(entry.metadata)
+        func set(_ key: String, _ value: Logger.MetadataValue) {
+            if let index = pairs.firstIndex(where: { $0.key == key }) { pairs[index].value = value } else { pairs.append((key, value)) }
         }
-        let pretty = metadata.isEmpty ? "" : " " + metadata.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }.joined(separator: " ")
-        let label = entry.label.isEmpty ? "" : " " + entry.label
-        return "\(timestamp) \(entry.event.level)\(label):\(pretty) [\(entry.event.source)] \(entry.event.message)\n"
+        for (key, value) in entry.event.metadata ?? [:] { set(key, value) }
+        if let error = entry.event.error {
+            set("error.message", "\(error)")
+            set("error.type", "\(String(reflecting: type(of: error)))")
+        }
+        pairs.sort { $0.key < $1.key }
+        text += timestamp
+        text += " "
+        text += entry.event.level.rawValue
+        if !entry.label.isEmpty {
+            text += " "
+            text += entry.label
+        }
+        text += ":"
+        for (key, value) in pairs {
+            text += " "
+            text += key
+            text += "="
+            text += value.description
+        }
+        text += " ["
+        text += entry.event.source
+        text += "] "
+        text += entry.event.message.description
+        text += "\n"
     }
 }
 

@@ -107,11 +107,11 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
         let route = fastBarcode == nil ? context.endpointPath : LookupFastPath.route
         metrics.requestFinished(route: route ?? "unmatched", method: request.method.rawValue,
                                 status: Int(response.status.code), duration: elapsed)
+        // NB: the status and duration are formatted when the line is written (off the request path).
         context.logger.info("request", metadata: [
-            "method": "\(request.method.rawValue)",
-            "path": "\(request.uri.path)",
-            "status": "\(response.status.code)",
-            // NB: formatted when the line is written (off the request path, by BufferedLogOutput).
+            "method": .string(request.method.rawValue),
+            "path": .string(request.uri.path),
+            "status": .stringConvertible(response.status.code),
             "duration_ms": .stringConvertible(Milliseconds(elapsed)),
         ])
         return response
@@ -136,7 +136,13 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
 private struct Milliseconds: CustomStringConvertible, Sendable {
     let duration: Duration
     init(_ duration: Duration) { self.duration = duration }
-    var description: String { String(format: "%.2f", duration.fractionalMilliseconds) }
+    // NB: C's own "%.2f" (what String(format:) prints), without Foundation's formatter.
+    var description: String {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 32) { buffer in
+            _ = withVaList([duration.fractionalMilliseconds]) { vsnprintf(buffer.baseAddress!, buffer.count, "%.2f", $0) }
+            return String(cString: buffer.baseAddress!)
+        }
+    }
 }
 
 /// Header names made once (a generic type cannot hold static stored properties).

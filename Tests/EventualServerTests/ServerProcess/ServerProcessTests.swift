@@ -65,9 +65,7 @@ struct ServerProcessTests {
         process.executableURL = URL(fileURLWithPath: BuiltExecutable.path("eventual-server"))
         process.arguments = ["--port", String(port), "--database", folder.appendingPathComponent("db.sqlite").path,
                              "--log-level", "info", "--bcrypt-cost", "4"] + arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment.removeValue(forKey: "DATABASE_URL")
-        process.environment = environment
+        process.environment = BuiltExecutable.environment()
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
