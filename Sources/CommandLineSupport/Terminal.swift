@@ -204,12 +204,8 @@ private func run<Root: ParsableCommand>(_ root: Root.Type, arguments: [String], 
             // NB: a control character in an argument is a usage mistake (status 64), like an unknown option.
             throw ValidationError(error.description)
         }
-        // NB: `help bogus` and `bogus --help` would print the main help with status 0, as if the
-        // subcommand existed.
-        let subcommands = Root.configuration.subcommands.flatMap { [$0._commandName] + $0.configuration.aliases } + ["help"]
-        if let asked = checked.first == "help" ? checked.dropFirst().first : checked.first, Root.configuration.subcommands.count > 0,
-           !asked.hasPrefix("-"), !subcommands.contains(asked) {
-            Terminal.error("\(name): No command '\(Terminal.oneLine(String(asked.prefix(40))))': \(name) --help lists them")
+        if let unknown = unknownSubcommand(in: checked, root: Root.self) {
+            Terminal.error("\(name): No command '\(Terminal.oneLine(String(unknown.prefix(40))))': \(name) --help lists them")
             exit(ExitCode.validationFailure.rawValue)
         }
         let command = try OptionOrder.parse(checked, as: Root.self)
@@ -236,4 +232,14 @@ private func run<Root: ParsableCommand>(_ root: Root.Type, arguments: [String], 
     } catch {
         Terminal.fail(error, root: root)
     }
+}
+
+/// The subcommand `arguments` name that `Root` does not have (`bogus` in `help bogus`, `bogus
+/// --help` or `bogus`), if any.
+// NB: ArgumentParser would print the main help with status 0 for the first two, as if it existed.
+private func unknownSubcommand(in arguments: [String], root: any ParsableCommand.Type) -> String? {
+    let subcommands = root.configuration.subcommands
+    guard !subcommands.isEmpty, let asked = arguments.first == "help" ? arguments.dropFirst().first : arguments.first,
+          !asked.hasPrefix("-"), asked != "help" else { return nil }
+    return subcommands.contains { $0._commandName == asked || $0.configuration.aliases.contains(asked) } ? nil : asked
 }
