@@ -10,12 +10,16 @@ public struct DeviceWords: Sendable {
     public let entries: String
     /// The same counted, for one entry and for several: "change(s)", or "scan or visit" and "scans or visits".
     public let one: String, many: String
+    /// Said after a sign-out the server has not heard of yet.
+    public let signOutQueued: String
 
-    public init(command: String, entries: String, one: String, many: String) {
+    public init(command: String, entries: String, one: String, many: String,
+                signOutQueued: String = "The server will hear of it when it can be reached.") {
         self.command = command
         self.entries = entries
         self.one = one
         self.many = many
+        self.signOutQueued = signOutQueued
     }
 
     /// "1 scan or visit waits", "2 scans or visits wait": a count with its noun and `verb` agreeing.
@@ -44,13 +48,22 @@ public struct DeviceWords: Sendable {
         return CLIError(parts.joined(separator: "; ") + "; `\(command) logout --force` signs out and loses them all")
     }
 
-    /// "Signed out alice." and what the sign-out lost, and, when the server has not heard of it
-    /// yet, `queued`.
-    public func signedOut(_ outcome: DeviceSignOut, queued: String = "The server will hear of it when it can be reached.") -> String {
+    /// Signs out with `signOut` and says so: "Signed out alice." and what the sign-out lost; a
+    /// sign-out refused for what has not reached the server says what clears each kind.
+    public func signOut(_ signOut: () async throws -> DeviceSignOut) async throws -> String {
+        do {
+            return signedOut(try await signOut())
+        } catch SessionError.unsentChanges(let waiting, let refused) {
+            throw unsent(waiting: waiting, refused: refused)
+        }
+    }
+
+    /// "Signed out alice." and what the sign-out lost, and whether the server has heard of it.
+    public func signedOut(_ outcome: DeviceSignOut) -> String {
         var line = "Signed out \(outcome.username)."
         if outcome.discardedWaiting > 0 { line += " " + count(outcome.discardedWaiting, "that was waiting to be sent is lost.", "that were waiting to be sent are lost.") }
         if outcome.discardedRefused > 0 { line += " " + count(outcome.discardedRefused, "the server refused was dropped.", "the server refused were dropped.") }
-        if outcome.revocationQueued { line += " " + queued }
+        if outcome.revocationQueued { line += " " + signOutQueued }
         return line
     }
 

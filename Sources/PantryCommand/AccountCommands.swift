@@ -22,13 +22,11 @@ struct Register: AsyncParsableCommand {
 struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Sign in (offline too, for 7 days after the last online sign-in).")
     @OptionGroup var global: GlobalOptions
-    @Option(help: "The email address you registered with.") var email: String
-    @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input.") var passwordStdin = false
+    @OptionGroup var credentials: SignInOptions
 
     func run() async throws {
         let app = try global.app()
-        let password = passwordStdin ? try Terminal.readPasswordFromStdin() : try Terminal.readPassword(prompt: "Password: ")
-        let signIn = try await app.login(email: email, password: password)
+        let signIn = try await app.login(email: credentials.email, password: credentials.password())
         print(DeviceWords.pantry.signedIn(signIn.pantry.session.username, online: signIn.online,
                                           note: signIn.pulled > 0 ? "Fetched \(signIn.pulled) change(s) from your other devices." : nil))
     }
@@ -39,9 +37,7 @@ struct Logout: AsyncParsableCommand {
         abstract: "Sign out and remove your data from this device.",
         discussion: "Changes still waiting are sent first when the server can be reached. Sign-out is refused while some wait or were refused by the server, unless --discard-refused (drop the refused ones) or --force (lose everything not on the server).")
     @OptionGroup var global: GlobalOptions
-    @Flag(name: .customLong("discard-refused"), help: "Drop the changes the server refused (see pantry status); still refused while others wait.")
-    var discardRefused = false
-    @Flag(help: "Sign out even though some changes have not reached the server: waiting and refused ones are lost.") var force = false
+    @OptionGroup var signOut: SignOutOptions
 
     func run() async throws {
         let app = try global.app()
@@ -49,13 +45,7 @@ struct Logout: AsyncParsableCommand {
         if let pantry = try? app.open(), (try? pantry.outbox.counts().pending) ?? 0 > 0 {
             _ = try? await pantry.sync()
         }
-        let outcome: DeviceSignOut
-        do {
-            outcome = try await app.logout(discarding: force ? .everything : discardRefused ? .failed : .nothing)
-        } catch SessionError.unsentChanges(let waiting, let refused) {
-            throw DeviceWords.pantry.unsent(waiting: waiting, refused: refused)
-        }
-        Terminal.say(DeviceWords.pantry.signedOut(outcome))
+        Terminal.say(try await DeviceWords.pantry.signOut { try await app.logout(discarding: signOut.discarding) })
     }
 }
 

@@ -50,13 +50,11 @@ struct Verify: AsyncParsableCommand {
 struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Sign in (offline too, for 7 days after the last online sign-in).")
     @OptionGroup var global: GlobalOptions
-    @Option(help: "The email address you registered with.") var email: String
-    @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input.") var passwordStdin = false
+    @OptionGroup var credentials: SignInOptions
 
     func run() async throws {
         let app = try global.app()
-        let password = try Terminal.password(fromStdin: passwordStdin)
-        let signIn = try await app.login(email: email, password: password)
+        let signIn = try await app.login(email: credentials.email, password: credentials.password())
         Terminal.say(DeviceWords.spendiq.signedIn(signIn.spending.session.username, online: signIn.online,
                                                   note: signIn.pulled > 0 ? "Fetched \(signIn.pulled) change(s) from your other devices." : nil))
     }
@@ -66,18 +64,11 @@ struct Logout: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Sign out and remove your data from this device (waiting changes are sent first when the server answers).")
     @OptionGroup var global: GlobalOptions
-    @Flag(name: .customLong("discard-refused"), help: "Drop the changes the server refused (see spendiq status), keep refusing while others wait.")
-    var discardRefused = false
-    @Flag(help: "Sign out even though some changes have not reached the server: waiting and refused ones are lost.") var force = false
+    @OptionGroup var signOut: SignOutOptions
 
     func run() async throws {
-        let outcome: DeviceSignOut
-        do {
-            outcome = try await global.app(creating: false).logout(discarding: force ? .everything : discardRefused ? .failed : .nothing)
-        } catch SessionError.unsentChanges(let waiting, let refused) {
-            throw DeviceWords.spendiq.unsent(waiting: waiting, refused: refused)
-        }
-        Terminal.say(DeviceWords.spendiq.signedOut(outcome))
+        let app = try global.app(creating: false)
+        Terminal.say(try await DeviceWords.spendiq.signOut { try await app.logout(discarding: signOut.discarding) })
     }
 }
 

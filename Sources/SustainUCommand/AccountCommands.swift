@@ -46,13 +46,11 @@ struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Sign in (offline too, for 7 days after the last online sign-in).", usage: "sustainu login --email EMAIL [--password-stdin]")
     @OptionGroup var global: GlobalOptions
-    @Option(help: "The email address you registered with.") var email: String
-    @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input.") var passwordStdin = false
+    @OptionGroup var credentials: SignInOptions
 
     func run() async throws {
         let app = try global.app()
-        let password = passwordStdin ? try Terminal.readPasswordFromStdin() : try Terminal.readPassword(prompt: "Password: ")
-        let signedIn = try await app.login(email: email, password: password)
+        let signedIn = try await app.login(email: credentials.email, password: credentials.password())
         say(DeviceWords.sustainu.signedIn(signedIn.recycling.session.username, online: signedIn.online,
                                           note: signedIn.catalogueLoaded ? "Recycling points, packaging catalogue and tips saved for offline use." : nil))
         await announceClassified(signedIn.recycling, json: false)
@@ -63,20 +61,15 @@ struct Logout: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Sign out and remove your data from this device (offline too).", usage: "sustainu logout [--discard-refused | --force]")
     @OptionGroup var global: GlobalOptions
-    @Flag(name: .customLong("discard-refused"), help: "Sign out, dropping the scans or visits the server refused (sustainu status lists them).")
-    var discardRefused = false
-    @Flag(help: "Sign out even though some scans or visits have not reached the server yet (they are lost).") var force = false
+    @OptionGroup var signOut: SignOutOptions
 
     func run() async throws {
-        let outcome: DeviceSignOut
+        let app = try global.app()
         do {
-            outcome = try await global.app().logout(discarding: force ? .everything : discardRefused ? .failed : .nothing)
+            say(try await DeviceWords.sustainu.signOut { try await app.logout(discarding: signOut.discarding) })
         } catch AccountError.notSignedIn {
             throw CLIError("Nobody is signed in on this device")
-        } catch SessionError.unsentChanges(let waiting, let refused) {
-            throw DeviceWords.sustainu.unsent(waiting: waiting, refused: refused)
         }
-        say(DeviceWords.sustainu.signedOut(outcome, queued: "You are offline: the server will hear of it when it can be reached."))
     }
 }
 
@@ -93,5 +86,6 @@ struct Whoami: AsyncParsableCommand {
 
 extension DeviceWords {
     /// SustainU's words for its outbox.
-    static let sustainu = DeviceWords(command: "sustainu", entries: "scans and visits", one: "scan or visit", many: "scans or visits")
+    static let sustainu = DeviceWords(command: "sustainu", entries: "scans and visits", one: "scan or visit", many: "scans or visits",
+                                      signOutQueued: "You are offline: the server will hear of it when it can be reached.")
 }
