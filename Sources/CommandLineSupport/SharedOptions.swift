@@ -66,7 +66,7 @@ public struct SharedOptions<Root: ParsableCommand>: ParsableArguments {
         let directory: URL
         if let path = dataDir ?? Self.environment(Self.variable("DATA_DIR")), !path.isEmpty {
             directory = URL(fileURLWithPath: (path as NSString).expandingTildeInPath, isDirectory: true)
-        } else if let xdg = Self.environment("XDG_DATA_HOME"), !xdg.isEmpty {
+        } else if let xdg = Self.environment("XDG_DATA_HOME") {
             directory = URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent(Self.app, isDirectory: true)
         } else {
             directory = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share/\(Self.app)", isDirectory: true)
@@ -85,7 +85,7 @@ public struct SharedOptions<Root: ParsableCommand>: ParsableArguments {
     /// links and busy test machines), when set.
     public func answerTimeout() throws -> Int? {
         let variable = Self.variable("ANSWER_TIMEOUT")
-        guard let text = Self.environment(variable), !text.isEmpty else { return nil }
+        guard let text = Self.environment(variable) else { return nil }
         guard let seconds = Int(text), (1...300).contains(seconds) else {
             throw CLIError("\(variable) must be a number of seconds from 1 to 300, not '\(Terminal.oneLine(String(text.prefix(40))))'")
         }
@@ -94,7 +94,7 @@ public struct SharedOptions<Root: ParsableCommand>: ParsableArguments {
 
     /// The person's time zone from `TZ`, when set: an unknown one is refused rather than read as UTC.
     public func timeZone() throws -> TimeZone? {
-        guard let zone = Self.environment("TZ"), !zone.isEmpty else { return nil }
+        guard let zone = Self.environment("TZ") else { return nil }
         // NB: POSIX lets TZ start with a colon (TZ=:Europe/Vienna).
         guard let timeZone = TimeZone(identifier: zone.hasPrefix(":") ? String(zone.dropFirst()) : zone) else {
             throw CLIError("TZ='\(Terminal.oneLine(String(zone.prefix(64))))' is not a time zone such as Europe/Vienna")
@@ -108,7 +108,10 @@ public struct SharedOptions<Root: ParsableCommand>: ParsableArguments {
     /// An environment variable of this app's: `PANTRY_SERVER`.
     private static func variable(_ name: String) -> String { app.uppercased() + "_" + name }
 
-    private static func environment(_ name: String) -> String? { ProcessInfo.processInfo.environment[name] }
+    /// An environment variable's value; an empty one is no setting.
+    private static func environment(_ name: String) -> String? {
+        ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 }
+    }
 }
 
 /// A shared option's value that cannot be used.

@@ -60,7 +60,10 @@ struct SharedOptionsTests {
             #expect(refused.status == 64 && refused.isOneLineError && refused.stderr.contains(says), "\(command) \(arguments): \(refused.stderr)")
         }
         // An empty variable is no setting
-        let unset = try await stranger(command, scratch).run(["whoami"], answerTimeout: nil, environment: [variable: ""])
-        #expect(unset.stderr == "\(command): Not signed in: run `\(command) login --email EMAIL` first\n", "\(unset.stderr)")
+        let prefix = command.uppercased()
+        for empty in [variable, "\(prefix)_SERVER", "\(prefix)_NO_ANALYTICS", "TZ"] {
+            let unset = try await stranger(command, scratch).run(["whoami"], answerTimeout: nil, environment: [empty: ""])
+            #expect(unset.stderr == "\(command): Not signed in: run `\(command) login --email EMAIL` first\n", "\(empty): \(unset.stderr)")
+        }
     }
 }
