@@ -33,7 +33,7 @@ public final class BufferedLogOutput: Sendable {
     private let sequence = Atomic<UInt64>(0)
     private let shards: [Shard]
     /// Held while lines are written, so that two batches never interleave.
-    private let writing = Mutex<TimestampCache>(TimestampCache())
+    private let writing = Mutex<LineFormat>(LineFormat())
     private let waiting = Atomic<Bool>(false)
     private let doorbell = DispatchSemaphore(value: 0)
 
@@ -89,7 +89,7 @@ public final class BufferedLogOutput: Sendable {
 
     /// Takes every buffered line (and `extra`), puts them in the order they were logged, and writes them.
     private func drain(adding extra: Entry?) {
-        writing.withLock { timestamps in
+        writing.withLock { format in
             var batch: [Entry] = extra.map { [$0] } ?? []
             for shard in shards {
                 let taken = shard.entries.withLock { entries in
@@ -101,14 +101,14 @@ public final class BufferedLogOutput: Sendable {
             guard !batch.isEmpty else { return }
             batch.sort { $0.sequence < $1.sequence }
             var text = ""
-            text.reserveCapacity(batch.count * 160)
-            for entry in batch { Self.append(entry, timestamp: timestamps.text(for: entry.second), to: &text) }
-            writeAll(Array(text.utf8))
+            text.reserveCapacity(batch.count * 200)
+            for entry in batch { format.append(entry, to: &text) }
+            writeAll(&text)
         }
     }
 
-    private func writeAll(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { buffer in
+    private func writeAll(_ text: inout String) {
+        text.withUTF8 { buffer in
             var offset = 0
             while offset < buffer.count {
                 let written = write(fileDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
@@ -131,39 +131,6 @@ public final class BufferedLogOutput: Sendable {
         return Int(truncatingIfNeeded: (thread &* 0x9E37_79B9_7F4A_7C15) >> 60) % shardCount
     }
 
-    /// Appends the line StreamLogHandler writes for the same event, byte for byte.
-    /// NB: pieces appended to one text, metadata merged in a small array: this runs once per request.
-    static func append(_ entry: Entry, timestamp: String, to text: inout String) {
-        var pairs = Array(entry.metadata)
-        func set(_ key: String, _ value: Logger.MetadataValue) {
-            if let index = pairs.firstIndex(where: { $0.key == key }) { pairs[index].value = value } else { pairs.append((key, value)) }
-        }
-        for (key, value) in entry.event.metadata ?? [:] { set(key, value) }
-        if let error = entry.event.error {
-            set("error.message", "\(error)")
-            set("error.type", "\(String(reflecting: type(of: error)))")
-        }
-        pairs.sort { $0.key < $1.key }
-        text += timestamp
-        text += " "
-        text += entry.event.level.rawValue
-        if !entry.label.isEmpty {
-            text += " "
-            text += entry.label
-        }
-        text += ":"
-        for (key, value) in pairs {
-            text += " "
-            text += key
-            text += "="
-            text += value.description
-        }
-        text += " ["
-        text += entry.event.source
-        text += "] "
-        text += entry.event.message.description
-        text += "\n"
-    }
 }
 
 /// The lines one group of threads logged and the writer has not taken yet.
@@ -171,23 +138,73 @@ private final class Shard: Sendable {
     let entries = Mutex<[BufferedLogOutput.Entry]>([])
 }
 
-/// The local time of a second as StreamLogHandler prints it, converted once per second.
-private struct TimestampCache {
-    private var second = Int.min
-    private var cached = ""
+/// Writes an entry as StreamLogHandler writes the same event, byte for byte.
+/// NB: the writer runs once per request: pieces are appended to one text, the metadata merged in a
+/// small array, and the local time worked out once per second.
+private struct LineFormat {
+    private struct Field {
+        let key: String
+        var value: Logger.MetadataValue
+    }
 
-    mutating func text(for second: Int) -> String {
-        guard second != self.second else { return cached }
+    private var second = Int.min
+    private var timestamp = ""
+    private var fields: [Field] = []
+
+    mutating func append(_ entry: BufferedLogOutput.Entry, to text: inout String) {
+        let event = entry.event
+        fields.removeAll(keepingCapacity: true)
+        for (key, value) in entry.metadata { fields.append(Field(key: key, value: value)) }
+        if let explicit = event.metadata {
+            for (key, value) in explicit { set(key, value) }
+        }
+        if let error = event.error {
+            set("error.message", "\(error)")
+            set("error.type", "\(String(reflecting: type(of: error)))")
+        }
+        fields.sort { $0.key < $1.key }
+        text += time(entry.second)
+        text += " "
+        text += event.level.rawValue
+        if !entry.label.isEmpty {
+            text += " "
+            text += entry.label
+        }
+        text += ":"
+        for field in fields {
+            text += " "
+            text += field.key
+            text += "="
+            text += field.value.description
+        }
+        text += " ["
+        text += event.source
+        text += "] "
+        text += event.message.description
+        text += "\n"
+    }
+
+    private mutating func set(_ key: String, _ value: Logger.MetadataValue) {
+        if let index = fields.firstIndex(where: { $0.key == key }) {
+            fields[index].value = value
+        } else {
+            fields.append(Field(key: key, value: value))
+        }
+    }
+
+    /// The local time of a second as StreamLogHandler prints it.
+    private mutating func time(_ second: Int) -> String {
+        guard second != self.second else { return timestamp }
         var seconds = time_t(second)
         var local = tm()
         var buffer = [Int8](repeating: 0, count: 64)
         if localtime_r(&seconds, &local) == nil {
-            cached = "<unknown>"
+            timestamp = "<unknown>"
         } else {
             strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S%z", &local)
-            cached = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            timestamp = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         }
         self.second = second
-        return cached
+        return timestamp
     }
 }
