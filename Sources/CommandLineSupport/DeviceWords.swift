@@ -67,6 +67,40 @@ public struct DeviceWords: Sendable {
         return line
     }
 
+    /// A sync's outcome: "Synced: `done`." (`done` says what went and came, in the app's words), or
+    /// the error that says why it stopped or what the server refused, and what to do.
+    public func synced(_ report: SyncReport, done: String) throws(CLIError) -> String {
+        // NB: a change the server had already (a replay after a lost answer) was not sent now.
+        if let failure = report.failure { throw stopped(failure, sentBefore: report.sent - report.duplicates + report.calls) }
+        let clock = report.clockAheadBySeconds.map { Terminal.clockSentence(aheadBySeconds: $0) + " Changes are stamped by the server's time meanwhile." }
+        // NB: never "Synced" when the server refused something: the person has to act on it.
+        guard report.isComplete else {
+            var parts = ["Sync incomplete (\(done))"]
+            if report.rejected > 0 {
+                let reason = report.rejections.first.map { " (" + Terminal.oneLine(Table.cut($0.message, to: 80)) + ")" } ?? ""
+                parts.append("the server refused \(count(report.rejected))\(reason): see `\(command) status`, then `\(command) retry ID` or `\(command) discard ID`")
+            }
+            if report.clockRefused > 0 {
+                parts.append("\(count(report.clockRefused)) refused as stamped ahead of the server's clock:"
+                             + " check this device's date and time; they wait and are sent once it is right")
+            }
+            throw CLIError(parts.joined(separator: "; ") + (clock.map { ". " + $0 } ?? ""))
+        }
+        var line = "Synced: \(done)."
+        if report.restamped > 0 { line += " " + count(report.restamped, "stamped by a clock ahead was stamped again and sent.", "stamped by a clock ahead were stamped again and sent.") }
+        return line + (clock.map { " " + $0 } ?? "")
+    }
+
+    /// "Sync stopped: No connection to … (2 sent before); what waits stays on this device: try again later".
+    public func stopped(_ failure: RemoteFailure, sentBefore: Int) -> CLIError {
+        let next: String
+        switch failure {
+        case .unreachable, .transient: next = "; what waits stays on this device: try again later"
+        case .rejected, .unauthorized: next = ""
+        }
+        return CLIError("Sync stopped: \(failure.description)" + (sentBefore > 0 ? " (\(sentBefore) sent before)" : "") + next)
+    }
+
     /// "online" in green, or "offline" in yellow.
     public static func connectivity(_ connectivity: Connectivity) -> String {
         connectivity == .online ? Terminal.paint("online", .green) : Terminal.paint("offline", .yellow)

@@ -67,31 +67,8 @@ struct Sync: AsyncParsableCommand {
         let bar = ProgressBar(enabled: Terminal.stderrIsTTY)
         let report = try await pantry.sync { remaining, total in bar.show(done: total - remaining, total: total) }
         bar.finish()
-        // NB: a change the server had already (a replay after a lost answer) was not sent now.
         let done = "sent \(report.sent - report.duplicates) change(s) and \(report.calls) knowledge-base contribution(s), fetched \(report.pulled)"
-        let clock = report.clockAheadBySeconds.map { seconds in
-            Terminal.clockSentence(aheadBySeconds: seconds) + " Changes are stamped by the server's time meanwhile."
-        }
-        if let failure = report.failure {
-            let delivered = report.sent - report.duplicates + report.calls
-            throw CLIError("Sync stopped: \(failure.description)" + (delivered > 0 ? " (\(delivered) sent before)" : ""))
-        }
-        guard report.isComplete else { throw CLIError(Self.refusals(report, done: done, clock: clock)) }
-        Terminal.say(["Synced: \(done).", clock].compactMap { $0 }.joined(separator: " "))
-    }
-
-    /// Says how many changes the server refused, and why, in one line.
-    static func refusals(_ report: SyncReport, done: String, clock: String?) -> String {
-        var parts = ["Sync incomplete (\(done))"]
-        if report.rejected > 0, let reason = report.rejections.first?.message {
-            parts.append("\(report.rejected) change(s) refused by the server (\(Terminal.oneLine(Table.cut(reason, to: 80))))"
-                + ": see `pantry status`, then `pantry retry ID` or `pantry discard ID`")
-        }
-        if report.clockRefused > 0 {
-            parts.append("\(report.clockRefused) change(s) refused as stamped ahead of the server's clock:"
-                + " check this device's date and time; they wait and are sent once it is right")
-        }
-        return parts.joined(separator: "; ") + (clock.map { ". " + $0 } ?? "")
+        Terminal.say(try DeviceWords.pantry.synced(report, done: done))
     }
 }
 

@@ -58,27 +58,7 @@ struct Sync: AsyncParsableCommand {
     func run() async throws {
         let spending = try await global.spending()
         let report = try await spending.sync()
-        let delivered = report.sent - report.duplicates
-        let clock = report.clockAheadBySeconds.map { Terminal.clockSentence(aheadBySeconds: $0) }
-        if let failure = report.failure {
-            throw CLIError("Sync stopped: \(failure.description)" + (delivered + report.calls > 0 ? " (\(delivered + report.calls) sent before)" : ""))
-        }
-        // NB: never "Synced" when the server refused something: the person has to act on it.
-        if report.rejected > 0 || report.clockRefused > 0 {
-            var parts: [String] = []
-            if report.rejected > 0 {
-                parts.append("the server refused \(report.rejected) change(s) (\(report.rejections.first.map { Terminal.oneLine($0.message) } ?? "see spendiq status"))")
-            }
-            if report.clockRefused > 0 {
-                parts.append("\(report.clockRefused) change(s) wait for this device's clock to be set right; they go then")
-            }
-            throw CLIError("Sent \(delivered) change(s), but " + parts.joined(separator: "; ")
-                           + (report.rejected > 0 ? "; spendiq status lists them, spendiq retry ID or spendiq discard ID settles one" : "")
-                           + (clock.map { ". " + $0 } ?? ""))
-        }
-        var line = "Synced: sent \(delivered) change(s) and \(report.calls) other update(s), fetched \(report.pulled)."
-        if report.restamped > 0 { line += " \(report.restamped) change(s) stamped by a clock ahead were stamped again and sent." }
-        if let clock { line += " Note: \(clock)" }
-        Terminal.say(line)
+        let done = "sent \(report.sent - report.duplicates) change(s) and \(report.calls) other update(s), fetched \(report.pulled)"
+        Terminal.say(try DeviceWords.spendiq.synced(report, done: done))
     }
 }

@@ -91,14 +91,7 @@ struct Sync: AsyncParsableCommand {
     func run() async throws {
         let recycling = try global.app().open()
         let report = try await recycling.sync()
-        if let failure = report.failure {
-            let next: String
-            switch failure {
-            case .unreachable, .transient: next = "; what waits stays on this device: try again later"
-            case .rejected, .unauthorized: next = ""
-            }
-            throw CLIError("Sync stopped: \(failure.description)" + (report.calls > 0 ? " (\(report.calls) sent before)" : "") + next)
-        }
+        if let failure = report.failure { throw DeviceWords.sustainu.stopped(failure, sentBefore: report.calls) }
         let refused = try recycling.outbox.entries(state: .failed)
         let clock = recycling.clockAheadBySeconds().map { " " + Terminal.clockSentence(aheadBySeconds: $0) } ?? ""
         if report.clockRefused > 0 {
