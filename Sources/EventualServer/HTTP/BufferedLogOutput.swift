@@ -130,7 +130,6 @@ public final class BufferedLogOutput: Sendable {
         #endif
         return Int(truncatingIfNeeded: (thread &* 0x9E37_79B9_7F4A_7C15) >> 60) % shardCount
     }
-
 }
 
 /// The lines one group of threads logged and the writer has not taken yet.
