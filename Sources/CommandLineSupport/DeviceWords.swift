@@ -137,17 +137,33 @@ public struct DeviceWords: Sendable {
     }
 }
 
-/// An outbox entry in `--json`: every key present, `null` when unknown.
+/// An outbox entry in `--json`: every key present, `null` when unknown; `recordKey` names the
+/// key of the record a change is about ("itemId"), for an app that shows it.
 public struct OutboxLineJSON: Encodable {
-    let id: String, shortId: String, state: String, summary: String, attempts: Int
-    @JSONNullable var lastError: String?
+    private let line: OutboxLine
+    private let recordKey: String?
 
-    public init(_ line: OutboxLine) {
-        id = line.id
-        shortId = line.shortID
-        state = line.state.rawValue
-        summary = line.summary
-        attempts = line.attempts
-        lastError = line.lastError
+    public init(_ line: OutboxLine, recordKey: String? = nil) {
+        self.line = line
+        self.recordKey = recordKey
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(line.id, forKey: Key("id"))
+        try container.encode(line.shortID, forKey: Key("shortId"))
+        try container.encode(line.state.rawValue, forKey: Key("state"))
+        try container.encode(line.summary, forKey: Key("summary"))
+        try container.encode(line.attempts, forKey: Key("attempts"))
+        try container.encode(line.lastError, forKey: Key("lastError"))
+        if let recordKey { try container.encode(line.recordID, forKey: Key(recordKey)) }
+    }
+
+    private struct Key: CodingKey {
+        let stringValue: String
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
     }
 }

@@ -1,6 +1,5 @@
 import CommandLineSupport
 import EventualAPI
-import EventualKit
 import Foundation
 import Pantry
 
@@ -119,27 +118,6 @@ enum ItemPrinting {
             barcode = line.barcode
             timesBought = line.timesBought
             ranOutAt = Timestamp.iso8601(line.ranOutAt)
-        }
-    }
-
-    /// An outbox entry in JSON: every key present, `null` when unknown.
-    struct JSONEntry: Encodable {
-        let id: String
-        let shortId: String
-        let state: String
-        @JSONNullable var itemId: String?
-        let summary: String
-        let attempts: Int
-        @JSONNullable var lastError: String?
-
-        init(_ line: OutboxLine) {
-            id = line.id
-            shortId = line.shortID
-            state = line.state.rawValue
-            itemId = line.recordID
-            summary = line.summary
-            attempts = line.attempts
-            lastError = line.lastError
         }
     }
 

@@ -19,11 +19,11 @@ struct Status: AsyncParsableCommand {
                 let failed: Int
                 @JSONNullable var lastSyncAt: String?
                 let signOutsWaiting: Int
-                let entries: [ItemPrinting.JSONEntry]
+                let entries: [OutboxLineJSON]
             }
             print(try ItemPrinting.json(Shape(connectivity: status.connectivity.rawValue, pending: status.pending,
                                               failed: status.failed, lastSyncAt: status.lastSyncAt.map(Timestamp.iso8601),
-                                              signOutsWaiting: status.pendingRevocations, entries: status.entries.map(ItemPrinting.JSONEntry.init))))
+                                              signOutsWaiting: status.pendingRevocations, entries: status.entries.map { OutboxLineJSON($0, recordKey: "itemId") })))
             return
         }
         print(DeviceWords.connectivity(status.connectivity))

@@ -16,7 +16,7 @@ struct Status: AsyncParsableCommand {
                 let connectivity: String; let pending, failed: Int; @JSONNullable var lastSyncAt: String?; let entries: [OutboxLineJSON]
             }
             print(try Terminal.json(Shape(connectivity: status.connectivity.rawValue, pending: status.pending, failed: status.failed,
-                                          lastSyncAt: status.lastSyncAt.map(Timestamp.iso8601), entries: status.entries.map(OutboxLineJSON.init))))
+                                          lastSyncAt: status.lastSyncAt.map(Timestamp.iso8601), entries: status.entries.map { OutboxLineJSON($0) })))
             return
         }
         print(DeviceWords.connectivity(status.connectivity))

@@ -31,7 +31,7 @@ struct Status: AsyncParsableCommand {
                 lastSyncAt: device.lastSyncAt.map(Timestamp.iso8601),
                 packagingEntries: status.packagingEntries, signOutsWaiting: device.pendingRevocations,
                 unavailableOffline: online ? [] : RecyclingStatus.onlineOnly,
-                entries: device.entries.map(OutboxLineJSON.init))))
+                entries: device.entries.map { OutboxLineJSON($0) })))
         } else {
             if online {
                 print(Terminal.paint("● Online", .green))
