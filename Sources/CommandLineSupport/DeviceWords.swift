@@ -101,6 +101,20 @@ public struct DeviceWords: Sendable {
         return CLIError("Sync stopped: \(failure.description)" + (sentBefore > 0 ? " (\(sentBefore) sent before)" : "") + next)
     }
 
+    /// A status as text: online or offline, the counts and the last sync, the outbox, and what to
+    /// do with refused entries.
+    public func report(_ status: DeviceStatus, recordColumn: String? = nil) -> String {
+        var lines = [Self.connectivity(status.connectivity), counts(status)]
+        if !status.entries.isEmpty { lines.append(table(status.entries, recordColumn: recordColumn)) }
+        if status.failed > 0 { lines.append(Terminal.wrap(refused(status.failed), width: Terminal.columns)) }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Who is signed in: "alice <alice@example.com>", or the account in JSON.
+    public static func account(_ account: DeviceAccount, json: Bool) throws -> String {
+        json ? try Terminal.json(account) : "\(account.username) <\(account.email)>"
+    }
+
     /// "online" in green, or "offline" in yellow.
     public static func connectivity(_ connectivity: Connectivity) -> String {
         connectivity == .online ? Terminal.paint("online", .green) : Terminal.paint("offline", .yellow)

@@ -56,11 +56,7 @@ struct Whoami: AsyncParsableCommand {
 
     func run() async throws {
         guard let account = try global.app().whoami() else { throw PantryError.notSignedIn }
-        if output.json {
-            print(try ItemPrinting.json(account))
-        } else {
-            print("\(account.username) <\(account.email)>")
-        }
+        print(try DeviceWords.account(account, json: output.json))
     }
 }
 

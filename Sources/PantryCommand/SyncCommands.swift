@@ -26,13 +26,7 @@ struct Status: AsyncParsableCommand {
                                               signOutsWaiting: status.pendingRevocations, entries: status.entries.map { OutboxLineJSON($0, recordKey: "itemId") })))
             return
         }
-        print(DeviceWords.connectivity(status.connectivity))
-        print(DeviceWords.pantry.counts(status))
-        guard !status.entries.isEmpty else { return }
-        print(DeviceWords.pantry.table(status.entries, recordColumn: "ITEM"))
-        if status.failed > 0 {
-            Terminal.say(DeviceWords.pantry.refused(status.failed))
-        }
+        print(DeviceWords.pantry.report(status, recordColumn: "ITEM"))
     }
 }
 

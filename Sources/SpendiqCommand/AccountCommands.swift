@@ -79,7 +79,7 @@ struct Whoami: AsyncParsableCommand {
 
     func run() async throws {
         guard let account = try await global.app(creating: false).whoami() else { throw SpendingError.notSignedIn }
-        print(output.json ? try Terminal.json(account) : "\(account.username) <\(account.email)>")
+        print(try DeviceWords.account(account, json: output.json))
     }
 }
 

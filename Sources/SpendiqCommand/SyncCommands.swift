@@ -19,13 +19,7 @@ struct Status: AsyncParsableCommand {
                                           lastSyncAt: status.lastSyncAt.map(Timestamp.iso8601), entries: status.entries.map { OutboxLineJSON($0) })))
             return
         }
-        print(DeviceWords.connectivity(status.connectivity))
-        Terminal.say(DeviceWords.spendiq.counts(status))
-        guard !status.entries.isEmpty else { return }
-        print(DeviceWords.spendiq.table(status.entries))
-        if status.failed > 0 {
-            Terminal.say(DeviceWords.spendiq.refused(status.failed))
-        }
+        print(DeviceWords.spendiq.report(status))
     }
 }
 

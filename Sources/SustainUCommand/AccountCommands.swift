@@ -80,7 +80,7 @@ struct Whoami: AsyncParsableCommand {
 
     func run() async throws {
         guard let account = try global.app().whoami() else { throw RecyclingError.notSignedIn }
-        print(output.json ? try Terminal.json(account) : "\(account.username) <\(account.email)>")
+        print(try DeviceWords.account(account, json: output.json))
     }
 }
 
