@@ -118,12 +118,6 @@ public final class SpendingApp: Sendable {
         }
         return try await SpendingError.speaking { try await accounts.signOut(discarding: discarding) }
     }
-
-    /// Signs out; with `force`, whatever has not reached the server is lost.
-    @discardableResult
-    public func logout(force: Bool) async throws -> DeviceSignOut {
-        try await logout(discarding: force ? .everything : .nothing)
-    }
 }
 
 extension SpendingError {
