@@ -1,8 +1,6 @@
 import EventualAPI
 import EventualKit
 import Foundation
-import GRDB
-import Logging
 
 /// The signed-in user's pantry on this device: everything a screen calls once signed in.
 public final class UserPantry: Sendable {
@@ -15,7 +13,7 @@ public final class UserPantry: Sendable {
 
     init(session: Session, app: PantryApp) throws {
         device = try SignedInDevice(session: session, accounts: app.accounts,
-                                    collections: [TableMirror(SyncCollections.pantryItems, table: PantrySchema.itemsTable)],
+                                    collections: [PantrySchema.items],
                                     calls: KnowledgeBaseCalls.handlers)
         items = PantryStore(store: device.store)
         knowledgeBase = KnowledgeBase(store: device.store, client: device.link.client, policy: app.configuration.lookupPolicy,

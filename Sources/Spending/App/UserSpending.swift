@@ -1,7 +1,6 @@
 import EventualAPI
 import EventualKit
 import Foundation
-import GRDB
 
 /// The signed-in person's SpendiQ on this device: everything a screen calls once signed in.
 public final class UserSpending: Sendable {
@@ -17,9 +16,7 @@ public final class UserSpending: Sendable {
     init(session: Session, app: SpendingApp) throws {
         self.app = app
         device = try SignedInDevice(session: session, accounts: app.accounts,
-                                    collections: [TableMirror(SyncCollections.spendingAccounts, table: SpendingSchema.accountsTable),
-                                                  TableMirror(SyncCollections.spendingTransactions, table: SpendingSchema.transactionsTable),
-                                                  TableMirror(SyncCollections.spendingLimits, table: SpendingSchema.limitsTable)],
+                                    collections: [SpendingSchema.accounts, SpendingSchema.transactions, SpendingSchema.limits],
                                     calls: SpendingCalls.handlers)
         ledger = Ledger(store: device.store, configuration: app.configuration)
         location = LocationTracker(store: device.store, clock: app.configuration.clock)
