@@ -16,11 +16,12 @@ func testApp(policy: AccountPolicy = AccountPolicy()) -> DeviceApp {
 }
 
 /// A device's configuration in `folder`, talking to `server`, with quick password checks and
-/// patient deadlines (a machine busy with the whole suite answers slowly).
+/// patient deadlines and budgets (a machine busy with the whole suite answers slowly).
 func testConfiguration(_ folder: URL, server: URL, clock: (@Sendable () -> Int64)? = nil) -> DeviceConfiguration {
     var configuration = DeviceConfiguration(dataDirectory: folder, serverURL: server, databaseName: "test.sqlite")
     configuration.passwordRounds = 100_000
     configuration.timeouts = .patient
+    configuration.localCommandSyncBudget = .seconds(10)
     configuration.analyticsEnabled = false
     if let clock { configuration.clock = clock }
     return configuration
