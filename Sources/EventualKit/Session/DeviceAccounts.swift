@@ -235,6 +235,15 @@ public enum AccountError: Error, Equatable, CustomStringConvertible {
     /// The server does not let this person use the app yet (SpendiQ: the email is not verified).
     case notAdmitted
 
+    /// Runs `body`, throwing an account error in the app's words (`speak`).
+    public static func spoken<T>(as speak: (AccountError) -> any Error, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as AccountError {
+            throw speak(error)
+        }
+    }
+
     public var description: String {
         switch self {
         case .notSignedIn: return "Not signed in: log in with your email first"

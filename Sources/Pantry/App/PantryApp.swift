@@ -21,14 +21,14 @@ public final class PantryApp: Sendable {
 
     /// Creates an account on the server (registering needs the network).
     public func register(username: String, email: String, password: String) async throws -> DeviceAccount {
-        try await PantryError.speaking { try await accounts.register(username: username, email: email, password: password) }
+        try await AccountError.spoken(as: PantryError.init) { try await accounts.register(username: username, email: email, password: password) }
     }
 
     /// Signs in through the server, or, when it cannot be reached, with the password checked
     /// on this device (for 7 days after the last online sign-in). Returns the user's pantry;
     /// after an online sign-in it has already fetched what the user's other devices sent.
     public func login(email: String, password: String) async throws -> SignIn {
-        let (session, online) = try await PantryError.speaking { try await accounts.signIn(email: email, password: password) }
+        let (session, online) = try await AccountError.spoken(as: PantryError.init) { try await accounts.signIn(email: email, password: password) }
         let pantry = try UserPantry(session: session, app: self)
         await pantry.analytics.record(.login)
         let report = online ? await pantry.engine.syncNow() : nil
@@ -49,7 +49,7 @@ public final class PantryApp: Sendable {
     /// the token's revocation is queued and sent by the next command that reaches the server.
     @discardableResult
     public func logout(discarding: SignOutDiscard) async throws -> DeviceSignOut {
-        try await PantryError.speaking { try await accounts.signOut(discarding: discarding) }
+        try await AccountError.spoken(as: PantryError.init) { try await accounts.signOut(discarding: discarding) }
     }
 
     /// Signs out; with `force`, whatever has not reached the server is lost.
@@ -61,15 +61,11 @@ public final class PantryApp: Sendable {
 
 extension PantryError {
     /// An account's refusal in the pantry's words.
-    static func speaking<T>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch let error as AccountError {
-            switch error {
-            case .notSignedIn: throw PantryError.notSignedIn
-            case .unreachable(let reason): throw PantryError.unreachable(reason)
-            default: throw PantryError.server(error.description)
-            }
+    init(_ error: AccountError) {
+        switch error {
+        case .notSignedIn: self = .notSignedIn
+        case .unreachable(let reason): self = .unreachable(reason)
+        default: self = .server(error.description)
         }
     }
 }

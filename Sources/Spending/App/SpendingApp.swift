@@ -23,7 +23,7 @@ public final class SpendingApp: Sendable {
 
     /// Creates an account on the server (needs the network); the server mails a 6-digit code.
     public func register(username: String, email: String, password: String) async throws -> DeviceAccount {
-        let account = try await SpendingError.speaking { try await accounts.register(username: username, email: email, password: password) }
+        let account = try await AccountError.spoken(as: SpendingError.init) { try await accounts.register(username: username, email: email, password: password) }
         // NB: remembered so that `verify CODE` needs no --email; losing it only means typing the email.
         try? FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
         try? Data(account.email.utf8).write(to: configuration.pendingVerificationFile, options: .atomic)
@@ -80,7 +80,7 @@ public final class SpendingApp: Sendable {
     /// this device (for 7 days after the last online sign-in, and only for the person whose data
     /// is here). An online sign-in needs a verified email.
     public func login(email: String, password: String) async throws -> SpendingSignIn {
-        let (session, online) = try await SpendingError.speaking { try await accounts.signIn(email: email, password: password) }
+        let (session, online) = try await AccountError.spoken(as: SpendingError.init) { try await accounts.signIn(email: email, password: password) }
         let spending = try UserSpending(session: session, app: self)
         await spending.analytics.record(.login)
         try await spending.recordStart()
@@ -91,7 +91,7 @@ public final class SpendingApp: Sendable {
     /// The person signed in on this device, if any. The 7-day rule applies here too: past it, the
     /// device's data is wiped (or, while changes wait, the person is told to go online).
     public func whoami() async throws -> DeviceAccount? {
-        try await SpendingError.speaking { try await accounts.enforceOfflineAge() }
+        try await AccountError.spoken(as: SpendingError.init) { try await accounts.enforceOfflineAge() }
         return try accounts.whoami()
     }
 
@@ -100,7 +100,7 @@ public final class SpendingApp: Sendable {
     /// still wait for the server: then the person is told to go online.
     public func open() async throws -> UserSpending {
         guard try accounts.whoami() != nil else { throw SpendingError.notSignedIn }
-        try await SpendingError.speaking { try await accounts.enforceOfflineAge() }
+        try await AccountError.spoken(as: SpendingError.init) { try await accounts.enforceOfflineAge() }
         guard let session = try accounts.resume() else { throw SpendingError.notSignedIn }
         let spending = try UserSpending(session: session, app: self)
         try await spending.recordStart()
@@ -116,28 +116,23 @@ public final class SpendingApp: Sendable {
            let spending = try? UserSpending(session: session, app: self) {
             await spending.trySend()
         }
-        return try await SpendingError.speaking { try await accounts.signOut(discarding: discarding) }
+        return try await AccountError.spoken(as: SpendingError.init) { try await accounts.signOut(discarding: discarding) }
     }
 }
 
 extension SpendingError {
     /// An account's refusal in SpendiQ's words.
-    static func speaking<T>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch let error as AccountError {
-            switch error {
-            case .notSignedIn: throw SpendingError.notSignedIn
-            case .unreachable(let reason): throw SpendingError.unreachable(reason)
-            // NB: a 400 refuses what was typed (a short password, a malformed email): a usage mistake, said as a sentence.
-            case .invalid(let message): throw SpendingError.invalidField(message.prefix(1).uppercased() + message.dropFirst())
-            case .refused(let message): throw SpendingError.server(message)
-            case .offlineTooLong(let days, let waiting, let email):
-                throw SpendingError.offlineTooLongWithPendingChanges(days: days, count: waiting, email: email)
-            case .wipedAfterOfflineAge(let days): throw SpendingError.wipedAfterOfflineAge(days: days)
-            case .otherPersonOnDevice(let username): throw SpendingError.otherPersonOnDevice(username: username)
-            case .notAdmitted: throw SpendingError.notVerified
-            }
+    init(_ error: AccountError) {
+        switch error {
+        case .notSignedIn: self = .notSignedIn
+        case .unreachable(let reason): self = .unreachable(reason)
+        // NB: a 400 refuses what was typed (a short password, a malformed email): a usage mistake, said as a sentence.
+        case .invalid(let message): self = .invalidField(message.prefix(1).uppercased() + message.dropFirst())
+        case .refused(let message): self = .server(message)
+        case .offlineTooLong(let days, let waiting, let email): self = .offlineTooLongWithPendingChanges(days: days, count: waiting, email: email)
+        case .wipedAfterOfflineAge(let days): self = .wipedAfterOfflineAge(days: days)
+        case .otherPersonOnDevice(let username): self = .otherPersonOnDevice(username: username)
+        case .notAdmitted: self = .notVerified
         }
     }
 }
