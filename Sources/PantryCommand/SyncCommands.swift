@@ -33,10 +33,10 @@ struct Status: AsyncParsableCommand {
 struct Retry: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Send a change the server refused again (its ID from pantry status).")
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The failed change's ID, as pantry status shows it (8 characters), or its whole id.") var id: String
+    @OptionGroup var entry: RefusedEntryArgument
 
     func run() async throws {
-        let (line, _) = try await global.app().open().device.retry(id)
+        let (line, _) = try await global.app().open().device.retry(entry.id)
         Terminal.say("\(line.summary.prefix(1).uppercased() + line.summary.dropFirst()) will be sent again with the next sync.")
     }
 }
@@ -44,10 +44,10 @@ struct Retry: AsyncParsableCommand {
 struct Discard: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Drop a change the server refused, for good (its ID from pantry status).")
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The failed change's ID, as pantry status shows it (8 characters), or its whole id.") var id: String
+    @OptionGroup var entry: RefusedEntryArgument
 
     func run() async throws {
-        let line = try await global.app().open().device.discard(id)
+        let line = try await global.app().open().device.discard(entry.id)
         Terminal.say("Dropped the refused change: \(line.summary). This device shows the server's version from the next sync.")
     }
 }

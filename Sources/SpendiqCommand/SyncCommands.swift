@@ -26,10 +26,10 @@ struct Status: AsyncParsableCommand {
 struct Retry: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Send a change the server refused again (its ID from spendiq status).")
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The refused change's ID, as spendiq status shows it (8 characters), or its whole id.") var id: String
+    @OptionGroup var entry: RefusedEntryArgument
 
     func run() async throws {
-        let (line, _) = try await global.spending().device.retry(id)
+        let (line, _) = try await global.spending().device.retry(entry.id)
         Terminal.say("The \(line.summary) will be sent again with the next sync.")
     }
 }
@@ -37,10 +37,10 @@ struct Retry: AsyncParsableCommand {
 struct Discard: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Drop a change the server refused, for good (its ID from spendiq status).")
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The refused change's ID, as spendiq status shows it (8 characters), or its whole id.") var id: String
+    @OptionGroup var entry: RefusedEntryArgument
 
     func run() async throws {
-        let line = try await global.spending().device.discard(id)
+        let line = try await global.spending().device.discard(entry.id)
         Terminal.say("Dropped the refused change: \(line.summary).")
     }
 }

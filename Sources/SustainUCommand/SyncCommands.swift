@@ -58,10 +58,10 @@ struct Retry: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Send a scan or visit the server refused again (its ID from sustainu status).",
                                                     usage: "sustainu retry ID")
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The refused entry's ID, as sustainu status shows it (8 characters), or its whole id.") var id: String
+    @OptionGroup var entry: RefusedEntryArgument
 
     func run() async throws {
-        let (line, outcome) = try await OutboxWords.speak { try await global.app().open().retry(id) }
+        let (line, outcome) = try await OutboxWords.speak { try await global.app().open().retry(entry.id) }
         let summary = line.summary
         switch outcome {
         case .refused(let reason): throw CLIError("The server refused the \(summary) again: \(reason)")
@@ -75,10 +75,10 @@ struct Discard: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Drop a scan or visit the server refused, for good (its ID from sustainu status).",
                                                     usage: "sustainu discard ID")
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The refused entry's ID, as sustainu status shows it (8 characters), or its whole id.") var id: String
+    @OptionGroup var entry: RefusedEntryArgument
 
     func run() async throws {
-        let line = try await OutboxWords.speak { try await global.app().open().discard(id) }
+        let line = try await OutboxWords.speak { try await global.app().open().discard(entry.id) }
         say("Dropped the refused \(line.summary).")
     }
 }

@@ -24,3 +24,10 @@ public struct SignOutOptions: ParsableArguments {
     /// What the sign-out may throw away.
     public var discarding: SignOutDiscard { force ? .everything : discardRefused ? .failed : .nothing }
 }
+
+/// The id of an entry the server refused, as every app's `retry` and `discard` take it.
+public struct RefusedEntryArgument: ParsableArguments {
+    @Argument(help: "The refused entry's ID, as status shows it (8 characters), or its whole id.") public var id: String
+
+    public init() {}
+}
