@@ -22,7 +22,7 @@ public struct DeviceWords: Sendable {
         self.signOutQueued = signOutQueued
     }
 
-    /// "1 scan or visit waits", "2 scans or visits wait": a count with its noun and `verb` agreeing.
+    /// "1 scan or visit waits", "2 scans or visits wait": a count with its noun, and the verb that agrees.
     /// A noun that does not change with the number ("change(s)") takes the plural verb.
     public func count(_ number: Int, _ verbOne: String = "", _ verbMany: String = "") -> String {
         let phrase = number == 1 && one != many ? "1 \(one) \(verbOne)" : "\(number) \(many) \(verbMany)"
