@@ -24,6 +24,9 @@ public actor SyncEngine {
     private var rang = false
     private var pausedForSignIn = false
     private var offlineSinceLastDelivery = false
+    /// The network came back: what waited out a backoff while it was gone goes in the next round,
+    /// all together, instead of trickling out as each entry's own backoff ends.
+    private var networkReturned = false
     /// Changes re-stamped in the current round after a refusal for this device's clock (once each).
     private var restampedInRound: Set<String> = []
     /// When the server said it cannot file usage events before (its Retry-After, or a minute).
@@ -113,7 +116,10 @@ public actor SyncEngine {
     private func connectivityChanged(_ state: Connectivity) {
         if state == .offline { offlineSinceLastDelivery = true }
         refreshStatus()
-        if state == .online { ring() }
+        if state == .online {
+            if offlineSinceLastDelivery { networkReturned = true }
+            ring()
+        }
     }
 
     private func ring() {
@@ -189,8 +195,9 @@ public actor SyncEngine {
             refreshStatus()
         }
         await learnServerTime()
-        if userAsked {
-            // NB: a person asked now: entries waiting out a backoff go too.
+        if userAsked || networkReturned {
+            // NB: a person asked now, or the network is back: entries waiting out a backoff go too.
+            networkReturned = false
             _ = try? await store.writer.write { db in try OutboxTable.makeAllDue(db) }
         }
         do {
@@ -264,6 +271,7 @@ public actor SyncEngine {
         // unanswered) waits for the next round, instead of going again and again in this one when
         // the server answers more slowly than its backoff.
         let roundStart = UnixMillis.now()
+        var madeDueInRound = false
         while true {
             let batch = try await store.writer.write { db in
                 try OutboxTable.claim(kind: .change, limit: configuration.batchSize, maxBytes: configuration.maxBatchBytes,
@@ -278,6 +286,13 @@ public actor SyncEngine {
                 throw error
             }
             connectivity.reportAnswer()
+            if networkReturned || (offlineSinceLastDelivery && !madeDueInRound) {
+                // NB: this answer is how the round learned the network is back (a timer round can
+                // beat the connectivity probe): what waited out a backoff goes now, with the rest.
+                networkReturned = false
+                madeDueInRound = true
+                try await store.writer.write { db in try OutboxTable.makeAllDue(db) }
+            }
             await learnServerTime()
             try await record(results, for: batch, into: &report)
         }
