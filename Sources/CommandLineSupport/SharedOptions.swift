@@ -69,7 +69,11 @@ public struct SharedOptions<Root: ParsableCommand>: ParsableArguments {
         } else if let xdg = Self.environment("XDG_DATA_HOME") {
             directory = URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent(Self.app, isDirectory: true)
         } else {
-            directory = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share/\(Self.app)", isDirectory: true)
+            // NB: $HOME first, as every Unix tool: Foundation's home on Linux is the password
+            // database's, which ignores a HOME set for a test, a container or `sudo -E`.
+            let home = Self.environment("HOME").map { URL(fileURLWithPath: $0, isDirectory: true) }
+                ?? FileManager.default.homeDirectoryForCurrentUser
+            directory = home.appendingPathComponent(".local/share/\(Self.app)", isDirectory: true)
         }
         // NB: a command that only reads leaves a missing folder missing (nothing to read there).
         if create || FileManager.default.fileExists(atPath: directory.path) { try DataDirectory.prepare(directory) }

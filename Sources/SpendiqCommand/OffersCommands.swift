@@ -60,18 +60,21 @@ struct OffersList: AsyncParsableCommand {
         }
         if let note = result.note { print(Terminal.paint(Terminal.wrap(note), .yellow)) }
         guard !result.offers.isEmpty else { Terminal.say("No offers within \(radius) m."); return }
-        var table = Table("ID", "SHOP", "DISTANCE", "OFFER", "WHY")
+        // NB: why an offer is suggested is a sentence: `offers show` says it in full, where a
+        // fifth column in 80 characters would cut it to "You …".
+        var table = Table("ID", "SHOP", "DISTANCE", "OFFER")
         table.whole = ["ID", "DISTANCE"]
-        table.cutFirst = ["SHOP", "WHY"]
+        table.cutFirst = ["SHOP"]
         for offer in result.offers {
             table.add(String(offer.id.suffix(8)), (offer.featured ? "★ " : "") + offer.name, "\(offer.distanceMeters) m",
-                      offer.title + (offer.demo ? " (demo)" : ""), offer.recommendationReason)
+                      offer.title + (offer.demo ? " (demo)" : ""))
         }
         print(table.render())
         if result.total > result.offers.count {
             let more = result.total <= 1000 ? "--limit \(result.total) shows them all" : "--limit 1000 shows more"
             Terminal.say("The \(result.offers.count) nearest of \(result.total) offers within \(radius) m (featured first): \(more), a smaller --radius fewer.")
         }
+        Terminal.say("Why one is suggested: spendiq offers show ID")
     }
 }
 

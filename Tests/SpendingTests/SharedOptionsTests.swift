@@ -66,4 +66,18 @@ struct SharedOptionsTests {
             #expect(unset.stderr == "\(command): Not signed in: run `\(command) login --email EMAIL` first\n", "\(empty): \(unset.stderr)")
         }
     }
+    @Test(arguments: commands) func withoutADataFolderSettingTheDataLivesUnderHome(_ command: String) async throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        // NB: Foundation's home on Linux comes from the password database; a HOME set for a
+        // container, a test or `sudo -E` must win, as it does for every Unix tool.
+        let home = scratch.folder("home")
+        let prefix = command.uppercased()
+        let login = try await stranger(command, scratch).run(["login", "--email", "a@example.com", "--password-stdin"],
+                                                             input: "long-password\n",
+                                                             environment: ["\(prefix)_DATA_DIR": "", "XDG_DATA_HOME": "", "HOME": home.path])
+        #expect(login.status == 1 && login.isOneLineError, "\(login.stderr)")
+        let folder = home.appendingPathComponent(".local/share/\(command)")
+        #expect(FileManager.default.fileExists(atPath: folder.path), "\(command) kept its data elsewhere")
+    }
 }
