@@ -44,7 +44,7 @@ struct Leaderboard: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
-        try usageCheck { guard (1...100).contains(limit) else { throw CLIError("The leaderboard shows 1 to 100 people (--limit), not \(limit)") } }
+        try usageCheck { guard (1...100).contains(limit) else { throw RecyclingError.invalidLeaderboardLimit(limit) } }
     }
 
     func run() async throws {

@@ -66,7 +66,7 @@ public enum SessionError: Error, Equatable, CustomStringConvertible {
         case .otherUserHasPendingChanges(let username, let count):
             return "\(username) has \(count) change(s) not yet sent from this device: sign in as \(username) and sync first"
         case .pendingChanges(let count):
-            return "\(count) change(s) have not reached the server yet: sync first, or sign out with --force to discard them"
+            return "\(count) change(s) have not reached the server yet: sync first, or sign out anyway and lose them"
         case .unsentChanges(let waiting, let refused):
             var parts: [String] = []
             if waiting > 0 { parts.append("\(waiting) change(s) wait to be sent: sync first") }

@@ -189,7 +189,7 @@ public final class UserRecycling: Sendable {
 
     /// The people with the most points.
     public func leaderboard(limit: Int = 10) async throws -> Cached<[LeaderboardEntry]> {
-        guard (1...100).contains(limit) else { throw RecyclingError.invalidLimit(limit) }
+        guard (1...100).contains(limit) else { throw RecyclingError.invalidLeaderboardLimit(limit) }
         let client = device.link.client
         return try await cachedRead("recycling.leaderboard.\(limit)", what: "the leaderboard") { _ in
             switch try await client.getRecyclingScoreboard(query: .init(limit: limit)) {
