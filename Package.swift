@@ -302,10 +302,22 @@ let package = Package(
             dependencies: ["EventualAPI"],
             swiftSettings: swiftSettings
         ),
+        // What the storage tests of two layers share: another connection holding SQLite's lock.
+        .target(
+            name: "StorageTestSupport",
+            dependencies: [
+                "EventualStorage",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/StorageTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "EventualStorageTests",
             dependencies: [
                 "EventualStorage",
+                "StorageTestSupport",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -330,6 +342,7 @@ let package = Package(
             name: "EventualServerTests",
             dependencies: [
                 "EventualServer",
+                "StorageTestSupport",
                 "eventual-server",
                 "EventualAPI",
                 "EventualTestSupport",

@@ -3,6 +3,7 @@ import Logging
 import SQLKit
 import Testing
 import EventualStorage
+import StorageTestSupport
 
 /// The storage half of a locked or full database: the failure is one a caller can retry
 /// (`StorageAvailability`), it comes soon, reads go on, and writes recover without reopening.
@@ -12,7 +13,7 @@ struct LockedOrFullDatabaseTests {
     @Test func aWriteLockHeldByAnotherConnectionFailsAsBusyWithinTheTimeoutWhileReadsGoOn() async throws {
         try await withScratchDatabase(busyTimeout: .milliseconds(300)) { database, path in
             // Given another connection that holds SQLite's write lock
-            let lock = try await ForeignWriteLock.hold(path: path)
+            let lock = try await ForeignWriteLock.hold(.sqlite(path: path))
             // When a transaction writes
             let started = ContinuousClock.now
             let failure = await #expect(throws: (any Error).self) {
@@ -34,7 +35,7 @@ struct LockedOrFullDatabaseTests {
     @Test func writersQueuedBehindAForeignLockFailTogetherNotOneTimeoutEach() async throws {
         try await withScratchDatabase(busyTimeout: .seconds(3)) { database, path in
             // Given another connection that holds SQLite's write lock
-            let lock = try await ForeignWriteLock.hold(path: path)
+            let lock = try await ForeignWriteLock.hold(.sqlite(path: path))
             // When ten transactions write at once
             let outcomes = await withTaskGroup(of: (busy: Bool, at: ContinuousClock.Instant).self) { group in
                 for index in 0..<10 {
@@ -115,35 +116,5 @@ private func insertNote(_ body: String, on sql: any SQLDatabase) async throws {
 private func noteCount(in database: Database) async throws -> Int {
     try await database.withConnection { sql in
         try await sql.raw("SELECT COUNT(*) AS count FROM notes").first()?.decode(column: "count", as: Int.self) ?? -1
-    }
-}
-
-/// A second connection to the file holding SQLite's write lock (`BEGIN IMMEDIATE`), as another
-/// process would, until `release()`.
-private struct ForeignWriteLock {
-    private let holder: Database
-    private let release: AsyncStream<Void>.Continuation
-    private let holding: Task<Void, any Error>
-
-    static func hold(path: String) async throws -> ForeignWriteLock {
-        let holder = try await Database.open(.sqlite(path: path), logger: Logger(label: "holder"))
-        let release = AsyncStream<Void>.makeStream()
-        let locked = AsyncStream<Void>.makeStream()
-        let holding = Task {
-            try await holder.withConnection { sql in
-                try await sql.raw("BEGIN IMMEDIATE").run()
-                locked.continuation.yield()
-                for await _ in release.stream { break }
-                try await sql.raw("ROLLBACK").run()
-            }
-        }
-        for await _ in locked.stream { break }
-        return ForeignWriteLock(holder: holder, release: release.continuation, holding: holding)
-    }
-
-    func release() async throws {
-        release.yield()
-        try await holding.value
-        await holder.close()
     }
 }

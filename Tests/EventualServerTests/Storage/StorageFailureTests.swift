@@ -3,6 +3,7 @@ import Logging
 import SQLKit
 import Testing
 @testable import EventualServer
+import StorageTestSupport
 
 @Suite("A locked or full database answers 503 and recovers", .timeLimit(.minutes(3)))
 struct StorageFailureTests {
@@ -99,35 +100,5 @@ struct StorageFailureTests {
                                            json: #"{"token":"\#(token)","name":"n","barcode":"\#(barcode)","test":false,"img":"\#(image)"}"#)
             #expect(again.status == .created, "\(again.text)")
         }
-    }
-}
-
-/// Another connection to the database holding SQLite's write lock (`BEGIN IMMEDIATE`), as a
-/// second process would, until `release()`.
-private struct ForeignWriteLock {
-    private let holder: EventualServer.Database
-    private let release: AsyncStream<Void>.Continuation
-    private let holding: Task<Void, any Error>
-
-    static func hold(_ location: DatabaseLocation) async throws -> ForeignWriteLock {
-        let holder = try await EventualServer.Database.open(location, logger: Logger(label: "holder"))
-        let release = AsyncStream<Void>.makeStream()
-        let locked = AsyncStream<Void>.makeStream()
-        let holding = Task {
-            try await holder.withConnection { sql in
-                try await sql.raw("BEGIN IMMEDIATE").run()
-                locked.continuation.yield()
-                for await _ in release.stream { break }
-                try await sql.raw("ROLLBACK").run()
-            }
-        }
-        for await _ in locked.stream { break }
-        return ForeignWriteLock(holder: holder, release: release.continuation, holding: holding)
-    }
-
-    func release() async throws {
-        release.yield()
-        try await holding.value
-        await holder.close()
     }
 }
