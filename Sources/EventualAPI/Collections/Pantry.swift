@@ -1,6 +1,6 @@
 /// Tracking My Pantry's synced collections.
 extension SyncCollections {
-    /// The items of a user's pantry.
+    /// The items of a pantry: a person's own, or a household's.
     public static let pantryItems = SyncCollection(name: "pantry_items", fields: [
         "barcode": SyncField(.string, maxLength: 14),
         "productId": SyncField(.string, maxLength: 64),
@@ -22,7 +22,7 @@ extension SyncCollections {
         "touchedAt": SyncField(.integer),
         /// Unix milliseconds when the item left the pantry.
         "finishedAt": SyncField(.integer),
-    ])
+    ], scope: .space)
 
     /// Every collection of the pantry.
     public static let pantry = [pantryItems]

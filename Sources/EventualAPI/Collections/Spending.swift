@@ -1,7 +1,7 @@
 /// SpendiQ's synced collections.
 extension SyncCollections {
-    /// Where money is kept: a wallet, a bank account, a card, savings. Balances are computed
-    /// from the opening balance and the transactions, never stored.
+    /// Where money is kept: a wallet, a bank account, a card, savings, a person's own or shared
+    /// in a space. Balances are computed from the opening balance and the transactions, never stored.
     public static let spendingAccounts = SyncCollection(name: "spending_accounts", fields: [
         "name": SyncField(.string, nullable: false, maxLength: 100),
         /// `cash`, `bank`, `card` or `savings`.
@@ -14,9 +14,9 @@ extension SyncCollections {
         "archived": SyncField(.boolean, nullable: false),
         /// Unix milliseconds.
         "createdAt": SyncField(.integer, nullable: false),
-    ])
+    ], scope: .space)
 
-    /// Money spent, received or moved between two accounts.
+    /// Money spent, received or moved between two accounts; in the space of its account.
     public static let spendingTransactions = SyncCollection(name: "spending_transactions", fields: [
         "accountId": SyncField(.string, nullable: false, maxLength: 128),
         /// `expense`, `income` or `transfer`.
@@ -35,7 +35,7 @@ extension SyncCollections {
         "automatic": SyncField(.boolean, nullable: false),
         /// For a transfer: the account the money went to.
         "toAccountId": SyncField(.string, maxLength: 128),
-    ])
+    ], scope: .space)
 
     /// A person's budgets: at most `amountMinor` of `currency` per period, on one category or on
     /// everything. One record per period, category and currency (its id is made from them, so

@@ -32,16 +32,27 @@ public struct SyncField: Sendable, Hashable {
     }
 }
 
-/// A collection of user-owned records that the sync endpoints carry, with its fields. Both the
-/// server (which validates pushes against it) and the apps (which write it) read it from here,
-/// so the two cannot drift. Each app declares its collections in a file of its own beside this
-/// one and lists them in `SyncCollections.all`.
+/// Where a collection's records live.
+public enum SyncScope: String, Sendable, Hashable {
+    /// In the person's own space only (their budgets, their settings).
+    case person
+    /// In a space: the person's own, or one they share with others (a household's pantry).
+    case space
+}
+
+/// A collection of records that the sync endpoints carry, with its fields. Both the server
+/// (which validates pushes against it) and the apps (which write it) read it from here, so the
+/// two cannot drift. Each app declares its collections in a file of its own beside this one and
+/// lists them in `SyncCollections.all`.
 public struct SyncCollection: Sendable, Hashable {
     public let name: String
     public let fields: [String: SyncField]
+    /// Whether a change may name a space other than the person's own.
+    public let scope: SyncScope
 
-    public init(name: String, fields: [String: SyncField]) {
+    public init(name: String, fields: [String: SyncField], scope: SyncScope = .person) {
         self.name = name
         self.fields = fields
+        self.scope = scope
     }
 }
