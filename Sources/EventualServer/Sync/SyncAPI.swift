@@ -60,10 +60,12 @@ extension APIService {
             Components.Schemas.SyncRecord(
                 collection: record.collection, recordId: record.recordID,
                 fields: .init(additionalProperties: try OpenAPIObjectContainer(unvalidatedValue: record.state.fields.mapValues(\.anyValue))),
-                deleted: record.state.isDeleted, hlc: record.state.newestStamp?.description ?? ""
+                deleted: record.state.isDeleted, hlc: record.state.newestStamp?.description ?? "",
+                space: userID, changedBy: nil
             )
         }
-        return .ok(.init(body: .json(.init(changes: changes, cursor: String(page.cursor), hasMore: page.hasMore))))
+        return .ok(.init(body: .json(.init(changes: changes, cursor: String(page.cursor), hasMore: page.hasMore,
+                                           spaces: [.init(id: userID, name: "Personal", kind: .personal, role: .owner)], removed: []))))
     }
 
     /// Most digits of a cursor: any 18 digits fit in an Int64, and no database counts that far.
