@@ -15,6 +15,10 @@ public final class SignedInDevice: Sendable {
     public var configuration: DeviceConfiguration { accounts.configuration }
     public var link: ServerLink { accounts.link }
     public var outbox: Outbox { Outbox(store: store) }
+    /// The spaces the person shares with others: creating, inviting, joining, leaving.
+    public var spaces: Spaces {
+        Spaces(store: store, username: session.username, client: link.client, patience: configuration.localCommandSyncBudget)
+    }
     private var app: DeviceApp { accounts.app }
 
     /// Opens the person's store (creating it if need be) and builds the engine around it.

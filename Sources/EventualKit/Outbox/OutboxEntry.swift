@@ -15,6 +15,8 @@ public struct OutboxEntry: Sendable, Equatable, Identifiable {
     /// The collection of a change, or the operation of a call.
     public let operation: String
     public let recordID: String?
+    /// The space a change is in (nil: the person's own), or the space a space call is about.
+    public let space: String?
     public let payload: Data
     public let coalescingKey: String?
     /// Unix milliseconds.
@@ -31,6 +33,7 @@ public struct OutboxEntry: Sendable, Equatable, Identifiable {
         kind = Kind(rawValue: row["kind"]) ?? .call
         operation = row["operation"]
         recordID = row["record_id"]
+        space = row["space"]
         payload = row["payload"]
         coalescingKey = row["coalescing_key"]
         createdAt = row["created_at"]
@@ -46,6 +49,7 @@ public struct OutboxEntry: Sendable, Equatable, Identifiable {
         kind = entry.kind
         operation = entry.operation
         recordID = entry.recordID
+        space = entry.space
         payload = entry.payload
         coalescingKey = entry.coalescingKey
         createdAt = entry.createdAt

@@ -5,7 +5,8 @@ import GRDB
 /// The outbox's SQL, used inside the caller's transaction.
 enum OutboxTable {
     static func append(
-        kind: OutboxEntry.Kind, operation: String, recordID: String?, payload: Data, coalescingKey: String?, db: Database
+        kind: OutboxEntry.Kind, operation: String, recordID: String?, space: String? = nil, payload: Data, coalescingKey: String?,
+        db: Database
     ) throws -> String {
         let now = UnixMillis.now()
         let id = UUIDv7.make(millis: now)
@@ -15,9 +16,9 @@ enum OutboxTable {
                            arguments: [coalescingKey])
         }
         try db.execute(sql: """
-            INSERT INTO eventual_outbox (id, kind, operation, record_id, payload, coalescing_key, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [id, kind.rawValue, operation, recordID, payload, coalescingKey, now])
+            INSERT INTO eventual_outbox (id, kind, operation, record_id, space, payload, coalescing_key, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [id, kind.rawValue, operation, recordID, space, payload, coalescingKey, now])
         return id
     }
 
@@ -30,13 +31,16 @@ enum OutboxTable {
         try db.execute(sql: "UPDATE eventual_outbox SET state = 'pending', next_attempt_at = 0 WHERE state = 'inFlight'")
     }
 
-    /// The oldest due entries of a kind, up to `limit` and about `maxBytes` of payload, marked in flight.
-    static func claim(kind: OutboxEntry.Kind, limit: Int, maxBytes: Int, now: Int64, db: Database) throws -> [OutboxEntry] {
+    /// The oldest due entries of a kind, up to `limit` and about `maxBytes` of payload, marked in
+    /// flight: only those queued before `position`, and no call to one of `excluding`, when given.
+    static func claim(kind: OutboxEntry.Kind, limit: Int, maxBytes: Int, now: Int64, before position: Int64? = nil,
+                      excluding operations: Set<String> = [], db: Database) throws -> [OutboxEntry] {
         let rows = try Row.fetchAll(db, sql: """
             SELECT * FROM eventual_outbox
-            WHERE state = 'pending' AND kind = ? AND next_attempt_at <= ?
+            WHERE state = 'pending' AND kind = ? AND next_attempt_at <= ? AND position < ?
+            \(operations.isEmpty ? "" : "AND operation NOT IN (\(placeholders(operations.count)))")
             ORDER BY position LIMIT ?
-            """, arguments: [kind.rawValue, now, limit])
+            """, arguments: [kind.rawValue, now, position ?? .max] + StatementArguments(operations.sorted()) + [limit])
         var entries: [OutboxEntry] = []
         var bytes = 0
         for row in rows {
@@ -52,6 +56,31 @@ enum OutboxTable {
                            arguments: StatementArguments(chunk))
         }
         return entries.map { $0.with(state: .inFlight) }
+    }
+
+    /// The oldest waiting call to one of `operations`, due or not.
+    static func firstWaitingCall(to operations: Set<String>, db: Database) throws -> OutboxEntry? {
+        try Row.fetchOne(db, sql: """
+            SELECT * FROM eventual_outbox WHERE state = 'pending' AND kind = 'call' AND operation IN (\(placeholders(operations.count)))
+            ORDER BY position LIMIT 1
+            """, arguments: StatementArguments(operations.sorted())).map(OutboxEntry.init(row:))
+    }
+
+    /// One waiting entry, marked in flight; nil when it no longer waits.
+    static func claim(id: String, db: Database) throws -> OutboxEntry? {
+        try db.execute(sql: "UPDATE eventual_outbox SET state = 'inFlight' WHERE id = ? AND state = 'pending'", arguments: [id])
+        guard db.changesCount == 1 else { return nil }
+        return try Row.fetchOne(db, sql: "SELECT * FROM eventual_outbox WHERE id = ?", arguments: [id]).map(OutboxEntry.init(row:))
+    }
+
+    /// Moves every waiting change to `space` to failed with `message`; returns their ids.
+    static func failChanges(in space: String, message: String, db: Database) throws -> [String] {
+        let ids = try String.fetchAll(db, sql: """
+            SELECT id FROM eventual_outbox WHERE kind = 'change' AND space = ? AND state = 'pending' ORDER BY position
+            """, arguments: [space])
+        try db.execute(sql: "UPDATE eventual_outbox SET state = 'failed', last_error = ? WHERE kind = 'change' AND space = ? AND state = 'pending'",
+                       arguments: [message, space])
+        return ids
     }
 
     static func remove(ids: [String], db: Database) throws {

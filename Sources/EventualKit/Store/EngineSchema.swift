@@ -36,6 +36,22 @@ enum EngineSchema {
                 """)
         }
         AnalyticsTable.register(in: &migrator)
+        migrator.registerMigration("eventual-engine-2-spaces") { db in
+            // NB: an entry's space: a change's (NULL: the person's own), or the space a space call is about.
+            try db.execute(sql: """
+                ALTER TABLE eventual_outbox ADD COLUMN space TEXT;
+                CREATE INDEX eventual_outbox_by_space ON eventual_outbox (space) WHERE space IS NOT NULL;
+                -- Space calls go among the changes, in the outbox's order: found without reading the changes.
+                CREATE INDEX eventual_outbox_waiting_calls ON eventual_outbox (position) WHERE kind = 'call' AND state = 'pending';
+                CREATE TABLE eventual_spaces (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    name TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    owner TEXT
+                );
+                """)
+        }
     }
 
     enum Key: String {

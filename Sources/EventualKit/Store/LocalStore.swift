@@ -107,13 +107,14 @@ public final class LocalTransaction {
     }
 
     /// Queues a change of a record in a synced collection: fields set, amounts added to its
-    /// counter fields, or a delete. The app has already written the same change to its own table
-    /// in this transaction.
+    /// counter fields, or a delete, in `space` (nil: the person's own; only for a collection in
+    /// spaces). The app has already written the same change to its own table in this transaction.
     @discardableResult
     public func recordChange(
         _ collection: SyncCollection, id recordID: String, fields: [String: SyncValue] = [:],
-        adding deltas: [String: Double] = [:], deleted: Bool = false
+        adding deltas: [String: Double] = [:], deleted: Bool = false, space: String? = nil
     ) throws -> String {
+        let space = try spaceOfChange(space, collection)
         for name in fields.keys where collection.fields[name] == nil {
             throw LocalStoreError.unknownField(collection: collection.name, field: name)
         }
@@ -127,24 +128,38 @@ public final class LocalTransaction {
         stampedChanges = true
         let payload = ChangePayload(hlc: stamp.description, fields: fields, deltas: deltas.isEmpty ? nil : deltas, deleted: deleted)
         return try OutboxTable.append(
-            kind: .change, operation: collection.name, recordID: recordID,
+            kind: .change, operation: collection.name, recordID: recordID, space: space,
             payload: try JSONEncoder.sorted.encode(payload), coalescingKey: nil, db: db
         )
     }
 
-    /// Queues a call to an ordinary endpoint, run by the handler registered for `operation`
-    /// once the network is back, with the entry's id as its `Idempotency-Key`. A newer call
-    /// with the same `coalescingKey` replaces an unsent older one.
+    /// The space a change of `collection` goes to, as the outbox and a mirrored row keep it: nil
+    /// for the person's own, whether named or not.
+    func spaceOfChange(_ space: String?, _ collection: SyncCollection) throws -> String? {
+        guard let space else { return nil }
+        guard collection.scope == .space else { throw LocalStoreError.notInSpaces(collection: collection.name) }
+        return try SpaceTable.isPersonal(space, db) ? nil : space
+    }
+
     /// Whether a call queued with `coalescingKey` waits unsent: a newer value can then replace it
     /// (`enqueueCall` with the same key) without adding a request.
     public func hasPendingCall(coalescingKey: String) throws -> Bool {
         try OutboxTable.hasPending(coalescingKey: coalescingKey, db: db)
     }
 
+    /// Queues a call to an ordinary endpoint, run by the handler registered for `operation`
+    /// once the network is back, with the entry's id as its `Idempotency-Key`. A newer call
+    /// with the same `coalescingKey` replaces an unsent older one.
     @discardableResult
     public func enqueueCall(_ operation: String, payload: some Encodable, coalescingKey: String? = nil) throws -> String {
+        try enqueueCall(operation, payload: payload, coalescingKey: coalescingKey, space: nil)
+    }
+
+    /// A call about `space` (a space call).
+    @discardableResult
+    func enqueueCall(_ operation: String, payload: some Encodable, coalescingKey: String? = nil, space: String?) throws -> String {
         try OutboxTable.append(
-            kind: .call, operation: operation, recordID: nil,
+            kind: .call, operation: operation, recordID: nil, space: space,
             payload: try JSONEncoder.sorted.encode(payload), coalescingKey: coalescingKey, db: db
         )
     }
@@ -155,12 +170,15 @@ public enum LocalStoreError: Error, Equatable, CustomStringConvertible {
     case unknownField(collection: String, field: String)
     case notACounter(collection: String, field: String)
     case notFinite(field: String)
+    /// A change that names a space, of a collection whose records are a person's own.
+    case notInSpaces(collection: String)
 
     public var description: String {
         switch self {
         case .unknownField(let collection, let field): return "'\(field)' is not a field of \(collection)"
         case .notACounter(let collection, let field): return "'\(field)' of \(collection) is not a counter: set it instead"
         case .notFinite(let field): return "the amount added to '\(field)' must be a finite number"
+        case .notInSpaces(let collection): return "the records of \(collection) are one person's: they cannot be put in a space"
         }
     }
 }

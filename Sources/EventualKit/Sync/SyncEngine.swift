@@ -48,7 +48,7 @@ public actor SyncEngine {
             (try? await client.getHealth()).map { if case .ok = $0 { true } else { false } } ?? false
         }
         self.collections = Dictionary(uniqueKeysWithValues: collections.map { ($0.collection.name, $0) })
-        self.calls = calls
+        self.calls = calls.merging(SpaceCall.handlers) { app, _ in app }
         self.configuration = configuration
         self.logger = logger
     }
@@ -201,7 +201,7 @@ public actor SyncEngine {
             _ = try? await store.writer.write { db in try OutboxTable.makeAllDue(db) }
         }
         do {
-            try await pushChanges(&report)
+            try await pushChangesAndSpaceCalls(&report)
             try await runCalls(&report)
             if shouldPull {
                 // NB: an app without synced collections (its data is the server's answers to its
@@ -265,17 +265,32 @@ public actor SyncEngine {
 
     // MARK: Push
 
-    private func pushChanges(_ report: inout SyncReport) async throws {
-        let configuration = self.configuration
+    /// Sends the changes, and the space calls among them in the outbox's order: a space created
+    /// offline exists before the first item put in it arrives, and a change made before leaving a
+    /// space reaches it before the person leaves. A change never overtakes a space call queued
+    /// before it that waits out a backoff.
+    private func pushChangesAndSpaceCalls(_ report: inout SyncReport) async throws {
         // NB: due by the round's start: a change put back during the round (held for the clock, or
         // unanswered) waits for the next round, instead of going again and again in this one when
         // the server answers more slowly than its backoff.
         let roundStart = UnixMillis.now()
         var madeDueInRound = false
         while true {
+            let spaceCall = try await store.reader.read { db in try OutboxTable.firstWaitingCall(to: SpaceCall.operations, db: db) }
+            try await pushChanges(before: spaceCall?.position, roundStart: roundStart, madeDueInRound: &madeDueInRound, &report)
+            guard let spaceCall, spaceCall.nextAttemptAt <= UnixMillis.now() else { return }
+            guard let claimed = try await store.writer.write({ db in try OutboxTable.claim(id: spaceCall.id, db: db) }) else { continue }
+            try await run(claimed, &report)
+        }
+    }
+
+    private func pushChanges(before position: Int64?, roundStart: Int64, madeDueInRound: inout Bool,
+                             _ report: inout SyncReport) async throws {
+        let configuration = self.configuration
+        while true {
             let batch = try await store.writer.write { db in
                 try OutboxTable.claim(kind: .change, limit: configuration.batchSize, maxBytes: configuration.maxBatchBytes,
-                                      now: roundStart, db: db)
+                                      now: roundStart, before: position, db: db)
             }
             guard !batch.isEmpty else { return }
             let results: [Components.Schemas.SyncResult]
@@ -390,36 +405,43 @@ public actor SyncEngine {
 
     // MARK: Calls
 
+    /// The calls other than space calls, which went with the changes.
     private func runCalls(_ report: inout SyncReport) async throws {
         while true {
             let claimed = try await store.writer.write { db in
-                try OutboxTable.claim(kind: .call, limit: 1, maxBytes: .max, now: UnixMillis.now(), db: db)
+                try OutboxTable.claim(kind: .call, limit: 1, maxBytes: .max, now: UnixMillis.now(), excluding: SpaceCall.operations, db: db)
             }
             guard let entry = claimed.first else { return }
-            guard let handler = calls[entry.operation] else {
-                let message = "This app version cannot send '\(entry.operation)'"
-                try await store.writer.write { db in try OutboxTable.markFailed(id: entry.id, message: message, db: db) }
+            try await run(entry, &report)
+        }
+    }
+
+    /// Runs one claimed call: done, failed with the server's words (the round goes on), or put
+    /// back for later (the round stops).
+    private func run(_ entry: OutboxEntry, _ report: inout SyncReport) async throws {
+        guard let handler = calls[entry.operation] else {
+            let message = "This app version cannot send '\(entry.operation)'"
+            try await store.writer.write { db in try OutboxTable.markFailed(id: entry.id, message: message, db: db) }
+            report.rejected += 1
+            report.rejections.append((entry.id, message))
+            return
+        }
+        do {
+            try await handler(CallContext(client: link.client, idempotencyKey: entry.id, payload: entry.payload, store: store))
+        } catch {
+            let failure = RemoteFailure.from(error)
+            try await reschedule([entry], after: failure)
+            if case .rejected(_, let message) = failure {
                 report.rejected += 1
                 report.rejections.append((entry.id, message))
-                continue
+                connectivity.reportAnswer()
+                return
             }
-            do {
-                try await handler(CallContext(client: link.client, idempotencyKey: entry.id, payload: entry.payload, store: store))
-            } catch {
-                let failure = RemoteFailure.from(error)
-                try await reschedule([entry], after: failure)
-                if case .rejected(_, let message) = failure {
-                    report.rejected += 1
-                    report.rejections.append((entry.id, message))
-                    connectivity.reportAnswer()
-                    continue
-                }
-                throw failure
-            }
-            connectivity.reportAnswer()
-            try await store.writer.write { db in try OutboxTable.remove(ids: [entry.id], db: db) }
-            report.calls += 1
+            throw failure
         }
+        connectivity.reportAnswer()
+        try await store.writer.write { db in try OutboxTable.remove(ids: [entry.id], db: db) }
+        report.calls += 1
     }
 
     // MARK: Pull
@@ -435,10 +457,12 @@ public actor SyncEngine {
             guard response.status == .ok else { throw RemoteFailure.answer(response.status.code, body) }
             let page = try JSONDecoder().decode(SyncWire.PulledPage.self, from: body)
             connectivity.reportAnswer()
-            let records = page.changes.map(\.remote)
-            let (clockProblems, echoes) = try await apply(records, cursor: page.cursor)
+            let records = page.changes.map { $0.remote(personalSpace: page.personalSpace) }
+            let (clockProblems, echoes, failed) = try await apply(records, of: page)
             report.pulled += records.count - echoes
             report.echoes += echoes
+            report.rejected += failed.count
+            report.rejections += failed.map { (entryID: $0.id, message: $0.message) }
             if let problem = clockProblems.first {
                 statusBroadcast.update { $0.lastError = problem }
             }
@@ -446,16 +470,26 @@ public actor SyncEngine {
         }
     }
 
-    /// Writes pulled records and the cursor that follows them in one transaction, so a crash
-    /// never skips nor half-applies a page. Returns clock warnings, and how many records were
-    /// this device's own changes coming back.
-    private func apply(_ records: [RemoteRecord], cursor: String) async throws -> (problems: [String], echoes: Int) {
+    /// Writes a page in one transaction, so a crash never skips nor half-applies one: the spaces
+    /// the person is in; the rows of those they left or were removed from, deleted, and their
+    /// changes to them still waiting, failed; the pulled records; the cursor that follows them.
+    /// Returns clock warnings, how many records were this device's own changes coming back, and
+    /// the changes failed.
+    private func apply(_ records: [RemoteRecord], of page: SyncWire.PulledPage) async throws
+        -> (problems: [String], echoes: Int, failed: [(id: String, message: String)]) {
         let collections = self.collections
         let clock = store.clock
         let logger = self.logger
         return try await store.writer.write { db in
             var problems: [String] = []
             var echoes = 0
+            var failed: [(id: String, message: String)] = []
+            if let spaces = page.spaces { try SpaceTable.replace(with: spaces, db: db) }
+            for space in page.removed ?? [] {
+                for mirror in collections.values { try mirror.deleteRecords(inSpace: space.id, in: db) }
+                let message = "You are no longer a member of \(space.name)"
+                failed += try OutboxTable.failChanges(in: space.id, message: message, db: db).map { ($0, message) }
+            }
             var pendingByCollection: [String: [String: PendingEdits]] = [:]
             for (collection, records) in Dictionary(grouping: records, by: \.collection) where collections[collection] != nil {
                 pendingByCollection[collection] = try OutboxTable.unacknowledgedEdits(
@@ -475,8 +509,8 @@ public actor SyncEngine {
                 guard !pending.deletes else { continue }
                 try mirror.apply(record, pending: pending, in: db)
             }
-            try EngineSchema.setValue(cursor, for: .pullCursor, db)
-            return (problems, echoes)
+            try EngineSchema.setValue(page.cursor, for: .pullCursor, db)
+            return (problems, echoes, failed)
         }
     }
 }

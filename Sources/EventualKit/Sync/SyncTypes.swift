@@ -10,6 +10,21 @@ public struct RemoteRecord: Sendable, Equatable {
     public let fields: [String: SyncValue]
     public let deleted: Bool
     public let hlc: String
+    /// The space the record is in; nil for the person's own.
+    public let space: String?
+    /// The username of the person whose change the server applied last, when it knows.
+    public let changedBy: String?
+
+    init(collection: String, recordID: String, fields: [String: SyncValue], deleted: Bool, hlc: String,
+         space: String? = nil, changedBy: String? = nil) {
+        self.collection = collection
+        self.recordID = recordID
+        self.fields = fields
+        self.deleted = deleted
+        self.hlc = hlc
+        self.space = space
+        self.changedBy = changedBy
+    }
 }
 
 /// Mirrors one synced collection into the app's own table.
@@ -19,6 +34,9 @@ public protocol SyncedCollectionStore: Sendable {
     /// acknowledged yet: a field set here keeps its local value (it is the truth until the server
     /// hears of it), and a counter with pending deltas shows the server's total plus them.
     func apply(_ record: RemoteRecord, pending: PendingEdits, in db: Database) throws
+    /// Deletes every record of `space` from this device (the person left it, or was removed);
+    /// nothing for a collection whose records are not in spaces.
+    func deleteRecords(inSpace space: String, in db: Database) throws
 }
 
 /// The local edits of one record that are still in the outbox.

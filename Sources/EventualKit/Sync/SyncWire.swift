@@ -25,6 +25,11 @@ enum SyncWire {
             appendString(entry.operation, to: &body)
             body.append(contentsOf: #","recordId":"#.utf8)
             appendString(entry.recordID ?? "", to: &body)
+            if let space = entry.space {
+                // NB: absent for the person's own space: what a device sent before spaces, byte for byte.
+                body.append(contentsOf: #","space":"#.utf8)
+                appendString(space, to: &body)
+            }
             // NB: the payload is a JSON object written by `ChangePayload`'s encoder: its members follow.
             body.append(UInt8(ascii: ","))
             body.append(entry.payload.dropFirst())
@@ -52,6 +57,14 @@ enum SyncWire {
         let changes: [PulledRecord]
         let cursor: String
         let hasMore: Bool
+        /// Every space the person is in. NB: absent from a server that predates spaces: the
+        /// engine then keeps the spaces it knows.
+        let spaces: [PulledSpace]?
+        /// Spaces the person was in at the cursor and is no longer in.
+        let removed: [RemovedSpace]?
+
+        /// The person's own space, whose records the engine keeps with no space id.
+        var personalSpace: String? { spaces?.first { $0.kind == SpaceKind.personal.rawValue }?.id }
     }
 
     struct PulledRecord: Decodable {
@@ -60,9 +73,27 @@ enum SyncWire {
         let fields: [String: SyncValue]
         let deleted: Bool
         let hlc: String
+        let space: String?
+        /// The username of the person whose change the server applied last.
+        let changedBy: String?
 
-        var remote: RemoteRecord {
-            RemoteRecord(collection: collection, recordID: recordId, fields: fields, deleted: deleted, hlc: hlc)
+        /// The record, with no space when it is in `personalSpace`.
+        func remote(personalSpace: String?) -> RemoteRecord {
+            RemoteRecord(collection: collection, recordID: recordId, fields: fields, deleted: deleted, hlc: hlc,
+                         space: space == personalSpace ? nil : space, changedBy: changedBy)
         }
+    }
+
+    struct PulledSpace: Decodable {
+        let id: String
+        let name: String
+        let kind: String
+        let role: String
+        let owner: String?
+    }
+
+    struct RemovedSpace: Decodable {
+        let id: String
+        let name: String
     }
 }

@@ -13,6 +13,10 @@ import GRDB
 /// device already). Counters: a change sets a counter or adds to it; what is added is added to the
 /// row too. Statements: every statement is cached per table and set of columns, so a page of
 /// records or an import of many rows with the same fields prepares each statement once.
+///
+/// Spaces: the table of a collection in spaces (`SyncScope.space`) has two more columns that the
+/// mirror writes: `space_id` (NULL for the person's own space) and `changed_by` (the username of
+/// whoever the server last applied a change of, NULL while this device's own change waits).
 public struct TableMirror: SyncedCollectionStore {
     public let collection: SyncCollection
     public let table: String
@@ -24,50 +28,63 @@ public struct TableMirror: SyncedCollectionStore {
 
     // MARK: - A person's changes
 
-    /// Adds a record: its row (null fields included) and the change that creates it on the server.
-    /// Returns the id of the change's outbox entry.
+    /// Adds a record: its row (null fields included) and the change that creates it on the server,
+    /// in `space` (nil: the person's own). Returns the id of the change's outbox entry.
     @discardableResult
-    public func insert(_ id: String, _ fields: [String: SyncValue], in tx: LocalTransaction) throws -> String {
+    public func insert(_ id: String, _ fields: [String: SyncValue], space: String? = nil, in tx: LocalTransaction) throws -> String {
+        let space = try tx.spaceOfChange(space, collection)
         // NB: a new record's empty fields are empty on every device already: sending them as
         // nulls only makes each change (an imported bank year is 100,000 of them) larger.
-        let entry = try record(id, fields: fields.filter { !$0.value.isNull }, in: tx)
-        try insertRow(id, fields, tx.db)
+        let entry = try record(id, fields: fields.filter { !$0.value.isNull }, space: space, in: tx)
+        try insertRow(id, fields, space: space, changedBy: nil, tx.db)
         return entry
     }
 
     /// Sets `fields` of a record (a null clears one) and adds `deltas` to its counter fields; a
-    /// counter is set or added to in one change, not both (`Refusal.setAndAdded`). Returns the id
-    /// of the change's outbox entry.
+    /// counter is set or added to in one change, not both (`Refusal.setAndAdded`). The change goes
+    /// to the space the row is in. Returns the id of the change's outbox entry.
     @discardableResult
     public func update(_ id: String, setting fields: [String: SyncValue] = [:], adding deltas: [String: Double] = [:],
                        in tx: LocalTransaction) throws -> String {
-        let entry = try record(id, fields: fields, deltas: deltas, in: tx)
+        let entry = try record(id, fields: fields, deltas: deltas, space: try spaceOfRow(id, tx.db), in: tx)
         let names = fields.keys.sorted(), counters = deltas.keys.sorted()
         let assignments = names.map { "\($0.quotedDatabaseIdentifier) = ?" }
             + counters.map { "\($0.quotedDatabaseIdentifier) = \($0.quotedDatabaseIdentifier) + ?" }
-        guard !assignments.isEmpty else { return entry }
+            + (isInSpaces ? ["changed_by = NULL"] : [])
+        guard !fields.isEmpty || !deltas.isEmpty else { return entry }
         let sql = "UPDATE \(table.quotedDatabaseIdentifier) SET \(assignments.joined(separator: ", ")) WHERE id = ?"
         try tx.db.cachedStatement(sql: sql).execute(arguments: StatementArguments(
             names.map { fields[$0]!.databaseValue } + counters.map { deltas[$0]!.databaseValue } + [id.databaseValue]))
         return entry
     }
 
-    /// Deletes a record on every device; false (and nothing queued) when there is no such row.
+    /// Deletes a record on every device (of the space it is in); false (and nothing queued) when
+    /// there is no such row.
     @discardableResult
     public func delete(_ id: String, in tx: LocalTransaction) throws -> Bool {
+        let space = try spaceOfRow(id, tx.db)
         try deleteRow(id, tx.db)
         guard tx.db.changesCount > 0 else { return false }
-        try record(id, deleted: true, in: tx)
+        try record(id, deleted: true, space: space, in: tx)
         return true
     }
 
     /// The one place where a person's change is checked against its collection and queued.
     @discardableResult
     private func record(_ id: String, fields: [String: SyncValue] = [:], deltas: [String: Double] = [:], deleted: Bool = false,
-                        in tx: LocalTransaction) throws -> String {
+                        space: String?, in tx: LocalTransaction) throws -> String {
         // NB: the row would take the amount added and the server the value set: they would differ.
         if let both = deltas.keys.sorted().first(where: { fields[$0] != nil }) { throw Refusal.setAndAdded(field: both) }
-        return try tx.recordChange(collection, id: id, fields: fields, adding: deltas, deleted: deleted)
+        return try tx.recordChange(collection, id: id, fields: fields, adding: deltas, deleted: deleted, space: space)
+    }
+
+    private var isInSpaces: Bool { collection.scope == .space }
+
+    /// The space of a record's row (nil: the person's own, or no such row).
+    private func spaceOfRow(_ id: String, _ db: Database) throws -> String? {
+        guard isInSpaces else { return nil }
+        return try String.fetchOne(db.cachedStatement(sql: "SELECT space_id FROM \(table.quotedDatabaseIdentifier) WHERE id = ?"),
+                                   arguments: [id.databaseValue])
     }
 
     /// A change the mirror refuses before writing anything.
@@ -86,7 +103,11 @@ public struct TableMirror: SyncedCollectionStore {
 
     public func apply(_ record: RemoteRecord, pending: PendingEdits, in db: Database) throws {
         if record.deleted {
-            try deleteRow(record.recordID, db)
+            guard isInSpaces else { return try deleteRow(record.recordID, db) }
+            // NB: a record moved to another space is a tombstone in the one it left: the row, in
+            // its new space already, stays.
+            try db.cachedStatement(sql: "DELETE FROM \(table.quotedDatabaseIdentifier) WHERE id = ? AND space_id IS ?")
+                .execute(arguments: [record.recordID.databaseValue, record.space.databaseValue])
             return
         }
         let names = record.fields.keys.filter { collection.fields[$0] != nil && !pending.fields.contains($0) }.sorted()
@@ -97,22 +118,30 @@ public struct TableMirror: SyncedCollectionStore {
             fields[name] = pending.deltas[name].map { .number((value.doubleValue ?? 0) + $0) } ?? value
         }
         // NB: update first: an upsert would check NOT NULL columns that a pending edit holds back.
-        let columns = names.map(\.quotedDatabaseIdentifier)
+        let columns = names.map(\.quotedDatabaseIdentifier) + (isInSpaces ? ["space_id", "changed_by"] : [])
         let update = "UPDATE \(table.quotedDatabaseIdentifier) SET \(columns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?"
+        let spaceColumns = isInSpaces ? [record.space.databaseValue, record.changedBy.databaseValue] : []
         try db.cachedStatement(sql: update).execute(arguments: StatementArguments(
-            names.map { fields[$0]!.databaseValue } + [record.recordID.databaseValue]))
+            names.map { fields[$0]!.databaseValue } + spaceColumns + [record.recordID.databaseValue]))
         guard db.changesCount == 0 else { return }
-        try insertRow(record.recordID, fields, db)
+        try insertRow(record.recordID, fields, space: record.space, changedBy: record.changedBy, db)
+    }
+
+    public func deleteRecords(inSpace space: String, in db: Database) throws {
+        guard isInSpaces else { return }
+        try db.execute(sql: "DELETE FROM \(table.quotedDatabaseIdentifier) WHERE space_id = ?", arguments: [space])
     }
 
     // MARK: - Rows
 
-    private func insertRow(_ id: String, _ fields: [String: SyncValue], _ db: Database) throws {
+    /// `space` and `changedBy` go to their columns in a collection in spaces (the others have none).
+    private func insertRow(_ id: String, _ fields: [String: SyncValue], space: String?, changedBy: String?, _ db: Database) throws {
         let names = fields.keys.sorted()
-        let columns = (["id"] + names).map(\.quotedDatabaseIdentifier).joined(separator: ", ")
-        let marks = Array(repeating: "?", count: names.count + 1).joined(separator: ", ")
+        let spaceColumns = isInSpaces ? [("space_id", space.databaseValue), ("changed_by", changedBy.databaseValue)] : []
+        let columns = (["id"] + names + spaceColumns.map(\.0)).map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+        let marks = Array(repeating: "?", count: names.count + spaceColumns.count + 1).joined(separator: ", ")
         try db.cachedStatement(sql: "INSERT INTO \(table.quotedDatabaseIdentifier) (\(columns)) VALUES (\(marks))")
-            .execute(arguments: StatementArguments([id.databaseValue] + names.map { fields[$0]!.databaseValue }))
+            .execute(arguments: StatementArguments([id.databaseValue] + names.map { fields[$0]!.databaseValue } + spaceColumns.map(\.1)))
     }
 
     private func deleteRow(_ id: String, _ db: Database) throws {

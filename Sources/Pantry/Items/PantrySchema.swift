@@ -69,5 +69,13 @@ enum PantrySchema {
                 CREATE INDEX kb_my_products_by_barcode ON kb_my_products (barcode);
                 """)
         },
+        LocalMigration("pantry-3-spaces") { db in
+            // The space an item is in (NULL: the person's own) and who changed it last; the mirror writes both.
+            try db.execute(sql: """
+                ALTER TABLE pantry_items ADD COLUMN space_id TEXT;
+                ALTER TABLE pantry_items ADD COLUMN changed_by TEXT;
+                CREATE INDEX pantry_items_by_space ON pantry_items (space_id) WHERE space_id IS NOT NULL;
+                """)
+        },
     ]
 }

@@ -78,5 +78,17 @@ enum SpendingSchema {
                 );
                 """)
         },
+        LocalMigration("spending-3-spaces") { db in
+            // The space an account or transaction is in (NULL: the person's own) and who changed it
+            // last; the mirrors write both.
+            try db.execute(sql: """
+                ALTER TABLE spending_accounts ADD COLUMN space_id TEXT;
+                ALTER TABLE spending_accounts ADD COLUMN changed_by TEXT;
+                ALTER TABLE spending_transactions ADD COLUMN space_id TEXT;
+                ALTER TABLE spending_transactions ADD COLUMN changed_by TEXT;
+                CREATE INDEX spending_accounts_by_space ON spending_accounts (space_id) WHERE space_id IS NOT NULL;
+                CREATE INDEX spending_transactions_by_space ON spending_transactions (space_id) WHERE space_id IS NOT NULL;
+                """)
+        },
     ]
 }

@@ -1,0 +1,114 @@
+import Foundation
+import GRDB
+
+/// What a member may do in a space.
+public enum SpaceRole: String, Sendable, Codable, CaseIterable {
+    /// Reads and writes, invites, changes roles and removes members.
+    case owner
+    /// Reads and writes.
+    case editor
+    /// Reads.
+    case viewer
+
+    /// A role this version does not know (a newer server's) is read as the least one.
+    public init(from decoder: any Decoder) throws {
+        self = SpaceRole(rawValue: try decoder.singleValueContainer().decode(String.self)) ?? .viewer
+    }
+}
+
+/// Whose a space is.
+public enum SpaceKind: String, Sendable, Codable {
+    /// A person's own: every person has one, it holds what is theirs alone, and no one else joins it.
+    case personal
+    /// One that people share (a household, a couple's budget).
+    case shared
+
+    public init(from decoder: any Decoder) throws {
+        self = SpaceKind(rawValue: try decoder.singleValueContainer().decode(String.self)) ?? .shared
+    }
+}
+
+/// A space this device knows the person is in, as of its last sync (or created here since).
+public struct Space: Sendable, Equatable, Codable, FetchableRecord {
+    public let id: String
+    public let name: String
+    public let kind: SpaceKind
+    /// The person's role in it.
+    public let role: SpaceRole
+    /// The owner's username, when this device has heard it.
+    public let owner: String?
+}
+
+/// A member of a space, as the server last said.
+public struct SpaceMember: Sendable, Equatable, Codable {
+    public let username: String
+    public let role: SpaceRole
+    /// When they joined.
+    public let since: Date
+}
+
+/// A space with its members, as the server last said.
+public struct SpaceDetails: Sendable, Equatable, Codable {
+    public let id: String
+    public let name: String
+    public let kind: SpaceKind
+    /// The person's role in it.
+    public let role: SpaceRole
+    /// The owner's username.
+    public let owner: String
+    public let members: [SpaceMember]
+}
+
+/// An invitation to a space that waits for the person's answer.
+public struct SpaceInvitation: Sendable, Equatable, Codable {
+    public let id: String
+    public let spaceID: String
+    public let spaceName: String
+    /// The username of who invited them.
+    public let invitedBy: String
+    public let role: SpaceRole
+    public let createdAt: Date
+}
+
+/// Why a space call was refused on this device, before anything was queued.
+public enum SpaceError: Error, Equatable, CustomStringConvertible {
+    /// A name that is empty, longer than 60 characters, or holds a control character.
+    case badName(String)
+    /// A role that cannot be given this way (an invitation as owner).
+    case roleNotInvitable(SpaceRole)
+    /// The person's own space: no one joins it and it is never left.
+    case personalSpace
+    /// A space this device does not know the person is in.
+    case unknownSpace(String)
+    /// A name that more than one of the person's spaces has.
+    case ambiguousName(String)
+    /// An invitee, a username, that is empty.
+    case noOne
+
+    public var description: String {
+        switch self {
+        case .badName(let name): return "'\(name)' is not a space's name: give 1 to 60 characters"
+        case .roleNotInvitable(let role): return "No one is invited as \(role.rawValue): invite them as editor or viewer"
+        case .personalSpace: return "Your personal space is yours alone"
+        case .unknownSpace(let id): return "You are in no space called \(id) on this device: sync, or check the name"
+        case .ambiguousName(let name): return "You are in more than one space called \(name): give its id"
+        case .noOne: return "Say who: a username or an email"
+        }
+    }
+}
+
+extension SpaceRole: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { rawValue.databaseValue }
+
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> SpaceRole? {
+        String.fromDatabaseValue(value).map { SpaceRole(rawValue: $0) ?? .viewer }
+    }
+}
+
+extension SpaceKind: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { rawValue.databaseValue }
+
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> SpaceKind? {
+        String.fromDatabaseValue(value).map { SpaceKind(rawValue: $0) ?? .shared }
+    }
+}

@@ -1,0 +1,156 @@
+import EventualAPI
+import Foundation
+
+/// The queued calls that change spaces and their members, what each carries, and how each is
+/// sent: with its outbox entry's id as `Idempotency-Key`, so that a replay changes nothing.
+enum SpaceCall: String, CaseIterable {
+    case create = "spaces.create"
+    case invite = "spaces.invite"
+    case accept = "spaces.accept"
+    case decline = "spaces.decline"
+    case setRole = "spaces.setRole"
+    case removeMember = "spaces.removeMember"
+
+    static let operations = Set(allCases.map(\.rawValue))
+
+    struct Create: Codable, Sendable { let id: String; let name: String }
+    struct Invite: Codable, Sendable { let spaceId: String; let invitee: String; let role: SpaceRole }
+    struct Answer: Codable, Sendable { let invitationId: String }
+    struct Member: Codable, Sendable { let spaceId: String; let username: String }
+    struct Role: Codable, Sendable { let spaceId: String; let username: String; let role: SpaceRole }
+
+    /// Every space call's handler, which the engine runs itself.
+    static let handlers: [String: CallHandler] = [
+        create.rawValue: runCreate, invite.rawValue: runInvite, accept.rawValue: runAccept, decline.rawValue: runDecline,
+        setRole.rawValue: runSetRole, removeMember.rawValue: runRemoveMember,
+    ]
+
+    @Sendable static func runCreate(_ context: CallContext) async throws {
+        let call = try context.decode(Create.self)
+        let space: Components.Schemas.Space
+        switch try await context.client.createSpace(headers: .init(idempotencyKey: context.idempotencyKey),
+                                                    body: .json(.init(id: call.id, name: call.name))) {
+        case .created(let answer): space = try answer.body.json
+        case .ok(let answer): space = try answer.body.json
+        case .badRequest(let answer): throw try answer.body.json.spaceFailure
+        case .unauthorized(let answer): throw try answer.body.json.spaceFailure
+        case .conflict(let answer): throw try answer.body.json.spaceFailure
+        case .unprocessableContent(let answer): throw try answer.body.json.spaceFailure
+        case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Creating the space failed (HTTP \(status))")
+        }
+        try await remember(space, in: context)
+    }
+
+    @Sendable static func runInvite(_ context: CallContext) async throws {
+        let call = try context.decode(Invite.self)
+        let role: Components.Schemas.NewInvitation.RolePayload = call.role == .viewer ? .viewer : .editor
+        switch try await context.client.inviteToSpace(path: .init(spaceId: call.spaceId), headers: .init(idempotencyKey: context.idempotencyKey),
+                                                      body: .json(.init(invitee: call.invitee, role: role))) {
+        case .accepted: return
+        case .badRequest(let answer): throw try answer.body.json.spaceFailure
+        case .unauthorized(let answer): throw try answer.body.json.spaceFailure
+        case .forbidden(let answer): throw try answer.body.json.spaceFailure
+        case .notFound(let answer): throw try answer.body.json.spaceFailure
+        case .conflict(let answer): throw try answer.body.json.spaceFailure
+        case .unprocessableContent(let answer): throw try answer.body.json.spaceFailure
+        case .undocumented(let status, _): throw RemoteFailure.status(status, message: "The invitation failed (HTTP \(status))")
+        }
+    }
+
+    @Sendable static func runAccept(_ context: CallContext) async throws {
+        let call = try context.decode(Answer.self)
+        let space: Components.Schemas.Space
+        switch try await context.client.acceptInvitation(path: .init(invitationId: call.invitationId),
+                                                         headers: .init(idempotencyKey: context.idempotencyKey)) {
+        case .ok(let answer): space = try answer.body.json
+        case .badRequest(let answer): throw try answer.body.json.spaceFailure
+        case .unauthorized(let answer): throw try answer.body.json.spaceFailure
+        case .notFound(let answer): throw try answer.body.json.spaceFailure
+        case .conflict(let answer): throw try answer.body.json.spaceFailure
+        case .unprocessableContent(let answer): throw try answer.body.json.spaceFailure
+        case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Accepting the invitation failed (HTTP \(status))")
+        }
+        try await remember(space, in: context)
+    }
+
+    @Sendable static func runDecline(_ context: CallContext) async throws {
+        let call = try context.decode(Answer.self)
+        switch try await context.client.declineInvitation(path: .init(invitationId: call.invitationId),
+                                                          headers: .init(idempotencyKey: context.idempotencyKey)) {
+        case .noContent: return
+        case .badRequest(let answer): throw try answer.body.json.spaceFailure
+        case .unauthorized(let answer): throw try answer.body.json.spaceFailure
+        case .notFound(let answer): throw try answer.body.json.spaceFailure
+        case .conflict(let answer): throw try answer.body.json.spaceFailure
+        case .unprocessableContent(let answer): throw try answer.body.json.spaceFailure
+        case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Declining the invitation failed (HTTP \(status))")
+        }
+    }
+
+    @Sendable static func runSetRole(_ context: CallContext) async throws {
+        let call = try context.decode(Role.self)
+        let space: Components.Schemas.Space
+        switch try await context.client.setSpaceRole(path: .init(spaceId: call.spaceId, username: call.username),
+                                                     headers: .init(idempotencyKey: context.idempotencyKey),
+                                                     body: .json(.init(role: Components.Schemas.SpaceRole(call.role)))) {
+        case .ok(let answer): space = try answer.body.json
+        case .badRequest(let answer): throw try answer.body.json.spaceFailure
+        case .unauthorized(let answer): throw try answer.body.json.spaceFailure
+        case .forbidden(let answer): throw try answer.body.json.spaceFailure
+        case .notFound(let answer): throw try answer.body.json.spaceFailure
+        case .conflict(let answer): throw try answer.body.json.spaceFailure
+        case .unprocessableContent(let answer): throw try answer.body.json.spaceFailure
+        case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Changing the role failed (HTTP \(status))")
+        }
+        try await remember(space, in: context)
+    }
+
+    @Sendable static func runRemoveMember(_ context: CallContext) async throws {
+        let call = try context.decode(Member.self)
+        switch try await context.client.removeSpaceMember(path: .init(spaceId: call.spaceId, username: call.username),
+                                                          headers: .init(idempotencyKey: context.idempotencyKey)) {
+        case .noContent: return
+        case .badRequest(let answer): throw try answer.body.json.spaceFailure
+        case .unauthorized(let answer): throw try answer.body.json.spaceFailure
+        case .forbidden(let answer): throw try answer.body.json.spaceFailure
+        case .notFound(let answer): throw try answer.body.json.spaceFailure
+        case .conflict(let answer): throw try answer.body.json.spaceFailure
+        case .unprocessableContent(let answer): throw try answer.body.json.spaceFailure
+        case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Removing the member failed (HTTP \(status))")
+        }
+    }
+
+    /// What the server answered of a space the person is in now, known on this device at once.
+    private static func remember(_ space: Components.Schemas.Space, in context: CallContext) async throws {
+        let details = SpaceDetails(space)
+        try await context.store.writer.write { db in try SpaceTable.upsert(details, db: db) }
+    }
+}
+
+extension Components.Schemas._Error {
+    /// NB: a 409 about a space (a member already, an owner who would leave others behind) stays
+    /// true until a person acts: it is a refusal, never retried.
+    var spaceFailure: RemoteFailure {
+        statusCode == 409 ? .rejected(status: statusCode, message: message) : .status(statusCode, message: message)
+    }
+}
+
+extension SpaceDetails {
+    init(_ space: Components.Schemas.Space) {
+        self.init(id: space.id, name: space.name, kind: SpaceKind(rawValue: space.kind.rawValue) ?? .shared,
+                  role: SpaceRole(rawValue: space.role.rawValue) ?? .viewer, owner: space.owner,
+                  members: space.members.map {
+                      SpaceMember(username: $0.username, role: SpaceRole(rawValue: $0.role.rawValue) ?? .viewer, since: $0.since)
+                  })
+    }
+}
+
+extension Components.Schemas.SpaceRole {
+    init(_ role: SpaceRole) {
+        switch role {
+        case .owner: self = .owner
+        case .editor: self = .editor
+        case .viewer: self = .viewer
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import EventualAPI
+import Foundation
+import GRDB
+
+/// The spaces a person shares with others, as an app uses them: every change to membership is a
+/// queued call (it works offline and applies once, before the changes queued after it); what
+/// the person is in is read from this device; invitations and members are asked of the server,
+/// with the last answer kept for when it cannot be reached.
+public struct Spaces: Sendable {
+    let store: LocalStore
+    /// The signed-in person's username.
+    let username: String
+    let client: Client
+    /// How long `invitations()` and `members(of:)` wait for the server before they answer from the copy.
+    let patience: Duration
+
+    init(store: LocalStore, username: String, client: Client, patience: Duration) {
+        self.store = store
+        self.username = username
+        self.client = client
+        self.patience = patience
+    }
+
+    /// The spaces the person is in, their own first.
+    public func list() throws -> [Space] {
+        try store.reader.read { db in try SpaceTable.all(db) }
+    }
+
+    /// The space `idOrName` names: its id, else the one space so named.
+    public func space(_ idOrName: String) throws -> Space {
+        let spaces = try list()
+        if let space = spaces.first(where: { $0.id == idOrName }) { return space }
+        let named = spaces.filter { $0.name.caseInsensitiveCompare(idOrName) == .orderedSame }
+        guard named.count == 1 else { throw named.isEmpty ? SpaceError.unknownSpace(idOrName) : SpaceError.ambiguousName(idOrName) }
+        return named[0]
+    }
+
+    /// Creates a shared space owned by the person, at once on this device (its changes can go
+    /// in it straight away) and on the server with the next sync. Returns its id.
+    @discardableResult
+    public func create(name: String) async throws -> String {
+        let name = try Self.checkedName(name)
+        let id = UUIDv7.make()
+        let owner = username
+        try await store.write { tx in
+            try SpaceTable.insertCreated(id: id, name: name, owner: owner, db: tx.db)
+            try tx.enqueueCall(SpaceCall.create.rawValue, payload: SpaceCall.Create(id: id, name: name), space: id)
+        }
+        return id
+    }
+
+    /// Invites someone, by username or email, to a space the person owns. An invitation by email
+    /// never says whether the email has an account.
+    public func invite(_ invitee: String, to space: String, role: SpaceRole = .editor) async throws {
+        let invitee = invitee.trimmingCharacters(in: .whitespaces)
+        guard !invitee.isEmpty else { throw SpaceError.noOne }
+        guard role != .owner else { throw SpaceError.roleNotInvitable(role) }
+        let space = try shared(space)
+        try await queue(.invite, SpaceCall.Invite(spaceId: space.id, invitee: invitee, role: role), space: space.id)
+    }
+
+    /// Accepts an invitation: the space's records arrive with the sync after the server hears it.
+    public func accept(_ invitation: String) async throws {
+        try await queue(.accept, SpaceCall.Answer(invitationId: invitation), space: nil)
+    }
+
+    /// Declines an invitation.
+    public func decline(_ invitation: String) async throws {
+        try await queue(.decline, SpaceCall.Answer(invitationId: invitation), space: nil)
+    }
+
+    /// Leaves a space: once the server hears it, this device deletes the space's records (their
+    /// changes queued before this go first).
+    public func leave(_ space: String) async throws {
+        let space = try shared(space)
+        try await queue(.removeMember, SpaceCall.Member(spaceId: space.id, username: username), space: space.id)
+    }
+
+    /// Removes a member from a space the person owns.
+    public func remove(_ member: String, from space: String) async throws {
+        let space = try shared(space)
+        try await queue(.removeMember, SpaceCall.Member(spaceId: space.id, username: member), space: space.id)
+    }
+
+    /// Gives a member another role in a space the person owns; `owner` hands the space over (the
+    /// person becomes an editor).
+    public func setRole(_ role: SpaceRole, of member: String, in space: String) async throws {
+        let space = try shared(space)
+        try await queue(.setRole, SpaceCall.Role(spaceId: space.id, username: member, role: role), space: space.id)
+    }
+
+    /// The invitations waiting for the person's answer: the server's, else the last copy with its age.
+    public func invitations() async throws -> Cached<[SpaceInvitation]> {
+        let client = self.client
+        return try await ReadCache(store: store).read("spaces.invitations", as: [SpaceInvitation].self, policy: .networkFirst(timeout: patience)) { _ in
+            let invitations: [SpaceInvitation]
+            switch try await client.listInvitations() {
+            case .ok(let answer):
+                invitations = try answer.body.json.invitations.map {
+                    SpaceInvitation(id: $0.id, spaceID: $0.space.id, spaceName: $0.space.name, invitedBy: $0.invitedBy,
+                                    role: SpaceRole(rawValue: $0.role.rawValue) ?? .viewer, createdAt: $0.createdAt)
+                }
+            case .unauthorized(let answer): throw try answer.body.json.spaceFailure
+            case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Listing the invitations failed (HTTP \(status))")
+            }
+            return .fresh(try JSONEncoder.sorted.encode(invitations), etag: nil)
+        }
+    }
+
+    /// A space with its members: the server's, else the last copy with its age.
+    public func members(of space: String) async throws -> Cached<SpaceDetails> {
+        let space = try self.space(space)
+        let client = self.client, store = self.store
+        let all = try await ReadCache(store: store).read("spaces", as: [SpaceDetails].self, policy: .networkFirst(timeout: patience)) { _ in
+            let spaces: [SpaceDetails]
+            switch try await client.listSpaces() {
+            case .ok(let answer): spaces = try answer.body.json.spaces.map(SpaceDetails.init)
+            case .unauthorized(let answer): throw try answer.body.json.spaceFailure
+            case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Listing the spaces failed (HTTP \(status))")
+            }
+            // NB: the owners and roles the server says now, for `list()`; which spaces there are is the pull's.
+            try await store.writer.write { db in try SpaceTable.update(from: spaces, db: db) }
+            return .fresh(try JSONEncoder.sorted.encode(spaces), etag: nil)
+        }
+        guard let details = all.value.first(where: { $0.id == space.id }) else { throw SpaceError.unknownSpace(space.name) }
+        return Cached(value: details, source: all.source, fetchedAt: all.fetchedAt)
+    }
+
+    // MARK: -
+
+    private func queue(_ call: SpaceCall, _ payload: some Encodable & Sendable, space: String?) async throws {
+        try await store.write { tx in _ = try tx.enqueueCall(call.rawValue, payload: payload, space: space) }
+    }
+
+    /// A shared space the person is in; their own is refused (no one joins it, no one leaves it).
+    private func shared(_ idOrName: String) throws -> Space {
+        let space = try space(idOrName)
+        guard space.kind == .shared else { throw SpaceError.personalSpace }
+        return space
+    }
+
+    /// 1 to 60 characters, no control character, spaces at the ends dropped.
+    static func checkedName(_ name: String) throws -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...60).contains(trimmed.count), !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else { throw SpaceError.badName(name) }
+        return trimmed
+    }
+}
