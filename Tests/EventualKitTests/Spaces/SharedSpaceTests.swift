@@ -1,0 +1,181 @@
+import EventualAPI
+import Foundation
+import GRDB
+import Testing
+@testable import EventualKit
+
+@Suite("Shared spaces: two people's devices through a real server", .timeLimit(.minutes(4)))
+struct SharedSpaceTests {
+    /// Ann and Bob, one device each, signed in.
+    func annAndBob(_ server: URL, _ scratch: ScratchFolder) async throws -> (ann: (Device, Person), bob: (Device, Person)) {
+        let ann = try await registerPerson(server, name: "ann"), bob = try await registerPerson(server, name: "bob")
+        return ((try await Device.of(ann, server: server, folder: scratch.url.appendingPathComponent("ann")), ann),
+                (try await Device.of(bob, server: server, folder: scratch.url.appendingPathComponent("bob")), bob))
+    }
+
+    @Test(arguments: Backend.available, [false, true])
+    func twoPeopleOfflineEachUseOneOfThreeAndOneIsLeftEverywhere(backend: Backend, bobFirst: Bool) async throws {
+        try await withLiveServer(on: backend) { server, scratch in
+            let (ann, bob) = try await annAndBob(server, scratch)
+            let home = try await household(ann: ann, bob: bob)
+            let yoghurt = try await ann.0.put("Yoghurt", quantity: 3, in: home)
+            _ = await ann.0.engine.syncNow()
+            _ = await bob.0.engine.syncNow()
+            #expect(try bob.0.spaceItems() == [SpaceItem(name: "Yoghurt", quantity: 3, space: home, changedBy: ann.1.username)])
+            // Given both, in the basement, take one of the three
+            try await ann.0.use(yoghurt, 1)
+            try await bob.0.use(yoghurt, 1)
+            // When they sync in either order, then again
+            for device in bobFirst ? [bob.0, ann.0, bob.0] : [ann.0, bob.0, ann.0] {
+                let report = await device.engine.syncNow()
+                #expect(report.isComplete, "\(report.rejections) \(String(describing: report.failure))")
+            }
+            // Then both devices and the server (a new device of Ann's) hold one
+            let fresh = try await Device.of(ann.1, server: server, folder: scratch.url.appendingPathComponent("ann-new"))
+            _ = await fresh.engine.syncNow()
+            let last = bobFirst ? ann.1.username : bob.1.username
+            for device in [ann.0, bob.0, fresh] {
+                #expect(try device.spaceItems() == [SpaceItem(name: "Yoghurt", quantity: 1, space: home, changedBy: last)])
+            }
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func aViewersChangeFailsWithTheReasonAndTheRestOfTheBatchApplies(backend: Backend) async throws {
+        try await withLiveServer(on: backend) { server, scratch in
+            let (ann, bob) = try await annAndBob(server, scratch)
+            let home = try await household(ann: ann, bob: bob, role: .viewer)
+            let milk = try await ann.0.put("Milk", quantity: 2, in: home)
+            _ = await ann.0.engine.syncNow()
+            _ = await bob.0.engine.syncNow()
+            // Given Bob, a viewer, adds two things of his own and uses some of the household's milk between them
+            try await bob.0.put("Tea", quantity: 1, in: nil)
+            try await bob.0.use(milk, 1)
+            try await bob.0.put("Bread", quantity: 1, in: nil)
+            // When he syncs
+            let report = await bob.0.engine.syncNow()
+            // Then the milk is refused with the reason, and his own two things reached the server
+            #expect(report.sent == 2 && report.rejected == 1)
+            #expect(try bob.0.refusals() == ["You are a viewer of Home: only its owner and editors change it"])
+            let fresh = try await Device.of(bob.1, server: server, folder: scratch.url.appendingPathComponent("bob-new"))
+            _ = await fresh.engine.syncNow()
+            #expect(try fresh.spaceItems().map(\.description) == [
+                "Bread ×1.0 in own by \(bob.1.username)", "Milk ×2.0 in \(home) by \(ann.1.username)", "Tea ×1.0 in own by \(bob.1.username)",
+            ])
+            _ = await ann.0.engine.syncNow()
+            #expect(try ann.0.spaceItems().map(\.quantity) == [2])
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func aRemovedPersonsDeviceDeletesTheSpaceAndFailsTheirWaitingChangesAndKeepsTheirOwn(backend: Backend) async throws {
+        try await withLiveServer(on: backend) { server, scratch in
+            let (ann, bob) = try await annAndBob(server, scratch)
+            let home = try await household(ann: ann, bob: bob)
+            let milk = try await ann.0.put("Milk", quantity: 2, in: home)
+            try await ann.0.put("Eggs", quantity: 6, in: home)
+            _ = await ann.0.engine.syncNow()
+            try await bob.0.put("Tea", quantity: 1, in: nil)
+            _ = await bob.0.engine.syncNow()
+            #expect(try bob.0.spaceItems().count == 3)
+            // Given Bob uses some milk offline, and Ann removes him meanwhile
+            try await bob.0.use(milk, 1)
+            try await ann.0.spaces(of: ann.1).remove(bob.1.username, from: home)
+            #expect(await ann.0.engine.syncNow().calls == 1)
+            // When Bob syncs
+            let report = await bob.0.engine.syncNow()
+            // Then Home's rows are gone, his change to it failed with the reason, his own tea stays
+            #expect(report.rejected == 1)
+            #expect(try bob.0.refusals() == ["You are no longer a member of Home"])
+            #expect(try bob.0.spaceItems() == [SpaceItem(name: "Tea", quantity: 1, space: nil, changedBy: bob.1.username)])
+            #expect(try bob.0.spaces(of: bob.1).list().map(\.kind) == [.personal])
+            // And Ann's milk is as she left it
+            _ = await ann.0.engine.syncNow()
+            #expect(try ann.0.spaceItems().map(\.quantity) == [6, 2])
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func aDeviceNewToASpaceGetsAllOfItAndOneThatHasItOnlyWhatChanged(backend: Backend) async throws {
+        try await withLiveServer(on: backend) { server, scratch in
+            let (ann, bob) = try await annAndBob(server, scratch)
+            // Given Bob's device has synced his own things before he joins
+            try await bob.0.put("Tea", quantity: 1, in: nil)
+            _ = await bob.0.engine.syncNow()
+            let home = try await household(ann: ann, bob: bob)
+            let ids = try await (0..<5).asyncMap { try await ann.0.put("Item \($0)", quantity: 1, in: home) }
+            _ = await ann.0.engine.syncNow()
+            // When his device pulls: all of Home, though its cursor was past his own tea
+            #expect(await bob.0.engine.syncNow().pulled == 5)
+            // And after one change, only that one
+            try await ann.0.use(ids[2], 1)
+            _ = await ann.0.engine.syncNow()
+            #expect(await bob.0.engine.syncNow().pulled == 1)
+            // And a new device of his gets everything he is in
+            let fresh = try await Device.of(bob.1, server: server, folder: scratch.url.appendingPathComponent("bob-new"))
+            #expect(await fresh.engine.syncNow().pulled == 6)
+            #expect(try fresh.spaceItems() == bob.0.spaceItems())
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func aSpaceCreatedOfflineExistsBeforeItsFirstItemAndAnItemAddedBeforeLeavingArrives(backend: Backend) async throws {
+        try await withLiveServer(on: backend) { server, scratch in
+            let (ann, bob) = try await annAndBob(server, scratch)
+            // Given Ann, offline, creates a space, puts an item in it and invites Bob, in that order
+            let cottage = try await ann.0.spaces(of: ann.1).create(name: "Cottage")
+            try await ann.0.put("Jam", quantity: 4, in: cottage)
+            try await ann.0.spaces(of: ann.1).invite(bob.1.email, to: cottage, role: .editor)
+            // When she syncs once: all of it applies
+            let report = await ann.0.engine.syncNow()
+            #expect(report.isComplete && report.sent == 1 && report.calls == 2, "\(report.rejections)")
+            // Given Bob joins (invited by email), then, offline, adds an item and leaves
+            let invitation = try #require(try await bob.0.spaces(of: bob.1).invitations().value.first)
+            #expect(invitation.spaceName == "Cottage" && invitation.invitedBy == ann.1.username && invitation.role == .editor)
+            try await bob.0.spaces(of: bob.1).accept(invitation.id)
+            _ = await bob.0.engine.syncNow()
+            try await bob.0.put("Honey", quantity: 1, in: cottage)
+            try await bob.0.spaces(of: bob.1).leave(cottage)
+            // When he syncs: the honey arrives before he leaves, and the cottage leaves his device
+            let left = await bob.0.engine.syncNow()
+            #expect(left.isComplete && left.sent == 1 && left.calls == 1, "\(left.rejections)")
+            #expect(try bob.0.spaceItems().isEmpty)
+            _ = await ann.0.engine.syncNow()
+            #expect(try ann.0.spaceItems().map(\.name) == ["Honey", "Jam"])
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func someoneOutsideASpaceNeitherWritesNorReadsItByItsId(backend: Backend) async throws {
+        try await withLiveServer(on: backend) { server, scratch in
+            let (ann, bob) = try await annAndBob(server, scratch)
+            let home = try await ann.0.spaces(of: ann.1).create(name: "Home")
+            try await ann.0.put("Milk", quantity: 1, in: home)
+            _ = await ann.0.engine.syncNow()
+            // When Bob, never invited, writes to Home by its id
+            try await bob.0.put("Intruder", quantity: 1, in: home)
+            let report = await bob.0.engine.syncNow()
+            // Then it is refused in the same words as for a space that does not exist, and he pulls nothing of it
+            #expect(report.rejected == 1)
+            #expect(try bob.0.refusals() == ["You are not a member of space \(home)"])
+            #expect(try bob.0.spaceItems().map(\.name) == ["Intruder"])
+            _ = await ann.0.engine.syncNow()
+            #expect(try ann.0.spaceItems().map(\.name) == ["Milk"])
+            // And inviting himself is refused with the server's words, not retried
+            try await bob.0.store.write { tx in
+                try tx.enqueueCall(SpaceCall.invite.rawValue, payload: SpaceCall.Invite(spaceId: home, invitee: bob.1.username, role: .editor),
+                                   space: home)
+            }
+            let invite = await bob.0.engine.syncNow()
+            #expect(invite.rejected == 1 && invite.failure == nil)
+        }
+    }
+}
+
+extension Sequence {
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
+    }
+}
