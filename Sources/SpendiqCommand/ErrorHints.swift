@@ -30,7 +30,7 @@ struct ErrorHints: CommandHints {
 
     func isMalformedArgument(_ error: SpendingError) -> Bool {
         switch error {
-        case .invalidAmount, .ambiguousAmount, .tooManyDecimals, .invalidCurrency, .invalidDate, .invalidCoordinates, .idTooShort,
+        case .invalidAmount, .amountTooLarge, .ambiguousAmount, .tooManyDecimals, .invalidCurrency, .invalidDate, .invalidCoordinates, .idTooShort,
              .invalidField, .transferToItself, .negativeAmount, .currencyMismatch, .futureDate, .dateOutOfRange, .invalidColour,
              .nothingToChange, .whichAccount, .amountNeeded, .invalidDays, .unknownColumn, .invalidRadius, .invalidOfferLimit:
             true

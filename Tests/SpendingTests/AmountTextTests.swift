@@ -36,6 +36,19 @@ struct AmountTextTests {
                 == "EUR has 2 decimals, and '0.015' has 3: type at most 2")
     }
 
+    @Test func anAmountBeyondTheLargestIsRefusedSoThatNoSumOverflows() throws {
+        // EUR 100,000,000,000.00 is the largest; a bank export's -9999999999999.99 is refused, not summed
+        #expect(try AmountText.parse("100000000000.00", currency: "EUR") == Money.largestMinorUnits)
+        #expect(throws: SpendingError.amountTooLarge("100000000000.01", currency: "EUR")) {
+            try AmountText.parse("100000000000.01", currency: "EUR")
+        }
+        #expect(throws: SpendingError.amountTooLarge("-9999999999999.99", currency: "EUR")) {
+            try AmountText.parseSigned("-9999999999999.99", currency: "EUR", decimal: .dot)
+        }
+        #expect(SpendingError.amountTooLarge("1e20", currency: "EUR").description
+                == "'1e20' is more than the largest amount recorded, EUR 100000000000.00")
+    }
+
     @Test func unambiguousGroupingAndDecimalsAreRead() throws {
         let expected: [(String, String, Int64)] = [
             ("1.234,56", "EUR", 123_456), ("1 234,56", "EUR", 123_456), ("1,234.56", "EUR", 123_456), ("1\u{A0}234,56", "EUR", 123_456),

@@ -6,7 +6,7 @@ import Testing
 @Suite("SpendiQ's errors speak no command's language")
 struct ErrorWordsTests {
     static let errors: [SpendingError] = [
-        .notSignedIn, .invalidAmount("x"), .negativeAmount("-5"), .currencyMismatch("$5", currency: "EUR"),
+        .notSignedIn, .invalidAmount("x"), .amountTooLarge("1e20", currency: "EUR"), .negativeAmount("-5"), .currencyMismatch("$5", currency: "EUR"),
         .ambiguousAmount("1.234", currency: "EUR", digits: 2, readings: ["1.23", "1234"]), .tooManyDecimals("1.234", currency: "EUR", digits: 2, typed: 3),
         .mixedDecimalSeparators(dot: "1.5", comma: "1,5"), .undecidedDecimalSeparator(example: "1,234"), .invalidCurrency("XXX"),
         .invalidDate("x"), .futureDate("9999-12-31"), .dateOutOfRange("1900-01-01"), .undecidedDateOrder(example: "01/02/2026"),

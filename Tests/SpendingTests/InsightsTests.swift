@@ -75,4 +75,22 @@ struct InsightsTests {
         let income = baseline + [SpentRecord(id: "i", kind: "income", amountMinor: 90_000, category: "leisure", occurredAt: now - Self.day)]
         #expect(Insights.find(income, now: now).isEmpty)
     }
+
+    /// A stranger imported 9,500 expenses of EUR 9,999,999,999,999.99 and one look at the insights
+    /// stopped the server for everyone (an Int64 sum overflowed). No app records such an amount now,
+    /// and the server neither trusts nor traps on one that another client sent.
+    @Test func anAmountNoAppRecordsIsLeftOutAndSumsNeverTrap() {
+        let fields: (Int64) -> [String: SyncValue] = { ["kind": "expense", "amountMinor": .integer($0), "currency": "EUR", "occurredAt": .integer(Self.t0)] }
+        #expect(SpentRecord(id: "ok", fields: fields(Money.largestMinorUnits)) != nil)
+        #expect(SpentRecord(id: "huge", fields: fields(Money.largestMinorUnits + 1)) == nil)
+        #expect(SpentRecord(id: "negative", fields: fields(-500)) == nil)
+        // Sums past 64 bits stop at the largest value, and still say what they found
+        let now = Self.t0 + 200 * Self.day
+        let huge = Int64.max / 2
+        let records = [SpentRecord(id: "b", amountMinor: huge, category: "rent", occurredAt: now - 50 * Self.day)]
+            + (0..<3).map { SpentRecord(id: "n\($0)", amountMinor: huge, category: "rent", occurredAt: now - Int64($0 + 1) * Self.day) }
+        let findings = Insights.categories(records, now: now)
+        #expect(findings.map(\.category) == ["rent"])
+        #expect(findings.first?.message.contains(Money(minorUnits: .max, currency: "EUR").description) == true)
+    }
 }

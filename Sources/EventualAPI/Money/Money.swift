@@ -5,6 +5,11 @@ public struct Money: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The ISO 4217 code, upper case.
     public let currency: String
 
+    /// The largest amount of one transaction, in minor units (EUR 100,000,000,000.00): beyond it a
+    /// number is a typing mistake. NB: small enough that the sums of a lifetime of transactions
+    /// (900,000 of the largest) fit in 64 bits, on a device and on the server.
+    public static let largestMinorUnits: Int64 = 10_000_000_000_000
+
     public init(minorUnits: Int64, currency: String) {
         self.minorUnits = minorUnits
         self.currency = currency

@@ -26,7 +26,10 @@ struct SpentRecord: Sendable, Equatable {
 
     /// From a synced record's merged fields; nil when a field it needs is missing.
     init?(id: String, fields: [String: SyncValue]) {
+        // NB: an amount no app records (beyond Money.largestMinorUnits, or below zero) came from
+        // another client; it is left out rather than let a sum of a few overflow.
         guard let kind = fields["kind"]?.stringValue, let amount = fields["amountMinor"]?.int64Value,
+              (0...Money.largestMinorUnits).contains(amount),
               let currency = fields["currency"]?.stringValue, let at = fields["occurredAt"]?.int64Value else { return nil }
         self.init(id: id, kind: kind, amountMinor: amount, currency: currency,
                   category: fields["category"]?.stringValue ?? "other", occurredAt: at,
@@ -136,9 +139,9 @@ enum Insights {
             let key = "\(record.category.lowercased())\u{1F}\(record.currency)"
             let age = now - record.occurredAt
             if age < 30 * day {
-                current[key, default: (record.category, record.currency, 0)].minor += record.amountMinor
+                current[key, default: (record.category, record.currency, 0)].minor.addSaturating(record.amountMinor)
             } else if age < 120 * day {
-                baseline[key, default: 0] += record.amountMinor
+                baseline[key, default: 0].addSaturating(record.amountMinor)
             }
         }
         var findings: [Finding] = []
@@ -173,5 +176,14 @@ enum Insights {
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let parts = calendar.dateComponents([.year, .month, .day], from: date)
         return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+    }
+}
+
+private extension Int64 {
+    /// Adds, stopping at the largest value instead of trapping: a finding about an absurd sum is
+    /// still a finding, a crash takes the server down for everyone.
+    mutating func addSaturating(_ other: Int64) {
+        let (sum, overflow) = addingReportingOverflow(other)
+        self = overflow ? (other > 0 ? .max : .min) : sum
     }
 }

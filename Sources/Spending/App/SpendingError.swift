@@ -1,3 +1,4 @@
+import EventualAPI
 import Foundation
 
 /// Why a SpendiQ action did not happen, in words for the person who asked; how to act on it is
@@ -5,6 +6,8 @@ import Foundation
 public enum SpendingError: Error, Equatable, CustomStringConvertible {
     case notSignedIn
     case invalidAmount(String)
+    /// An amount beyond `AmountText.maxMinor`: a typing mistake, or a file's column that is not money.
+    case amountTooLarge(String, currency: String)
     /// "-5" where an amount above zero goes (an expense is money out, an income money in).
     case negativeAmount(String)
     /// "$5" or "USD 5" in an account of another currency: never converted, never guessed.
@@ -76,6 +79,8 @@ public enum SpendingError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .notSignedIn: return "Not signed in"
         case .invalidAmount(let text): return "'\(text)' is not an amount: use a number above zero like 12.50, with at most the currency's decimals"
+        case .amountTooLarge(let text, let currency):
+            return "'\(text)' is more than the largest amount recorded, \(Money(minorUnits: AmountText.maxMinor, currency: currency))"
         case .negativeAmount(let text):
             return "'\(text)' is below zero: an amount is above zero (an expense is money out, an income money in, a transfer goes from one account to another)"
         case .currencyMismatch(let text, let currency):

@@ -4,8 +4,8 @@ import Foundation
 /// Turns what a person (or a bank's export) wrote into minor units, without floating point, and
 /// without guessing: an amount that reads two ways is refused with both readings.
 public enum AmountText {
-    /// The largest amount accepted, in minor units: beyond it a number is a typing mistake.
-    public static let maxMinor: Int64 = 1_000_000_000_000_000
+    /// The largest amount accepted, in minor units (`Money.largestMinorUnits`).
+    public static let maxMinor = Money.largestMinorUnits
 
     /// The character between the units and the fraction of an amount.
     public enum DecimalSeparator: Character, Sendable, CaseIterable {
@@ -82,7 +82,7 @@ public enum AmountText {
         let (product, overflow) = units.multipliedReportingOverflow(by: scale)
         guard !overflow, let minor = Int64(padded.isEmpty ? "0" : padded) else { throw .invalidAmount(text) }
         let total = product + minor
-        guard total <= maxMinor else { throw .invalidAmount(text) }
+        guard total <= maxMinor else { throw .amountTooLarge(text.trimmingCharacters(in: .whitespaces), currency: currency) }
         return number.negative ? -total : total
     }
 
