@@ -42,6 +42,22 @@ struct SustainUWeekTests {
         }
     }
 
+    @Test func aSyncIsRecordedAsTheLastSync() async throws {
+        try await withLiveServer { server, scratch in
+            try await SharedData.seed(scratch)
+            let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
+            _ = try await phone.signUp()
+            // When the student syncs
+            let sync = try await phone.run(["sync"])
+            #expect(sync.status == 0, "\(sync.stdout)\(sync.stderr)")
+            // Then status says when, as pantry and spendiq do
+            let status = try await phone.run(["status"])
+            #expect(status.stdout.contains("last sync just now"), "\(status.stdout)")
+            let shape = try #require(try json(try await phone.run(["status", "--json"])) as? [String: Any])
+            #expect(shape["lastSyncAt"] is String, "\(shape)")
+        }
+    }
+
     @Test func aPhotoWithABarcodeIsAnsweredByTheBarcodeAndAdviceDoesNotGoInACircle() async throws {
         try await withLiveServer { server, scratch in
             try await SharedData.seed(scratch)

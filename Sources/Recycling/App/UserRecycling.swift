@@ -275,7 +275,9 @@ public final class UserRecycling: Sendable {
 
     /// Sends what waits (scans, visits), then refreshes the points and the packaging catalogue.
     public func sync() async throws -> SyncReport {
-        let report = try await device.sync(pull: false)
+        // NB: a whole round, pull included: the engine pulls nothing for an app without synced
+        // collections, but only a whole round is recorded as the last sync that `status` shows.
+        let report = try await device.sync()
         if report.failure == nil { try await refreshCatalogues() }
         await clock.remember()
         return report
