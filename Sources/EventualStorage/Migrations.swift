@@ -399,5 +399,89 @@ extension Migration {
             // never replaces the parts of a packaging import.
             "ALTER TABLE recycling_packaging ADD COLUMN source TEXT NOT NULL DEFAULT 'packaging'",
         ]),
+        Migration(version: 11, name: "spaces", statements: [
+            // A space holds synced records for its members. `kind` is 'personal' or 'shared'; every
+            // person's personal space has their user id as its id, so records keep their keys.
+            """
+            CREATE TABLE spaces (
+                id TEXT PRIMARY KEY,
+                name TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                owner_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                created_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX spaces_by_owner ON spaces (owner_id)",
+            // `role` is 'owner', 'editor' or 'viewer'. A member who left or was removed keeps the row
+            // with `left_at` set, so that a push or a pull can name the space they are no longer in.
+            """
+            CREATE TABLE space_members (
+                space_id TEXT NOT NULL REFERENCES spaces (id) ON DELETE CASCADE,
+                user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                role TEXT NOT NULL,
+                added_at BIGINT NOT NULL,
+                left_at BIGINT,
+                PRIMARY KEY (space_id, user_id)
+            )
+            """,
+            "CREATE INDEX space_members_by_user ON space_members (user_id, space_id)",
+            // `invitee_email` is lower-cased (AccountRules.key), matched against users.email_key when
+            // its person asks. `state`: 'pending', 'accepted', 'declined' or 'withdrawn'.
+            """
+            CREATE TABLE space_invitations (
+                id TEXT PRIMARY KEY,
+                space_id TEXT NOT NULL REFERENCES spaces (id) ON DELETE CASCADE,
+                invited_by TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                invitee_user_id TEXT REFERENCES users (id) ON DELETE CASCADE,
+                invitee_email TEXT,
+                role TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                state TEXT NOT NULL
+            )
+            """,
+            "CREATE INDEX space_invitations_by_user ON space_invitations (invitee_user_id, state)",
+            "CREATE INDEX space_invitations_by_email ON space_invitations (invitee_email, state)",
+            "CREATE INDEX space_invitations_by_space ON space_invitations (space_id, state)",
+            "INSERT INTO spaces (id, name, kind, owner_id, created_at) SELECT id, 'Personal', 'personal', id, created_at FROM users",
+            "INSERT INTO space_members (space_id, user_id, role, added_at) SELECT id, id, 'owner', created_at FROM users",
+            // Records and counters are keyed by space instead of user (rebuilt: SQLite cannot change
+            // a key). `changed_by` is the user whose change was applied last.
+            """
+            CREATE TABLE space_records (
+                space_id TEXT NOT NULL REFERENCES spaces (id) ON DELETE CASCADE,
+                collection TEXT NOT NULL,
+                record_id TEXT NOT NULL,
+                fields TEXT NOT NULL,
+                field_stamps TEXT NOT NULL,
+                counter_deltas TEXT,
+                tombstone TEXT,
+                seq BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL,
+                changed_by TEXT REFERENCES users (id) ON DELETE SET NULL,
+                PRIMARY KEY (space_id, collection, record_id)
+            )
+            """,
+            """
+            INSERT INTO space_records (space_id, collection, record_id, fields, field_stamps, counter_deltas, tombstone, seq,
+                                       updated_at, changed_by)
+            SELECT user_id, collection, record_id, fields, field_stamps, counter_deltas, tombstone, seq, updated_at, user_id
+            FROM sync_records
+            """,
+            "DROP TABLE sync_records",
+            "ALTER TABLE space_records RENAME TO sync_records",
+            "CREATE UNIQUE INDEX sync_records_by_seq ON sync_records (space_id, seq)",
+            // One counter per space; a push locks those of its spaces in id order (see SyncStore).
+            """
+            CREATE TABLE space_counters (
+                space_id TEXT PRIMARY KEY REFERENCES spaces (id) ON DELETE CASCADE,
+                last_seq BIGINT NOT NULL
+            )
+            """,
+            "INSERT INTO space_counters (space_id, last_seq) SELECT id, 0 FROM users",
+            "UPDATE space_counters SET last_seq = (SELECT last_seq FROM sync_counters WHERE sync_counters.user_id = space_counters.space_id) "
+                + "WHERE space_id IN (SELECT user_id FROM sync_counters)",
+            "DROP TABLE sync_counters",
+            "ALTER TABLE space_counters RENAME TO sync_counters",
+        ]),
     ]
 }

@@ -17,6 +17,7 @@ struct MigrationsTests {
         8: 0x0fd77bf80035c5df, // analytics
         9: 0x88e6598868581b97, // storage usage
         10: 0x75b93d8648293a4c, // usage limits and packaging sources
+        11: 0x72e8a6541e335ce8, // spaces
     ]
 
     @Test func versionsCountUpFromOneWithoutGaps() {

@@ -13,6 +13,8 @@ enum Refusal: Error, Equatable, CustomStringConvertible {
     case notPermitted(String)
     /// A name or address that must be unique is taken already.
     case alreadyTaken(String)
+    /// What the request asks clashes with the state of what it names (the owner leaving a space others are in).
+    case conflict(String)
     /// What the person sent is not acceptable (a wrong or expired code).
     case invalid(String)
     /// The server has too much of this to do at once; retry in `retryAfter` seconds.
@@ -22,7 +24,7 @@ enum Refusal: Error, Equatable, CustomStringConvertible {
     var message: String {
         switch self {
         case .quotaExceeded(let message), .notFound(let message), .notTheOwner(let message), .notPermitted(let message),
-             .alreadyTaken(let message), .invalid(let message):
+             .alreadyTaken(let message), .conflict(let message), .invalid(let message):
             return message
         case .limitReached(let message, _), .overloaded(let message, _):
             return message

@@ -82,7 +82,7 @@ enum ErrorMapping {
             return Outcome(status: .notFound, message: message, isServerFault: false)
         case .notTheOwner(let message), .notPermitted(let message):
             return Outcome(status: .forbidden, message: message, isServerFault: false)
-        case .alreadyTaken(let message):
+        case .alreadyTaken(let message), .conflict(let message):
             return Outcome(status: .conflict, message: message, isServerFault: false)
         case .invalid(let message):
             return Outcome(status: .badRequest, message: message, isServerFault: false)

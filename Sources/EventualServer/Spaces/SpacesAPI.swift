@@ -2,43 +2,156 @@ import EventualAPI
 import Foundation
 
 extension APIService {
+    /// The spaces, their members and invitations (Spaces/), on the sync store's database.
+    var spaces: SpaceStore { SpaceStore(database: sync.database) }
+
     func listSpaces(_ input: Operations.ListSpaces.Input) async throws -> Operations.ListSpaces.Output {
-        _ = try await authenticatedUserID()
-        throw APIError(.notImplemented, "spaces are not served yet")
+        let userID = try await authenticatedUserID()
+        let spaces = try await spaces.spaces(of: userID)
+        return .ok(.init(body: .json(.init(spaces: spaces.map(Components.Schemas.Space.init)))))
     }
 
     func createSpace(_ input: Operations.CreateSpace.Input) async throws -> Operations.CreateSpace.Output {
-        _ = try await authenticatedUserID()
-        throw APIError(.notImplemented, "spaces are not served yet")
+        guard case .json(let body) = input.body else { throw APIError.badRequest("expected a JSON body") }
+        let id = try SpaceRules.id(body.id, field: "id")
+        let name = try SpaceRules.name(body.name)
+        let userID = try await authenticatedUserID()
+        struct Fingerprint: Encodable { let id, name: String }
+        struct Answer: Codable, Sendable {
+            let space: SpaceDetails
+            let created: Bool
+        }
+        let replay = try idempotency.request(key: input.headers.idempotencyKey, scope: "user:\(userID)",
+                                             body: Fingerprint(id: id, name: name))
+        let spaces = self.spaces, now = UnixMillis.now()
+        let answer = try await idempotency.perform(replay) { sql in
+            let made = try await spaces.create(id: id, name: name, by: userID, now: now, on: sql)
+            return Answer(space: made.space, created: made.created)
+        }
+        let space = Components.Schemas.Space(answer.space)
+        return answer.created ? .created(.init(body: .json(space))) : .ok(.init(body: .json(space)))
     }
 
     func inviteToSpace(_ input: Operations.InviteToSpace.Input) async throws -> Operations.InviteToSpace.Output {
-        _ = try await authenticatedUserID()
-        throw APIError(.notImplemented, "spaces are not served yet")
+        guard case .json(let body) = input.body else { throw APIError.badRequest("expected a JSON body") }
+        let spaceID = try SpaceRules.id(input.path.spaceId, field: "spaceId")
+        let invitee = try SpaceRules.invitee(body.invitee)
+        let role: SpaceRole = body.role == .editor ? .editor : .viewer
+        let userID = try await authenticatedUserID()
+        struct Fingerprint: Encodable { let spaceID, invitee, role: String }
+        let replay = try idempotency.request(key: input.headers.idempotencyKey, scope: "user:\(userID)",
+                                             body: Fingerprint(spaceID: spaceID, invitee: body.invitee, role: role.rawValue))
+        let spaces = self.spaces, now = UnixMillis.now()
+        let sent = try await idempotency.perform(replay) { sql in
+            try await spaces.invite(invitee, as: role, to: spaceID, by: userID, now: now, on: sql)
+            return Components.Schemas.InvitationSent(status: .invited)
+        }
+        return .accepted(.init(body: .json(sent)))
     }
 
     func setSpaceRole(_ input: Operations.SetSpaceRole.Input) async throws -> Operations.SetSpaceRole.Output {
-        _ = try await authenticatedUserID()
-        throw APIError(.notImplemented, "spaces are not served yet")
+        guard case .json(let body) = input.body else { throw APIError.badRequest("expected a JSON body") }
+        let spaceID = try SpaceRules.id(input.path.spaceId, field: "spaceId")
+        let username = try SpaceRules.id(input.path.username, field: "username")
+        let role = SpaceRole(body.role)
+        let userID = try await authenticatedUserID()
+        struct Fingerprint: Encodable { let spaceID, username, role: String }
+        let replay = try idempotency.request(key: input.headers.idempotencyKey, scope: "user:\(userID)",
+                                             body: Fingerprint(spaceID: spaceID, username: username, role: role.rawValue))
+        let spaces = self.spaces
+        let space = try await idempotency.perform(replay) { sql in
+            try await spaces.setRole(role, of: username, in: spaceID, by: userID, on: sql)
+        }
+        return .ok(.init(body: .json(.init(space))))
     }
 
     func removeSpaceMember(_ input: Operations.RemoveSpaceMember.Input) async throws -> Operations.RemoveSpaceMember.Output {
-        _ = try await authenticatedUserID()
-        throw APIError(.notImplemented, "spaces are not served yet")
+        let spaceID = try SpaceRules.id(input.path.spaceId, field: "spaceId")
+        let username = try SpaceRules.id(input.path.username, field: "username")
+        let userID = try await authenticatedUserID()
+        struct Fingerprint: Codable, Sendable { let spaceID, username: String }
+        let replay = try idempotency.request(key: input.headers.idempotencyKey, scope: "user:\(userID)",
+                                             body: Fingerprint(spaceID: spaceID, username: username))
+        let spaces = self.spaces, now = UnixMillis.now()
+        _ = try await idempotency.perform(replay) { sql in
+            try await spaces.remove(username, from: spaceID, by: userID, now: now, on: sql)
+            return Fingerprint(spaceID: spaceID, username: username)
+        }
+        return .noContent(.init())
     }
 
     func listInvitations(_ input: Operations.ListInvitations.Input) async throws -> Operations.ListInvitations.Output {
-        _ = try await authenticatedUserID()
-        throw APIError(.notImplemented, "spaces are not served yet")
+        let userID = try await authenticatedUserID()
+        let invitations = try await spaces.invitations(for: userID).map { invitation in
+            Components.Schemas.Invitation(id: invitation.id, space: .init(id: invitation.space.id, name: invitation.space.name),
+                                          invitedBy: invitation.invitedBy, role: .init(invitation.role),
+                                          createdAt: UnixMillis.date(milliseconds: invitation.createdAt))
+        }
+        return .ok(.init(body: .json(.init(invitations: invitations))))
     }
 
     func acceptInvitation(_ input: Operations.AcceptInvitation.Input) async throws -> Operations.AcceptInvitation.Output {
-        _ = try await authenticatedUserID()
-        throw APIError(.notImplemented, "spaces are not served yet")
+        let invitationID = try SpaceRules.id(input.path.invitationId, field: "invitationId")
+        let userID = try await authenticatedUserID()
+        struct Fingerprint: Encodable { let accept: String }
+        let replay = try idempotency.request(key: input.headers.idempotencyKey, scope: "user:\(userID)",
+                                             body: Fingerprint(accept: invitationID))
+        let spaces = self.spaces, now = UnixMillis.now()
+        let space = try await idempotency.perform(replay) { sql in
+            try await spaces.accept(invitation: invitationID, by: userID, now: now, on: sql)
+        }
+        return .ok(.init(body: .json(.init(space))))
     }
 
     func declineInvitation(_ input: Operations.DeclineInvitation.Input) async throws -> Operations.DeclineInvitation.Output {
-        _ = try await authenticatedUserID()
-        throw APIError(.notImplemented, "spaces are not served yet")
+        let invitationID = try SpaceRules.id(input.path.invitationId, field: "invitationId")
+        let userID = try await authenticatedUserID()
+        struct Fingerprint: Codable, Sendable { let decline: String }
+        let replay = try idempotency.request(key: input.headers.idempotencyKey, scope: "user:\(userID)",
+                                             body: Fingerprint(decline: invitationID))
+        let spaces = self.spaces
+        _ = try await idempotency.perform(replay) { sql in
+            try await spaces.decline(invitation: invitationID, by: userID, on: sql)
+            return Fingerprint(decline: invitationID)
+        }
+        return .noContent(.init())
+    }
+}
+
+extension Components.Schemas.Space {
+    init(_ space: SpaceDetails) {
+        self.init(id: space.id, name: space.name, kind: .init(space.kind), role: .init(space.role), owner: space.owner,
+                  members: space.members.map { member in
+                      .init(username: member.username, role: .init(member.role), since: UnixMillis.date(milliseconds: member.since))
+                  })
+    }
+}
+
+extension Components.Schemas.SpaceKind {
+    init(_ kind: SpaceKind) {
+        switch kind {
+        case .personal: self = .personal
+        case .shared: self = .shared
+        }
+    }
+}
+
+extension Components.Schemas.SpaceRole {
+    init(_ role: SpaceRole) {
+        switch role {
+        case .owner: self = .owner
+        case .editor: self = .editor
+        case .viewer: self = .viewer
+        }
+    }
+}
+
+extension SpaceRole {
+    init(_ role: Components.Schemas.SpaceRole) {
+        switch role {
+        case .owner: self = .owner
+        case .editor: self = .editor
+        case .viewer: self = .viewer
+        }
     }
 }

@@ -136,7 +136,7 @@ struct SpendingStore: Sendable {
     func transactions(userID: String) async throws -> [SpentRecord] {
         let rows = try await database.withConnection { sql in
             try await sql.select().columns("record_id", "fields", "field_stamps", "counter_deltas", "tombstone").from("sync_records")
-                .where("user_id", .equal, userID).where("collection", .equal, SyncCollections.spendingTransactions.name).all()
+                .where("space_id", .equal, userID).where("collection", .equal, SyncCollections.spendingTransactions.name).all()
         }
         return try rows.compactMap { row in
             let state = try SyncRecordState(.init(

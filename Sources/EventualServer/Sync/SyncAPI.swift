@@ -7,6 +7,7 @@ extension APIService {
     static let changeIDLengths = 1...128
     static let pullLimits = 1...1000
     static let defaultPullLimit = 500
+    static let spaceIDLengths = 1...128
 
     func syncPush(_ input: Operations.SyncPush.Input) async throws -> Operations.SyncPush.Output {
         guard case .json(let body) = input.body else { throw APIError.badRequest("expected a JSON body") }
@@ -15,13 +16,18 @@ extension APIService {
             throw APIError.badRequest("a push carries at most \(Self.maxChangesPerPush) changes, not \(body.changes.count): send them in several batches")
         }
         try SyncInputRules.check(body.changes)
-        for (index, change) in body.changes.enumerated() where !Self.changeIDLengths.contains(change.id.unicodeScalars.count) {
-            throw APIError.badRequest("changes[\(index)].id must be 1 to \(Self.changeIDLengths.upperBound) characters long")
+        for (index, change) in body.changes.enumerated() {
+            guard Self.changeIDLengths.contains(change.id.unicodeScalars.count) else {
+                throw APIError.badRequest("changes[\(index)].id must be 1 to \(Self.changeIDLengths.upperBound) characters long")
+            }
+            if let space = change.space, !Self.spaceIDLengths.contains(space.unicodeScalars.count) {
+                throw APIError.badRequest("changes[\(index)].space must be 1 to \(Self.spaceIDLengths.upperBound) characters long")
+            }
         }
         let now = UnixMillis.now()
         let rules = syncRules
         let submissions = body.changes.map { change in
-            SyncSubmission(id: change.id, change: Result { () throws(SyncRejection) in
+            SyncSubmission(id: change.id, space: change.space ?? userID, change: Result { () throws(SyncRejection) in
                 try rules.validate(collection: change.collection, recordID: change.recordId, hlc: change.hlc,
                                    fields: change.fields.additionalProperties.value,
                                    deltas: change.deltas?.additionalProperties ?? [:], deleted: change.deleted, now: now)
@@ -50,7 +56,7 @@ extension APIService {
 
     func syncPull(_ input: Operations.SyncPull.Input) async throws -> Operations.SyncPull.Output {
         let userID = try await authenticatedUserID()
-        let cursor = try Self.cursor(input.query.since)
+        let cursor = try SyncCursor(parsing: input.query.since, personalSpace: userID)
         let limit = input.query.limit ?? Self.defaultPullLimit
         guard Self.pullLimits.contains(limit) else {
             throw APIError.badRequest("limit must be from \(Self.pullLimits.lowerBound) to \(Self.pullLimits.upperBound), not \(limit)")
@@ -61,26 +67,13 @@ extension APIService {
                 collection: record.collection, recordId: record.recordID,
                 fields: .init(additionalProperties: try OpenAPIObjectContainer(unvalidatedValue: record.state.fields.mapValues(\.anyValue))),
                 deleted: record.state.isDeleted, hlc: record.state.newestStamp?.description ?? "",
-                space: userID, changedBy: nil
+                space: record.space, changedBy: record.changedBy
             )
         }
-        return .ok(.init(body: .json(.init(changes: changes, cursor: String(page.cursor), hasMore: page.hasMore,
-                                           spaces: [.init(id: userID, name: "Personal", kind: .personal, role: .owner)], removed: []))))
-    }
-
-    /// Most digits of a cursor: any 18 digits fit in an Int64, and no database counts that far.
-    static let maxCursorDigits = 18
-
-    /// The `since` of a pull: absent for the first one, else a cursor a previous pull returned,
-    /// 1 to 18 digits as the contract's pattern says.
-    static func cursor(_ since: String?) throws(APIError) -> Int64 {
-        guard let since else { return 0 }
-        guard (1...Self.maxCursorDigits).contains(since.utf8.count),
-              since.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-              let cursor = Int64(since)
-        else {
-            throw .badRequest("since must be a cursor returned by an earlier pull (1 to \(Self.maxCursorDigits) digits), not '\(since.prefix(40))'")
+        let spaces = page.spaces.map { space in
+            Components.Schemas.SpaceSummary(id: space.id, name: space.name, kind: .init(space.kind), role: .init(space.role))
         }
-        return cursor
+        return .ok(.init(body: .json(.init(changes: changes, cursor: page.cursor.token, hasMore: page.hasMore, spaces: spaces,
+                                           removed: page.removed.map { .init(id: $0.id, name: $0.name) }))))
     }
 }

@@ -14,6 +14,7 @@ enum SyncInputRules {
             try TextRules.check(change.collection, field: "\(path).collection")
             try TextRules.check(change.recordId, field: "\(path).recordId")
             try TextRules.check(change.hlc, field: "\(path).hlc")
+            if let space = change.space { try TextRules.check(space, field: "\(path).space") }
             for (name, value) in change.fields.additionalProperties.value {
                 try TextRules.check(name, field: "\(path).fields (a field name)")
                 if let text = value as? String {

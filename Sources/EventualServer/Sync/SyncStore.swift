@@ -3,9 +3,11 @@ import EventualStorage
 import Foundation
 import SQLKit
 
-/// A pushed change as the store receives it: its id, and the validated change or why it was refused.
+/// A pushed change as the store receives it: its id, the space it writes to, and the validated
+/// change or why it was refused.
 struct SyncSubmission: Sendable {
     let id: String
+    let space: String
     let change: Result<ValidatedChange, SyncRejection>
 }
 
@@ -16,39 +18,50 @@ enum SyncOutcome: Sendable, Equatable {
     case rejected(String)
 }
 
-/// A record as a pull returns it: its merged state and the counter value of its last change.
+/// A record as a pull returns it: its space, its merged state, the counter value of its last
+/// change and the username of whoever made it (nil if unknown).
 struct SyncedRecord: Sendable {
+    let space: String
     let collection: String
     let recordID: String
     let state: SyncRecordState
     let seq: Int64
+    let changedBy: String?
 }
 
 /// One page of a pull.
 struct SyncPage: Sendable {
     let records: [SyncedRecord]
-    /// The seq of the last record returned, or the cursor asked for when nothing is new.
-    let cursor: Int64
+    /// The position reached in each of the person's spaces (unchanged where nothing was new).
+    let cursor: SyncCursor
+    /// Some space has more changes after `cursor`.
     let hasMore: Bool
+    /// Every space the person is a member of, in the order the page reads them.
+    let spaces: [SpaceMembership]
+    /// The spaces the cursor asked about that the person is no longer a member of.
+    let removed: [SpaceName]
 }
 
-/// Users' synced records: pushes merged per field, and pulls of what changed after a cursor.
+/// Spaces' synced records: pushes merged per field, and pulls of what changed after a cursor.
 ///
-/// Why a cursor never skips a change: every record carries `seq`, a value of its user's counter
-/// (`sync_counters`) taken by the push that last changed it, and a pull returns `seq > cursor`.
-/// A push locks the user's counter row as its first statement (an UPDATE takes the row lock on
-/// PostgreSQL; on SQLite the single writer connection is already exclusive) and holds it until it
-/// commits. So one user's pushes run one after the other: a push cannot take seq values until
-/// the previous one has committed or rolled back (and a rollback undoes its counter update too,
-/// so its values are reused, not lost). Seq values therefore become visible in increasing order,
-/// and a pull, a single statement on one snapshot, sees every seq up to the newest committed one
-/// and none above it. Anything committed after that pull gets a seq above every seq the pull
-/// could return, so `seq > cursor` finds it. (A database sequence would not do: a transaction
-/// may take value 7, commit after another one took and committed 8, and a pull between the two
-/// commits moves its cursor past 7 for ever.)
+/// Why a cursor never skips a change: every record carries `seq`, a value of its space's counter
+/// (`sync_counters`) taken by the push that last changed it, and a pull returns, space by space,
+/// `seq > ` the cursor's position in that space. A push locks the counter rows of its spaces as
+/// its first statement (in id order, so that two pushes sharing spaces cannot deadlock; `FOR
+/// UPDATE` on PostgreSQL; on SQLite the single writer connection is already exclusive) and holds
+/// them until it commits. So the pushes to one space run one after the other: a push cannot take
+/// seq values of a space until the previous one has committed or rolled back (and a rollback
+/// undoes its counter update too, so its values are reused, not lost). Seq values of a space
+/// therefore become visible in increasing order, and a pull's read of a space, a single statement
+/// on one snapshot, sees every seq up to the newest committed one and none above it. Anything
+/// committed after that read gets a seq above every seq it could return, so `seq > position`
+/// finds it. (A database sequence would not do: a transaction may take value 7, commit after
+/// another one took and committed 8, and a pull between the two commits moves its cursor past 7
+/// for ever.)
 ///
 /// The lock also serialises the merges themselves: a push reads the records it changes after it
-/// holds the lock, so it always merges into the latest committed state.
+/// holds the lock, so it always merges into the latest committed state; and it reads the pusher's
+/// roles after it, so a change of members (which takes the same lock) is never half seen.
 struct SyncStore: Sendable {
     /// Rows per multi-row INSERT, well under SQLite's and PostgreSQL's limits on bound values.
     static let rowsPerStatement = 100
@@ -56,22 +69,35 @@ struct SyncStore: Sendable {
     let database: Database
 
     private struct RecordKey: Hashable {
+        let space: String
         let collection: String
         let recordID: String
     }
 
+    /// What a pusher may do in one space of their batch, read under the space's counter lock.
+    private struct SpaceAccess {
+        let name: String
+        let ownerID: String
+        let lastSeq: Int64
+        /// Why the pusher's changes to the space are refused; nil when they may write.
+        let refusal: String?
+    }
+
     /// Applies a batch in one transaction and answers each change, in order. A batch that would
-    /// take the user past `quota` records or past `byteQuota` stored bytes is refused whole (`Refusal.quotaExceeded`).
+    /// take a space's owner past `quota` records or past `byteQuota` stored bytes is refused whole
+    /// (`Refusal.quotaExceeded`).
     func push(_ submissions: [SyncSubmission], userID: String, now: Int64, quota: Int = .max,
               byteQuota: Int64 = .max) async throws -> [SyncOutcome] {
         try await database.transaction { sql in
-            let lastSeq = try await lockCounter(of: userID, on: sql)
+            let spaceIDs = Set(submissions.map(\.space)).sorted()
+            let access = try await lockSpaces(spaceIDs, for: userID, now: now, on: sql)
             var appliedIDs = try await appliedChangeIDs(among: submissions.map(\.id), of: userID, on: sql)
             let keys = submissions.compactMap { submission -> RecordKey? in
-                guard case .success(let change) = submission.change else { return nil }
-                return RecordKey(collection: change.collection, recordID: change.recordID)
+                guard case .success(let change) = submission.change, let space = access[submission.space], space.refusal == nil
+                else { return nil }
+                return RecordKey(space: submission.space, collection: change.collection, recordID: change.recordID)
             }
-            let stored = try await states(of: keys, userID: userID, on: sql)
+            let stored = try await states(of: keys, on: sql)
             var records = stored.mapValues(\.state)
             let existing = Set(records.keys)
 
@@ -88,7 +114,15 @@ struct SyncStore: Sendable {
                 case .failure(let rejection):
                     outcomes.append(.rejected(rejection.message))
                 case .success(let change):
-                    let key = RecordKey(collection: change.collection, recordID: change.recordID)
+                    guard let space = access[submission.space] else {
+                        outcomes.append(.rejected(Self.notAMember(submission.space)))
+                        continue
+                    }
+                    if let refusal = space.refusal {
+                        outcomes.append(.rejected(refusal))
+                        continue
+                    }
+                    let key = RecordKey(space: submission.space, collection: change.collection, recordID: change.recordID)
                     var state = records[key] ?? SyncRecordState()
                     _ = state.apply(change)
                     // NB: a change that lost every comparison still moves its record to a new seq.
@@ -102,53 +136,113 @@ struct SyncStore: Sendable {
                 }
             }
 
-            let created = changedKeys.lazy.filter { !existing.contains($0) }.count
-            if created > 0, quota < .max {
-                let stored = try await recordCount(of: userID, on: sql)
-                guard stored + created <= quota else {
-                    throw Refusal.quotaExceeded("Quota reached: you store \(stored) synced records and this push adds \(created);"
-                        + " at most \(quota) are allowed. Delete records you no longer need (deleting an existing record frees nothing"
-                        + " until it is purged), or push fewer new ones")
+            // A space's records count against its owner.
+            let created = Dictionary(grouping: changedKeys.lazy.filter { !existing.contains($0) }) { access[$0.space]!.ownerID }
+            if quota < .max {
+                for (ownerID, keys) in created.sorted(by: { $0.key < $1.key }) {
+                    let stored = try await recordCount(ownedBy: ownerID, on: sql)
+                    guard stored + keys.count <= quota else {
+                        let whose = ownerID == userID ? "you store" : "the owner of \(access[keys[0].space]!.name) stores"
+                        throw Refusal.quotaExceeded("Quota reached: \(whose) \(stored) synced records and this push adds \(keys.count);"
+                            + " at most \(quota) are allowed. Delete records you no longer need (deleting an existing record frees nothing"
+                            + " until it is purged), or push fewer new ones")
+                    }
                 }
             }
             try await recordApplied(newlyApplied, userID: userID, now: now, on: sql)
-            let rows = try changedKeys.enumerated().map { offset, key in
-                (key: key, columns: try records[key]!.columns(), seq: lastSeq + Int64(offset) + 1)
+            var nextSeq = access.mapValues(\.lastSeq)
+            let rows = try changedKeys.map { key in
+                nextSeq[key.space]! += 1
+                return (key: key, columns: try records[key]!.columns(), seq: nextSeq[key.space]!)
             }
-            let grown = rows.reduce(Int64(0)) { $0 + StorageUsage.bytes(of: $1.columns) - (stored[$1.key]?.bytes ?? 0) }
-            try await StorageUsage.add(grown, for: userID, quota: byteQuota, on: sql)
-            try await save(rows, userID: userID, now: now, on: sql)
-            if !rows.isEmpty {
-                try await sql.update("sync_counters").set("last_seq", to: lastSeq + Int64(rows.count))
-                    .where("user_id", .equal, userID).run()
+            var grown: [String: Int64] = [:]
+            for row in rows {
+                grown[access[row.key.space]!.ownerID, default: 0] += StorageUsage.bytes(of: row.columns) - (stored[row.key]?.bytes ?? 0)
+            }
+            for (ownerID, bytes) in grown.sorted(by: { $0.key < $1.key }) {
+                try await StorageUsage.add(bytes, for: ownerID, quota: byteQuota, on: sql)
+            }
+            try await save(rows, changedBy: userID, now: now, on: sql)
+            for (space, seq) in nextSeq.sorted(by: { $0.key < $1.key }) where seq != access[space]!.lastSeq {
+                try await sql.update("sync_counters").set("last_seq", to: seq).where("space_id", .equal, space).run()
             }
             return outcomes
         }
     }
 
-    /// The user's records changed after `cursor`, oldest change first, at most `limit`.
-    func pull(userID: String, after cursor: Int64, limit: Int) async throws -> SyncPage {
-        let rows = try await database.withConnection { sql in
-            try await sql.select()
-                .columns("collection", "record_id", "fields", "field_stamps", "counter_deltas", "tombstone", "seq")
-                .from("sync_records")
-                .where("user_id", .equal, userID).where("seq", .greaterThan, cursor)
-                .orderBy("seq").limit(limit + 1)
-                .all()
+    /// The records of every space `userID` is a member of changed after `cursor`, space by space
+    /// (the personal one first, then by id), oldest change first in each, at most `limit` in all.
+    func pull(userID: String, after cursor: SyncCursor, limit: Int) async throws -> SyncPage {
+        try await database.withConnection { sql in
+            let spaces = try await SpaceStore.memberships(of: userID, on: sql)
+            let current = Set(spaces.map(\.id))
+            var removed: [SpaceName] = []
+            if cursor.keeping(only: current) != cursor {
+                removed = try await SpaceStore.formerSpaces(of: userID, on: sql).filter { !current.contains($0.id) && cursor.holds($0.id) }
+            }
+            var next = SyncCursor()
+            for space in spaces { next.set(cursor.position(of: space.id), for: space.id) }
+            var records: [SyncedRecord] = []
+            var hasMore = false
+            for (index, space) in spaces.enumerated() {
+                let room = limit - records.count
+                guard room > 0 else {
+                    hasMore = try await anyChange(in: spaces[index...].map(\.id), after: cursor, on: sql)
+                    break
+                }
+                let page = try await changes(in: space.id, after: cursor.position(of: space.id), limit: room + 1, on: sql)
+                records += page.prefix(room)
+                if let last = page.prefix(room).last { next.set(last.seq, for: space.id) }
+                if page.count > room {
+                    hasMore = true
+                    break
+                }
+            }
+            return SyncPage(records: records, cursor: next, hasMore: hasMore, spaces: spaces, removed: removed)
         }
-        let records = try rows.prefix(limit).map { row in
-            SyncedRecord(collection: try row.decode(column: "collection", as: String.self),
-                         recordID: try row.decode(column: "record_id", as: String.self),
-                         state: try Self.state(of: row),
-                         seq: try row.decode(column: "seq", as: Int64.self))
-        }
-        return SyncPage(records: records, cursor: records.last?.seq ?? cursor, hasMore: rows.count > limit)
     }
 
-    private func recordCount(of userID: String, on sql: any SQLDatabase) async throws -> Int {
-        try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "stored")
-            .from("sync_records").where("user_id", .equal, userID)
-            .first()?.decode(column: "stored", as: Int.self) ?? 0
+    /// One space's records changed after `seq`, oldest change first, at most `limit`.
+    private func changes(in spaceID: String, after seq: Int64, limit: Int, on sql: any SQLDatabase) async throws -> [SyncedRecord] {
+        let rows = try await sql.raw("""
+            SELECT r.collection, r.record_id, r.fields, r.field_stamps, r.counter_deltas, r.tombstone, r.seq,
+                   u.username AS changed_by_name
+            FROM sync_records r LEFT JOIN users u ON u.id = r.changed_by
+            WHERE r.space_id = \(bind: spaceID) AND r.seq > \(bind: seq)
+            ORDER BY r.seq LIMIT \(literal: limit)
+            """).all()
+        return try rows.map { row in
+            SyncedRecord(space: spaceID, collection: try row.decode(column: "collection", as: String.self),
+                         recordID: try row.decode(column: "record_id", as: String.self),
+                         state: try Self.state(of: row),
+                         seq: try row.decode(column: "seq", as: Int64.self),
+                         changedBy: try row.decode(column: "changed_by_name", as: String?.self))
+        }
+    }
+
+    /// Whether any of the spaces has a record changed after the cursor's position in it.
+    private func anyChange(in spaceIDs: [String], after cursor: SyncCursor, on sql: any SQLDatabase) async throws -> Bool {
+        for spaceID in spaceIDs {
+            let newer = try await sql.select().column("seq").from("sync_records")
+                .where("space_id", .equal, spaceID).where("seq", .greaterThan, cursor.position(of: spaceID))
+                .limit(1).first()
+            if newer != nil { return true }
+        }
+        return false
+    }
+
+    /// The rejection of a change to a space that does not exist (or has no counter): the same
+    /// words as to a space the pusher is not in, so that a guess learns nothing.
+    private static func notAMember(_ spaceID: String) -> String {
+        SpaceStore.notAMember(spaceID).message
+    }
+
+    /// The records of every space `ownerID` owns.
+    private func recordCount(ownedBy ownerID: String, on sql: any SQLDatabase) async throws -> Int {
+        try await sql.raw("""
+            SELECT COUNT(*) AS stored FROM sync_records
+            WHERE space_id IN (SELECT id FROM spaces WHERE owner_id = \(bind: ownerID))
+            """).first()?.decode(column: "stored", as: Int.self) ?? 0
     }
 
     /// Forgets applied change ids older than `cutoff` (Unix ms): a device offline longer than that
@@ -159,23 +253,61 @@ struct SyncStore: Sendable {
         }
     }
 
-    /// Creates the user's counter if needed, then locks it for the rest of the transaction.
-    private func lockCounter(of userID: String, on sql: any SQLDatabase) async throws -> Int64 {
-        try await sql.insert(into: "sync_counters").columns("user_id", "last_seq")
-            .values(SQLBind(userID), SQLBind(Int64(0)))
-            .ignoringConflicts(with: ["user_id"])
-            .run()
-        // NB: a no-op UPDATE still takes PostgreSQL's row lock, held until COMMIT; a concurrent
-        // push of the same user waits here, then reads the value the first one committed. SQLite's
-        // single writer is exclusive already, and skipping it saves the writer one statement.
-        if database.dialect == .postgres {
-            try await sql.update("sync_counters").set(SQLIdentifier("last_seq"), to: SQLIdentifier("last_seq"))
-                .where("user_id", .equal, userID).run()
+    /// Locks the counters of `spaceIDs` (sorted) for the rest of the transaction, then reads what
+    /// `userID` may do in each. The pusher's personal space is created if it is missing (an
+    /// account made by an import).
+    private func lockSpaces(_ spaceIDs: [String], for userID: String, now: Int64, on sql: any SQLDatabase) async throws
+        -> [String: SpaceAccess]
+    {
+        // NB: FOR UPDATE takes PostgreSQL's row locks in the ORDER BY's order, held until COMMIT; a
+        // concurrent push to the same space waits here, then reads the value the first one
+        // committed. SQLite's single writer is exclusive already, and skipping it saves a statement.
+        try await lockCounters(of: spaceIDs, on: sql)
+        var access = try await spaceAccess(spaceIDs, for: userID, on: sql)
+        if spaceIDs.contains(userID), access[userID] == nil {
+            try await SpaceStore.createPersonalSpace(of: userID, now: now, on: sql)
+            try await lockCounters(of: [userID], on: sql)
+            access.merge(try await spaceAccess([userID], for: userID, on: sql)) { $1 }
         }
-        guard let row = try await sql.select().column("last_seq").from("sync_counters")
-            .where("user_id", .equal, userID).first()
-        else { throw StorageError.corrupt("the sync counter of \(userID) vanished inside its transaction") }
-        return try row.decode(column: "last_seq", as: Int64.self)
+        return access
+    }
+
+    private func lockCounters(of spaceIDs: [String], on sql: any SQLDatabase) async throws {
+        guard database.dialect == .postgres else { return }
+        for chunk in Self.chunks(of: spaceIDs) {
+            try await sql.raw("""
+                SELECT space_id FROM sync_counters WHERE space_id IN (\(binds: Array(chunk))) ORDER BY space_id FOR UPDATE
+                """).run()
+        }
+    }
+
+    private func spaceAccess(_ spaceIDs: [String], for userID: String, on sql: any SQLDatabase) async throws -> [String: SpaceAccess] {
+        var access: [String: SpaceAccess] = [:]
+        for chunk in Self.chunks(of: spaceIDs) {
+            let rows = try await sql.raw("""
+                SELECT s.id, s.name, s.owner_id, c.last_seq, m.role, m.left_at
+                FROM spaces s JOIN sync_counters c ON c.space_id = s.id
+                LEFT JOIN space_members m ON m.space_id = s.id AND m.user_id = \(bind: userID)
+                WHERE s.id IN (\(binds: Array(chunk)))
+                """).all()
+            for row in rows {
+                let id = try row.decode(column: "id", as: String.self), name = try row.decode(column: "name", as: String.self)
+                let role = try row.decode(column: "role", as: String?.self).flatMap(SpaceRole.init(rawValue:))
+                let refusal: String?
+                if role == nil {
+                    refusal = Self.notAMember(id)
+                } else if try row.decode(column: "left_at", as: Int64?.self) != nil {
+                    refusal = "You are no longer a member of \(name)"
+                } else if role?.writes == false {
+                    refusal = "You are a viewer of \(name): only its owner and editors change it"
+                } else {
+                    refusal = nil
+                }
+                access[id] = SpaceAccess(name: name, ownerID: try row.decode(column: "owner_id", as: String.self),
+                                         lastSeq: try row.decode(column: "last_seq", as: Int64.self), refusal: refusal)
+            }
+        }
+        return access
     }
 
     private func appliedChangeIDs(among ids: [String], of userID: String, on sql: any SQLDatabase) async throws -> Set<String> {
@@ -191,21 +323,26 @@ struct SyncStore: Sendable {
     }
 
     /// The stored state of each of `keys` that exists, with the bytes its columns take.
-    private func states(of keys: [RecordKey], userID: String, on sql: any SQLDatabase) async throws
+    private func states(of keys: [RecordKey], on sql: any SQLDatabase) async throws
         -> [RecordKey: (state: SyncRecordState, bytes: Int64)]
     {
+        struct Group: Hashable {
+            let space: String
+            let collection: String
+        }
         var states: [RecordKey: (state: SyncRecordState, bytes: Int64)] = [:]
-        let byCollection = Dictionary(grouping: Set(keys), by: \.collection)
-        for (collection, keys) in byCollection {
+        let groups = Dictionary(grouping: Set(keys)) { Group(space: $0.space, collection: $0.collection) }
+        for (group, keys) in groups {
             for chunk in Self.chunks(of: keys.map(\.recordID)) {
                 let rows = try await sql.select()
                     .columns("record_id", "fields", "field_stamps", "counter_deltas", "tombstone")
                     .from("sync_records")
-                    .where("user_id", .equal, userID).where("collection", .equal, collection)
+                    .where("space_id", .equal, group.space).where("collection", .equal, group.collection)
                     .where(SQLColumn("record_id"), .in, SQLBind.group(Array(chunk)))
                     .all()
                 for row in rows {
-                    let key = RecordKey(collection: collection, recordID: try row.decode(column: "record_id", as: String.self))
+                    let key = RecordKey(space: group.space, collection: group.collection,
+                                        recordID: try row.decode(column: "record_id", as: String.self))
                     let columns = try Self.columns(of: row)
                     states[key] = (try SyncRecordState(columns), StorageUsage.bytes(of: columns))
                 }
@@ -223,22 +360,24 @@ struct SyncStore: Sendable {
     }
 
     private func save(
-        _ rows: [(key: RecordKey, columns: SyncRecordState.Columns, seq: Int64)], userID: String, now: Int64, on sql: any SQLDatabase
+        _ rows: [(key: RecordKey, columns: SyncRecordState.Columns, seq: Int64)], changedBy userID: String, now: Int64,
+        on sql: any SQLDatabase
     ) async throws {
         for chunk in Self.chunks(of: rows) {
             let upsert = sql.insert(into: "sync_records")
-                .columns("user_id", "collection", "record_id", "fields", "field_stamps", "counter_deltas", "tombstone", "seq",
-                         "updated_at")
+                .columns("space_id", "collection", "record_id", "fields", "field_stamps", "counter_deltas", "tombstone", "seq",
+                         "updated_at", "changed_by")
             for row in chunk {
                 let columns = row.columns
-                upsert.values(SQLBind(userID), SQLBind(row.key.collection), SQLBind(row.key.recordID),
+                upsert.values(SQLBind(row.key.space), SQLBind(row.key.collection), SQLBind(row.key.recordID),
                               SQLBind(columns.fields), SQLBind(columns.fieldStamps), SQLBind(columns.counterDeltas),
                               SQLBind(columns.tombstone),
-                              SQLBind(row.seq), SQLBind(now))
+                              SQLBind(row.seq), SQLBind(now), SQLBind(userID))
             }
-            try await upsert.onConflict(with: ["user_id", "collection", "record_id"]) { update in
+            try await upsert.onConflict(with: ["space_id", "collection", "record_id"]) { update in
                 update.set(excludedValueOf: "fields").set(excludedValueOf: "field_stamps").set(excludedValueOf: "counter_deltas")
                     .set(excludedValueOf: "tombstone").set(excludedValueOf: "seq").set(excludedValueOf: "updated_at")
+                    .set(excludedValueOf: "changed_by")
             }.run()
         }
     }

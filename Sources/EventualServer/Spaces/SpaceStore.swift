@@ -1,0 +1,433 @@
+import EventualStorage
+import Foundation
+import SQLKit
+
+/// Spaces, their members and invitations. Every write runs on the caller's transaction (`on sql`),
+/// so that an Idempotency-Key's answer is stored with the change it reports.
+///
+/// A member who leaves or is removed keeps their row with `left_at` set: a push or a pull can then
+/// name the space they are no longer in. A space whose owner left it alone is deleted that way
+/// too: its records go, its row and its former members stay.
+struct SpaceStore: Sendable {
+    /// The most spaces one person is a member of (it keeps a pull's cursor within its 4,096 characters).
+    static let maxMemberships = 100
+    /// The name of every personal space.
+    static let personalName = "Personal"
+
+    let database: Database
+
+    // MARK: Reads
+
+    /// The spaces `userID` is a member of: the personal one first, then by id (the order a pull reads them in).
+    static func memberships(of userID: String, on sql: any SQLDatabase) async throws -> [SpaceMembership] {
+        let rows = try await sql.raw("""
+            SELECT s.id, s.name, s.kind, m.role FROM space_members m JOIN spaces s ON s.id = m.space_id
+            WHERE m.user_id = \(bind: userID) AND m.left_at IS NULL
+            """).all()
+        let spaces = try rows.map { row in
+            SpaceMembership(id: try row.decode(column: "id", as: String.self), name: try row.decode(column: "name", as: String.self),
+                            kind: try enumValue(row, "kind"), role: try enumValue(row, "role"))
+        }
+        return spaces.sorted { (rank($0.kind), $0.id) < (rank($1.kind), $1.id) }
+    }
+
+    /// The spaces `userID` was a member of and is no longer.
+    static func formerSpaces(of userID: String, on sql: any SQLDatabase) async throws -> [SpaceName] {
+        try await sql.raw("""
+            SELECT s.id, s.name FROM space_members m JOIN spaces s ON s.id = m.space_id
+            WHERE m.user_id = \(bind: userID) AND m.left_at IS NOT NULL
+            """).all().map { SpaceName(id: try $0.decode(column: "id", as: String.self), name: try $0.decode(column: "name", as: String.self)) }
+    }
+
+    /// Every space `userID` is a member of, with its members: the personal one first, then by name.
+    func spaces(of userID: String) async throws -> [SpaceDetails] {
+        try await database.withConnection { sql in
+            let memberships = try await Self.memberships(of: userID, on: sql)
+            let members = try await Self.members(of: memberships.map(\.id), on: sql)
+            return memberships
+                .sorted { (Self.rank($0.kind), $0.name, $0.id) < (Self.rank($1.kind), $1.name, $1.id) }
+                .map { Self.details(of: $0, members: members[$0.id] ?? []) }
+        }
+    }
+
+    /// The pending invitations addressed to `userID`, by id or by their email, oldest first;
+    /// none to a space they are a member of already.
+    func invitations(for userID: String) async throws -> [SpaceInvitation] {
+        try await database.withConnection { sql in
+            let rows = try await sql.raw("""
+                SELECT i.id, i.space_id, s.name AS space_name, u.username AS invited_by, i.role, i.created_at
+                FROM space_invitations i
+                JOIN spaces s ON s.id = i.space_id
+                JOIN users u ON u.id = i.invited_by
+                JOIN users me ON me.id = \(bind: userID)
+                WHERE i.state = 'pending'
+                  AND (i.invitee_user_id = me.id OR i.invitee_email = me.email_key)
+                  AND NOT EXISTS (SELECT 1 FROM space_members m
+                                  WHERE m.space_id = i.space_id AND m.user_id = me.id AND m.left_at IS NULL)
+                ORDER BY i.created_at, i.id
+                """).all()
+            return try rows.map { row in
+                SpaceInvitation(
+                    id: try row.decode(column: "id", as: String.self),
+                    space: SpaceName(id: try row.decode(column: "space_id", as: String.self),
+                                     name: try row.decode(column: "space_name", as: String.self)),
+                    invitedBy: try row.decode(column: "invited_by", as: String.self),
+                    role: try Self.enumValue(row, "role"), createdAt: try row.decode(column: "created_at", as: Int64.self))
+            }
+        }
+    }
+
+    // MARK: Writes
+
+    /// Creates `userID`'s personal space (its id is theirs), unless it exists.
+    static func createPersonalSpace(of userID: String, now: Int64, on sql: any SQLDatabase) async throws {
+        try await sql.insert(into: "spaces").columns("id", "name", "kind", "owner_id", "created_at")
+            .values(SQLBind(userID), SQLBind(personalName), SQLBind(SpaceKind.personal.rawValue), SQLBind(userID), SQLBind(now))
+            .ignoringConflicts(with: ["id"]).run()
+        try await sql.insert(into: "space_members").columns("space_id", "user_id", "role", "added_at")
+            .values(SQLBind(userID), SQLBind(userID), SQLBind(SpaceRole.owner.rawValue), SQLBind(now))
+            .ignoringConflicts(with: ["space_id", "user_id"]).run()
+        try await sql.insert(into: "sync_counters").columns("space_id", "last_seq")
+            .values(SQLBind(userID), SQLBind(Int64(0)))
+            .ignoringConflicts(with: ["space_id"]).run()
+    }
+
+    /// Creates a shared space `userID` owns; the same id created again by its owner answers the
+    /// space as it is (`created` false).
+    func create(id: String, name: String, by userID: String, now: Int64, on sql: any SQLDatabase) async throws
+        -> (space: SpaceDetails, created: Bool)
+    {
+        if let existing = try await sql.select().columns("owner_id").from("spaces").where("id", .equal, id).first() {
+            guard try existing.decode(column: "owner_id", as: String.self) == userID,
+                  let space = try await Self.details(of: id, for: userID, on: sql)
+            else { throw Refusal.conflict("The space id \(id) is taken: make another (a new UUID)") }
+            return (space, false)
+        }
+        // NB: a person's id is their personal space's id, even before that space exists (an account
+        // made by an import has none until its first push).
+        if try await sql.select().column("id").from("users").where("id", .equal, id).first() != nil {
+            throw Refusal.conflict("The space id \(id) is taken: make another (a new UUID)")
+        }
+        try await Self.requireRoomForOneMore(userID, on: sql)
+        try await sql.insert(into: "spaces").columns("id", "name", "kind", "owner_id", "created_at")
+            .values(SQLBind(id), SQLBind(name), SQLBind(SpaceKind.shared.rawValue), SQLBind(userID), SQLBind(now)).run()
+        try await sql.insert(into: "space_members").columns("space_id", "user_id", "role", "added_at")
+            .values(SQLBind(id), SQLBind(userID), SQLBind(SpaceRole.owner.rawValue), SQLBind(now)).run()
+        try await sql.insert(into: "sync_counters").columns("space_id", "last_seq").values(SQLBind(id), SQLBind(Int64(0))).run()
+        guard let space = try await Self.details(of: id, for: userID, on: sql) else {
+            throw StorageError.corrupt("the space \(id) vanished inside the transaction that created it")
+        }
+        return (space, true)
+    }
+
+    /// Invites `invitee` into the space (its owner only). By email nothing says whether an
+    /// account has that address; inviting again replaces the pending invitation's role.
+    func invite(_ invitee: Invitee, as role: SpaceRole, to spaceID: String, by userID: String, now: Int64,
+                on sql: any SQLDatabase) async throws {
+        let space = try await Self.ownedSharedSpace(spaceID, by: userID, doing: "invites", on: sql)
+        let match: (column: String, value: String)
+        switch invitee {
+        case .username(let username):
+            guard let person = try await Self.user(named: username, on: sql) else {
+                throw Refusal.notFound("No one is called \(username)")
+            }
+            if try await Self.role(of: person.id, in: spaceID, on: sql) != nil {
+                throw Refusal.conflict("\(person.username) is a member of \(space.name) already")
+            }
+            match = ("invitee_user_id", person.id)
+        case .email(let email):
+            let key = AccountRules.key(email)
+            // NB: a member invited by email is answered like anyone else, so that the answer never
+            // tells whether an account has that address; there is just nothing to store.
+            if let person = try await sql.select().column("id").from("users").where("email_key", .equal, key).first(),
+               try await Self.role(of: try person.decode(column: "id", as: String.self), in: spaceID, on: sql) != nil {
+                return
+            }
+            match = ("invitee_email", key)
+        }
+        let pending = try await sql.select().column("id").from("space_invitations")
+            .where("space_id", .equal, spaceID).where(SQLIdentifier(match.column), .equal, SQLBind(match.value))
+            .where("state", .equal, "pending").first()
+        if let pending {
+            try await sql.update("space_invitations").set("role", to: role.rawValue).set("invited_by", to: userID)
+                .where("id", .equal, try pending.decode(column: "id", as: String.self)).run()
+            return
+        }
+        try await sql.insert(into: "space_invitations")
+            .columns("id", "space_id", "invited_by", match.column, "role", "created_at", "state")
+            .values(SQLBind(UUID().uuidString.lowercased()), SQLBind(spaceID), SQLBind(userID), SQLBind(match.value),
+                    SQLBind(role.rawValue), SQLBind(now), SQLBind("pending"))
+            .run()
+    }
+
+    /// Makes `userID` a member with the invitation's role; accepting again answers the same.
+    func accept(invitation invitationID: String, by userID: String, now: Int64, on sql: any SQLDatabase) async throws -> SpaceDetails {
+        let invitation = try await Self.invitation(invitationID, for: userID, on: sql)
+        switch invitation.state {
+        case "pending":
+            if try await Self.role(of: userID, in: invitation.spaceID, on: sql) == nil {
+                try await Self.requireRoomForOneMore(userID, on: sql)
+                try await sql.raw("""
+                    INSERT INTO space_members (space_id, user_id, role, added_at) VALUES
+                    (\(bind: invitation.spaceID), \(bind: userID), \(bind: invitation.role), \(bind: now))
+                    ON CONFLICT (space_id, user_id) DO UPDATE SET role = excluded.role, added_at = excluded.added_at, left_at = NULL
+                    """).run()
+            }
+            // NB: every invitation to this space the person holds is answered by joining it.
+            try await sql.raw("""
+                UPDATE space_invitations SET state = 'accepted'
+                WHERE space_id = \(bind: invitation.spaceID) AND state = 'pending'
+                  AND (invitee_user_id = \(bind: userID) OR invitee_email = (SELECT email_key FROM users WHERE id = \(bind: userID)))
+                """).run()
+            try await sql.update("space_invitations").set("state", to: "accepted").where("id", .equal, invitationID).run()
+        case "accepted":
+            break
+        case "declined":
+            throw Refusal.conflict("You declined this invitation to \(invitation.spaceName): ask its owner for a new one")
+        default:
+            throw Refusal.conflict("This invitation to \(invitation.spaceName) was withdrawn")
+        }
+        guard let space = try await Self.details(of: invitation.spaceID, for: userID, on: sql) else {
+            throw Refusal.conflict("You are no longer a member of \(invitation.spaceName): ask its owner for a new invitation")
+        }
+        return space
+    }
+
+    /// Declines an invitation; declining again, or one withdrawn, changes nothing.
+    func decline(invitation invitationID: String, by userID: String, on sql: any SQLDatabase) async throws {
+        let invitation = try await Self.invitation(invitationID, for: userID, on: sql)
+        switch invitation.state {
+        case "pending":
+            try await sql.update("space_invitations").set("state", to: "declined").where("id", .equal, invitationID).run()
+        case "accepted":
+            throw Refusal.conflict("You accepted this invitation to \(invitation.spaceName): leave the space instead")
+        default:
+            break
+        }
+    }
+
+    /// Gives `username` another role (the owner only); `owner` hands the space over, and the old
+    /// owner becomes an editor.
+    func setRole(_ role: SpaceRole, of username: String, in spaceID: String, by userID: String,
+                 on sql: any SQLDatabase) async throws -> SpaceDetails {
+        try await lockCounter(of: spaceID, on: sql)
+        let space = try await Self.ownedSharedSpace(spaceID, by: userID, doing: "changes roles", on: sql)
+        let member = try await Self.currentMember(username, of: space, on: sql)
+        if member.id == userID {
+            guard role == .owner else {
+                throw Refusal.conflict("You own \(space.name): make another member its owner first")
+            }
+        } else if role == .owner {
+            try await sql.update("space_members").set("role", to: SpaceRole.owner.rawValue)
+                .where("space_id", .equal, spaceID).where("user_id", .equal, member.id).run()
+            try await sql.update("space_members").set("role", to: SpaceRole.editor.rawValue)
+                .where("space_id", .equal, spaceID).where("user_id", .equal, userID).run()
+            try await sql.update("spaces").set("owner_id", to: member.id).where("id", .equal, spaceID).run()
+            // A space's records count against its owner: their bytes move with it.
+            let bytes = try await Self.storedBytes(of: spaceID, on: sql)
+            try await StorageUsage.add(-bytes, for: userID, quota: .max, on: sql)
+            try await StorageUsage.add(bytes, for: member.id, quota: .max, on: sql)
+        } else {
+            try await sql.update("space_members").set("role", to: role.rawValue)
+                .where("space_id", .equal, spaceID).where("user_id", .equal, member.id).run()
+        }
+        guard let details = try await Self.details(of: spaceID, for: userID, on: sql) else {
+            throw StorageError.corrupt("the space \(spaceID) lost its member \(userID) inside their transaction")
+        }
+        return details
+    }
+
+    /// The owner removes a member, or a member removes themselves. The owner leaving alone deletes
+    /// the space's records; someone who is no longer a member changes nothing.
+    func remove(_ username: String, from spaceID: String, by userID: String, now: Int64, on sql: any SQLDatabase) async throws {
+        try await lockCounter(of: spaceID, on: sql)
+        guard let callerRole = try await Self.role(of: userID, in: spaceID, on: sql),
+              let space = try await Self.space(spaceID, on: sql)
+        else { throw Self.notAMember(spaceID) }
+        guard space.kind == .shared else { throw Refusal.conflict("Your personal space is yours alone") }
+        guard let person = try await Self.user(named: username, on: sql) else {
+            throw Refusal.notFound("No one is called \(username)")
+        }
+        guard person.id == userID || callerRole == .owner else {
+            throw Refusal.notTheOwner("Only the owner of \(space.name) removes members; you may leave it")
+        }
+        guard let role = try await Self.role(of: person.id, in: spaceID, on: sql) else {
+            if try await Self.wasMember(person.id, of: spaceID, on: sql) { return }
+            throw Refusal.notFound("\(person.username) is not a member of \(space.name)")
+        }
+        if role == .owner {
+            let others = try await sql.raw("""
+                SELECT COUNT(*) AS n FROM space_members
+                WHERE space_id = \(bind: spaceID) AND left_at IS NULL AND user_id <> \(bind: userID)
+                """).first()?.decode(column: "n", as: Int.self) ?? 0
+            guard others == 0 else {
+                throw Refusal.conflict("You own \(space.name): make another member its owner first")
+            }
+            let bytes = try await Self.storedBytes(of: spaceID, on: sql)
+            try await StorageUsage.add(-bytes, for: userID, quota: .max, on: sql)
+            try await sql.delete(from: "sync_records").where("space_id", .equal, spaceID).run()
+            try await sql.update("space_invitations").set("state", to: "withdrawn")
+                .where("space_id", .equal, spaceID).where("state", .equal, "pending").run()
+        }
+        try await sql.update("space_members").set("left_at", to: now)
+            .where("space_id", .equal, spaceID).where("user_id", .equal, person.id).run()
+    }
+
+    // MARK: Parts
+
+    private struct SpaceRow {
+        let id: String
+        let name: String
+        let kind: SpaceKind
+    }
+
+    private struct InvitationRow {
+        let spaceID: String
+        let spaceName: String
+        let role: String
+        let state: String
+    }
+
+    static func notAMember(_ spaceID: String) -> Refusal {
+        .notFound("You are not a member of space \(spaceID.prefix(128))")
+    }
+
+    /// NB: a no-op UPDATE takes PostgreSQL's row lock on the space's counter, which every push to
+    /// the space holds: a change of owner or a deletion waits for pushes in flight (and for another
+    /// change of the space's members), so it reads roles no one else is changing and moves bytes
+    /// only after every push that counted them. SQLite's single writer is exclusive already.
+    private func lockCounter(of spaceID: String, on sql: any SQLDatabase) async throws {
+        guard database.dialect == .postgres else { return }
+        try await sql.update("sync_counters").set(SQLIdentifier("last_seq"), to: SQLIdentifier("last_seq"))
+            .where("space_id", .equal, spaceID).run()
+    }
+
+    private static func requireRoomForOneMore(_ userID: String, on sql: any SQLDatabase) async throws {
+        let count = try await sql.raw("""
+            SELECT COUNT(*) AS n FROM space_members WHERE user_id = \(bind: userID) AND left_at IS NULL
+            """).first()?.decode(column: "n", as: Int.self) ?? 0
+        guard count < maxMemberships else {
+            throw Refusal.conflict("You are a member of \(maxMemberships) spaces, the most one person may be: leave one first")
+        }
+    }
+
+    private static func space(_ spaceID: String, on sql: any SQLDatabase) async throws -> SpaceRow? {
+        guard let row = try await sql.select().columns("id", "name", "kind").from("spaces").where("id", .equal, spaceID).first() else {
+            return nil
+        }
+        return SpaceRow(id: try row.decode(column: "id", as: String.self), name: try row.decode(column: "name", as: String.self),
+                        kind: try enumValue(row, "kind"))
+    }
+
+    /// The caller's current role in the space, nil when they are not a member (any more).
+    private static func role(of userID: String, in spaceID: String, on sql: any SQLDatabase) async throws -> SpaceRole? {
+        guard let row = try await sql.select().column("role").from("space_members")
+            .where("space_id", .equal, spaceID).where("user_id", .equal, userID).where(SQLColumn("left_at"), .is, SQLLiteral.null)
+            .first()
+        else { return nil }
+        return try enumValue(row, "role")
+    }
+
+    private static func wasMember(_ userID: String, of spaceID: String, on sql: any SQLDatabase) async throws -> Bool {
+        try await sql.select().column("role").from("space_members")
+            .where("space_id", .equal, spaceID).where("user_id", .equal, userID).first() != nil
+    }
+
+    /// The space, if `userID` owns it and it is shared; else the refusal a caller gets.
+    private static func ownedSharedSpace(_ spaceID: String, by userID: String, doing what: String,
+                                         on sql: any SQLDatabase) async throws -> SpaceRow {
+        guard let role = try await role(of: userID, in: spaceID, on: sql), let space = try await space(spaceID, on: sql) else {
+            throw notAMember(spaceID)
+        }
+        guard space.kind == .shared else { throw Refusal.conflict("Your personal space is yours alone") }
+        guard role == .owner else { throw Refusal.notTheOwner("Only the owner of \(space.name) \(what)") }
+        return space
+    }
+
+    private static func user(named username: String, on sql: any SQLDatabase) async throws -> (id: String, username: String)? {
+        guard let row = try await sql.select().columns("id", "username").from("users")
+            .where("username_key", .equal, AccountRules.key(username)).first()
+        else { return nil }
+        return (try row.decode(column: "id", as: String.self), try row.decode(column: "username", as: String.self))
+    }
+
+    private static func currentMember(_ username: String, of space: SpaceRow, on sql: any SQLDatabase) async throws
+        -> (id: String, username: String)
+    {
+        guard let person = try await user(named: username, on: sql) else { throw Refusal.notFound("No one is called \(username)") }
+        guard try await role(of: person.id, in: space.id, on: sql) != nil else {
+            throw Refusal.notFound("\(person.username) is not a member of \(space.name)")
+        }
+        return person
+    }
+
+    /// An invitation addressed to `userID` (by id or by their email), else a 404.
+    private static func invitation(_ invitationID: String, for userID: String, on sql: any SQLDatabase) async throws -> InvitationRow {
+        guard let row = try await sql.raw("""
+            SELECT i.space_id, s.name, i.role, i.state FROM space_invitations i
+            JOIN spaces s ON s.id = i.space_id
+            JOIN users me ON me.id = \(bind: userID)
+            WHERE i.id = \(bind: invitationID) AND (i.invitee_user_id = me.id OR i.invitee_email = me.email_key)
+            """).first()
+        else { throw Refusal.notFound("You have no invitation \(invitationID.prefix(128))") }
+        return InvitationRow(spaceID: try row.decode(column: "space_id", as: String.self), spaceName: try row.decode(column: "name", as: String.self),
+                             role: try row.decode(column: "role", as: String.self), state: try row.decode(column: "state", as: String.self))
+    }
+
+    /// The bytes the space's records take, as `StorageUsage` counts them.
+    private static func storedBytes(of spaceID: String, on sql: any SQLDatabase) async throws -> Int64 {
+        let rows = try await sql.select().columns("fields", "field_stamps", "counter_deltas", "tombstone").from("sync_records")
+            .where("space_id", .equal, spaceID).all()
+        return try rows.reduce(Int64(0)) { total, row in
+            total + StorageUsage.bytes(of: .init(
+                fields: try row.decode(column: "fields", as: String.self), fieldStamps: try row.decode(column: "field_stamps", as: String.self),
+                counterDeltas: try row.decode(column: "counter_deltas", as: String?.self),
+                tombstone: try row.decode(column: "tombstone", as: String?.self)))
+        }
+    }
+
+    /// The space as `userID` sees it, nil when they are not a member.
+    private static func details(of spaceID: String, for userID: String, on sql: any SQLDatabase) async throws -> SpaceDetails? {
+        guard let role = try await role(of: userID, in: spaceID, on: sql), let space = try await space(spaceID, on: sql) else {
+            return nil
+        }
+        let members = try await members(of: [spaceID], on: sql)
+        return details(of: SpaceMembership(id: space.id, name: space.name, kind: space.kind, role: role), members: members[spaceID] ?? [])
+    }
+
+    private static func details(of membership: SpaceMembership, members: [SpaceDetails.Member]) -> SpaceDetails {
+        let sorted = members.sorted { ($0.role == .owner ? 0 : 1, $0.username) < ($1.role == .owner ? 0 : 1, $1.username) }
+        return SpaceDetails(id: membership.id, name: membership.name, kind: membership.kind, role: membership.role,
+                            owner: sorted.first { $0.role == .owner }?.username ?? "", members: sorted)
+    }
+
+    /// The current members of each space, by space id.
+    private static func members(of spaceIDs: [String], on sql: any SQLDatabase) async throws -> [String: [SpaceDetails.Member]] {
+        var members: [String: [SpaceDetails.Member]] = [:]
+        for chunk in stride(from: 0, to: spaceIDs.count, by: SyncStore.rowsPerStatement).map({ spaceIDs[$0..<min($0 + SyncStore.rowsPerStatement, spaceIDs.count)] }) {
+            let rows = try await sql.select().columns(SQLColumn("space_id", table: "m"), SQLColumn("username", table: "u"),
+                                                      SQLColumn("role", table: "m"), SQLColumn("added_at", table: "m"))
+                .from(SQLAlias(SQLIdentifier("space_members"), as: SQLIdentifier("m")))
+                .join(SQLAlias(SQLIdentifier("users"), as: SQLIdentifier("u")), method: SQLJoinMethod.inner,
+                      on: SQLColumn("id", table: "u"), .equal, SQLColumn("user_id", table: "m"))
+                .where(SQLColumn("space_id", table: "m"), .in, SQLBind.group(Array(chunk)))
+                .where(SQLColumn("left_at", table: "m"), .is, SQLLiteral.null)
+                .all()
+            for row in rows {
+                members[try row.decode(column: "space_id", as: String.self), default: []].append(SpaceDetails.Member(
+                    username: try row.decode(column: "username", as: String.self), role: try enumValue(row, "role"),
+                    since: try row.decode(column: "added_at", as: Int64.self)))
+            }
+        }
+        return members
+    }
+
+    /// The personal space comes before the shared ones.
+    private static func rank(_ kind: SpaceKind) -> Int { kind == .personal ? 0 : 1 }
+
+    private static func enumValue<Value: RawRepresentable>(_ row: any SQLRow, _ column: String) throws -> Value where Value.RawValue == String {
+        let raw = try row.decode(column: column, as: String.self)
+        guard let value = Value(rawValue: raw) else { throw StorageError.corrupt("\(column) '\(raw)' is not a \(Value.self)") }
+        return value
+    }
+}
