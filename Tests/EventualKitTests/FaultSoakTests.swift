@@ -5,9 +5,9 @@ import Synchronization
 import Testing
 @testable import EventualKit
 
-/// Seeded random schedules of user actions and network faults on two devices of one user,
-/// through a fault-injecting proxy; after the network heals, both devices and the server must
-/// hold exactly what the user did. `SOAK_SEEDS=N` runs seeds 1…N (20 by default, 200 when
+/// Seeded random schedules of user actions and network faults on two devices of one person and
+/// one of a second person who shares a space with the first, through a fault-injecting proxy;
+/// after the network heals, every device and the server must hold exactly what the people did. `SOAK_SEEDS=N` runs seeds 1…N (20 by default, 200 when
 /// `CI=true`); `SOAK_SEED=K` runs one seed, to replay a failure.
 @Suite("Fault soak: basement, elevator and Q building", .serialized, .timeLimit(.minutes(soakMinutes)), .tags(.soak))
 struct FaultSoakTests {
@@ -51,10 +51,16 @@ let soakSeeds: [UInt64] = {
 /// beside the whole suite; 2 s each, and 3 minutes for a seed whose healing waits out a busy spell.
 let soakMinutes = 3 + (soakSeeds.count * 2 + 59) / 60
 
-/// What one user did, in order, to compute what everyone must end up with.
+/// Whose space an item is in: the first person's own, the second's, or the one they share.
+private enum Place: String {
+    case first, second, shared
+}
+
+/// What the people did, in order, to compute what everyone must end up with.
 private struct IntentModel {
     struct Record {
         var fields: [String: SyncValue] = [:]
+        var place = Place.first
         var lastEdit = 0
         var deletedAt = 0
         var isDeleted: Bool { deletedAt > lastEdit }
@@ -82,8 +88,14 @@ private struct IntentModel {
         records[id, default: Record()].deletedAt = step
     }
 
-    var expected: [Item] {
-        records.filter { !$0.value.isDeleted }.map { id, record in
+    mutating func add(_ id: String, _ fields: [String: SyncValue], in place: Place) {
+        set(id, fields)
+        records[id]!.place = place
+    }
+
+    /// What a device of the person who sees `places` must hold.
+    func expected(in places: Set<Place>) -> [Item] {
+        records.filter { !$0.value.isDeleted && places.contains($0.value.place) }.map { id, record in
             Item(id: id, name: record.fields["name"]?.stringValue ?? "", quantity: record.fields["quantity"]?.doubleValue ?? 0,
                  category: record.fields["category"]?.stringValue)
         }.sorted { $0.id < $1.id }
@@ -121,23 +133,49 @@ extension Components.Schemas._Error {
 private final class SoakRun: Sendable {
     let seed: UInt64
     let proxy: FaultProxy
+    /// The first person's two devices.
     let a: Device
     let b: Device
+    /// The second person's device.
+    let c: Device
     let direct: ServerLink
+    let directC: ServerLink
+    /// The space the two people share.
+    let shared = UUID().uuidString
     let schedule = Mutex<[String]>([])
     private let credentials: (email: String, password: String)
+    private let secondCredentials: (email: String, password: String)
 
     init(seed: UInt64, serverPort: Int, proxy: FaultProxy, folder: URL) async throws {
         self.seed = seed
         self.proxy = proxy
         credentials = try await registerUser(port: serverPort, name: "soak\(seed)")
+        secondCredentials = try await registerUser(port: serverPort, name: "soak\(seed)b")
         let viaProxy = URL(string: "http://127.0.0.1:\(proxy.port)")!
         a = try Device(folder: folder.appendingPathComponent("a"), serverURL: viaProxy, timeout: .milliseconds(400),
                        calls: ["kb.post": postProductCall])
         b = try Device(folder: folder.appendingPathComponent("b"), serverURL: viaProxy, timeout: .milliseconds(400),
                        calls: ["kb.post": postProductCall])
-        let vault = a.vault
-        direct = ServerLink(serverURL: URL(string: "http://127.0.0.1:\(serverPort)")!) { vault.accessToken }
+        c = try Device(folder: folder.appendingPathComponent("c"), serverURL: viaProxy, timeout: .milliseconds(400),
+                       calls: ["kb.post": postProductCall])
+        let server = URL(string: "http://127.0.0.1:\(serverPort)")!
+        let vault = a.vault, vaultC = c.vault
+        direct = ServerLink(serverURL: server, timeouts: .patient) { vault.accessToken }
+        directC = ServerLink(serverURL: server, timeouts: .patient) { vaultC.accessToken }
+    }
+
+    /// The first person's space "Home", with the second person in it as an editor.
+    /// NB: set up around the proxy; the engine's space calls have tests of their own.
+    private func shareAHome() async throws {
+        guard case .created = try await direct.client.createSpace(headers: .init(idempotencyKey: UUID().uuidString),
+                                                                  body: .json(.init(id: shared, name: "Home"))),
+              case .accepted = try await direct.client.inviteToSpace(path: .init(spaceId: shared), headers: .init(idempotencyKey: UUID().uuidString),
+                                                                     body: .json(.init(invitee: secondCredentials.email, role: .editor))),
+              case .ok(let invitations) = try await directC.client.listInvitations(),
+              let invitation = try invitations.body.json.invitations.first,
+              case .ok = try await directC.client.acceptInvitation(path: .init(invitationId: invitation.id),
+                                                                   headers: .init(idempotencyKey: UUID().uuidString))
+        else { throw TestFailure("could not share a home between the two people") }
     }
 
     private func log(_ line: String) { schedule.withLock { $0.append(line) } }
@@ -148,20 +186,25 @@ private final class SoakRun: Sendable {
         // NB: signing in is not under test here; it goes around the proxy.
         try await a.vault.signIn(email: credentials.email, password: credentials.password, client: direct.client)
         try await b.vault.signIn(email: credentials.email, password: credentials.password, client: direct.client)
+        try await c.vault.signIn(email: secondCredentials.email, password: secondCredentials.password, client: directC.client)
+        try await shareAHome()
         var model = IntentModel()
-        let devices = [a, b]
+        let devices = [a, b, c]
         for _ in 0..<Int.random(in: 8...16, using: &random) {
-            let deviceIndex = Int.random(in: 0...1, using: &random)
+            let deviceIndex = Int.random(in: 0...2, using: &random)
             let device = devices[deviceIndex]
-            let name = deviceIndex == 0 ? "A" : "B"
+            let name = ["A", "B", "C"][deviceIndex]
             let known = try device.items().map(\.id)
             switch Int.random(in: 0..<10, using: &random) {
             case 0...3:
                 let id = "r\(seed)-\(model.step)"
                 let quantity = Double(Int.random(in: 1...9, using: &random))
-                try await device.add("item \(model.step)", quantity: quantity, category: "c\(model.step % 3)", id: id)
-                model.set(id, ["name": .string("item \(model.step)"), "quantity": .number(quantity), "category": .string("c\(model.step % 3)")])
-                log("\(name) add \(id) ×\(quantity)")
+                let place = Bool.random(using: &random) ? Place.shared : deviceIndex == 2 ? .second : .first
+                try await device.add("item \(model.step)", quantity: quantity, category: "c\(model.step % 3)", id: id,
+                                     space: place == .shared ? shared : nil)
+                model.add(id, ["name": .string("item \(model.step)"), "quantity": .number(quantity), "category": .string("c\(model.step % 3)")],
+                          in: place)
+                log("\(name) add \(id) ×\(quantity) in \(place)")
             case 4 where !known.isEmpty:
                 let id = known[Int.random(in: 0..<known.count, using: &random)]
                 let quantity = Double(Int.random(in: 1...9, using: &random))
@@ -209,7 +252,7 @@ private final class SoakRun: Sendable {
         while cleanRounds < 2 && ContinuousClock.now < deadline {
             round += 1
             var clean = true
-            for (name, device) in [("A", a), ("B", b)] {
+            for (name, device) in [("A", a), ("B", b), ("C", c)] {
                 let report = await device.engine.syncNow()
                 if let failure = report.failure {
                     clean = false
@@ -225,8 +268,8 @@ private final class SoakRun: Sendable {
 
     private func verify(_ model: IntentModel) async throws -> [String] {
         var problems: [String] = []
-        let expected = model.expected
-        for (name, device) in [("A", a), ("B", b)] {
+        for (name, device, places) in [("A", a, [Place.first, .shared]), ("B", b, [.first, .shared]), ("C", c, [.second, .shared])] {
+            let expected = model.expected(in: Set(places))
             let counts = try device.outbox.counts()
             if counts != OutboxCounts() {
                 let entries = try device.outbox.entries()

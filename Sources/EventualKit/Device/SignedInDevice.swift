@@ -17,7 +17,9 @@ public final class SignedInDevice: Sendable {
     public var outbox: Outbox { Outbox(store: store) }
     /// The spaces the person shares with others: creating, inviting, joining, leaving.
     public var spaces: Spaces {
-        Spaces(store: store, username: session.username, client: link.client, patience: configuration.localCommandSyncBudget)
+        // NB: a list of invitations or members is worth the link's own deadlines (a refused connection answers at once).
+        Spaces(store: store, username: session.username, client: link.client,
+               patience: configuration.timeouts.connect + configuration.timeouts.firstByte)
     }
     private var app: DeviceApp { accounts.app }
 

@@ -66,22 +66,29 @@ final class Device: Sendable {
                             logger: Logger(label: "test-device"))
     }
 
-    /// Adds an item locally and queues it, as an app would.
+    /// Adds an item locally and queues it, as an app would, in `space` (nil: the person's own).
     @discardableResult
-    func add(_ name: String, quantity: Double = 1, category: String? = nil, id: String = UUID().uuidString) async throws -> String {
+    func add(_ name: String, quantity: Double = 1, category: String? = nil, id: String = UUID().uuidString,
+             space: String? = nil) async throws -> String {
         try await store.write { tx in
-            try tx.db.execute(sql: "INSERT INTO items (id, name, quantity, category, boughtAt) VALUES (?, ?, ?, ?, ?)",
-                              arguments: [id, name, quantity, category, 1_764_000_000_000])
+            try tx.db.execute(sql: "INSERT INTO items (id, name, quantity, category, boughtAt, space_id) VALUES (?, ?, ?, ?, ?, ?)",
+                              arguments: [id, name, quantity, category, 1_764_000_000_000, space])
             try tx.recordChange(SyncCollections.pantryItems, id: id, fields: [
                 "name": .string(name), "quantity": .number(quantity), "category": .string(category),
                 "boughtAt": .integer(1_764_000_000_000), "status": "inPantry",
-            ])
+            ], space: space)
         }
         return id
     }
 
+    /// The space an item's row is in, where its changes go.
+    private static func space(of id: String, _ db: GRDB.Database) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT space_id FROM items WHERE id = ?", arguments: [id])
+    }
+
     func edit(_ id: String, quantity: Double? = nil, category: String? = nil) async throws {
         try await store.write { tx in
+            let space = try Self.space(of: id, tx.db)
             var fields: [String: SyncValue] = [:]
             if let quantity {
                 try tx.db.execute(sql: "UPDATE items SET quantity = ? WHERE id = ?", arguments: [quantity, id])
@@ -91,7 +98,7 @@ final class Device: Sendable {
                 try tx.db.execute(sql: "UPDATE items SET category = ? WHERE id = ?", arguments: [category, id])
                 fields["category"] = .string(category)
             }
-            try tx.recordChange(SyncCollections.pantryItems, id: id, fields: fields)
+            try tx.recordChange(SyncCollections.pantryItems, id: id, fields: fields, space: space)
         }
     }
 
@@ -99,14 +106,15 @@ final class Device: Sendable {
     func consume(_ id: String, _ amount: Double) async throws {
         try await store.write { tx in
             try tx.db.execute(sql: "UPDATE items SET quantity = quantity - ? WHERE id = ?", arguments: [amount, id])
-            try tx.recordChange(SyncCollections.pantryItems, id: id, adding: ["quantity": -amount])
+            try tx.recordChange(SyncCollections.pantryItems, id: id, adding: ["quantity": -amount], space: try Self.space(of: id, tx.db))
         }
     }
 
     func delete(_ id: String) async throws {
         try await store.write { tx in
+            let space = try Self.space(of: id, tx.db)
             try tx.db.execute(sql: "DELETE FROM items WHERE id = ?", arguments: [id])
-            try tx.recordChange(SyncCollections.pantryItems, id: id, fields: [:], deleted: true)
+            try tx.recordChange(SyncCollections.pantryItems, id: id, fields: [:], deleted: true, space: space)
         }
     }
 
