@@ -20,8 +20,10 @@ enum ItemPrinting {
         return item.unit.map { "\(number) \($0)" } ?? number
     }
 
-    /// `3` rather than `3.0`, and never a trap: a quantity synced from elsewhere may be any double.
+    /// `3` rather than `3.0`, `0.2` rather than `0.19999999999999998` (to `PantryItem.quantityStep`),
+    /// and never a trap: a quantity synced from elsewhere may be any double.
     static func number(_ value: Double) -> String {
+        let value = PantryItem.rounded(value)
         // NB: `Int(value)` traps beyond Int's range (1e308) and on nan; Int64 is exact below 2^53.
         guard value.isFinite, value.rounded() == value, abs(value) < 9_007_199_254_740_992 else { return String(value) }
         return String(Int64(value))
@@ -79,7 +81,7 @@ enum ItemPrinting {
             try container.encode(item.productId, forKey: .productId)
             try container.encode(item.name, forKey: .name)
             try container.encode(item.description, forKey: .description)
-            try container.encode(item.quantity, forKey: .quantity)
+            try container.encode(PantryItem.rounded(item.quantity), forKey: .quantity)
             try container.encode(item.unit, forKey: .unit)
             try container.encode(item.category, forKey: .category)
             try container.encode(item.expiresOn?.description, forKey: .expiresOn)

@@ -102,6 +102,20 @@ struct ItemTests {
         #expect(try items.search("rosso").isEmpty)
     }
 
+    @Test func whatIsLeftBelowTheQuantityStepFinishesTheItem() async throws {
+        let (items, scratch) = try scratchStore()
+        defer { scratch.remove() }
+        // Given 1.1 kg of rice, of which 0.1 kg was used (1.0000000000000002 kg in a double)
+        let rice = try await items.add(ItemDetails(name: "Rice", quantity: 1.1, unit: "kg"))
+        let after = try await items.consume(rice.id, quantity: 0.1)
+        #expect(PantryItem.rounded(after.quantity) == 1)
+        // When the kilogram left is used
+        let finished = try await items.consume(rice.id, quantity: 1)
+        // Then the rice is finished, not left at 2e-16 kg
+        #expect(finished.status == .consumed && finished.quantity == 0)
+        #expect(try items.list().isEmpty)
+    }
+
     @Test func invalidDetailsAreRefusedBeforeAnythingIsWritten() async throws {
         let (items, scratch) = try scratchStore()
         defer { scratch.remove() }

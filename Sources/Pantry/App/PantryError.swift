@@ -35,7 +35,7 @@ public enum PantryError: Error, Equatable, CustomStringConvertible {
         case .invalidExpiry(let text): return "'\(text)' is not an expiry: use a date like 2026-12-24, or +5d, +2w"
         case .invalidWindow(let text): return "'\(text)' is not a number of days: use 3d, 2w or 3"
         case .invalidCoordinates(let text): return "'\(text)' is not a position: use LATITUDE,LONGITUDE like 44.4949,11.3426"
-        case .invalidQuantity(let text): return "'\(text)' is not a quantity: use a number above zero, at most 1000000"
+        case .invalidQuantity(let text): return "'\(text)' is not a quantity: use a number from 0.001 to 1000000"
         case .invalidRating(let rating): return "\(rating) is not a rating: use -5 to 5 (0 takes your rating back)"
         case .unknownProduct(let id):
             return "\(id) is neither a barcode nor a product this device knows: vote by barcode"

@@ -68,6 +68,22 @@ public struct PantryItem: Sendable, Equatable, Codable, FetchableRecord, Identif
         finishedAt = nil
     }
 
+    /// The finest quantity a person means (a gram of a kilogram). Sums of decimals drift below
+    /// it (0.3 - 0.1 is 0.19999999999999998), so a quantity is shown, and is zero, to this step.
+    public static let quantityStep = 1 / stepsPerUnit
+    private static let stepsPerUnit = 1000.0
+
+    /// `quantity` to the nearest `quantityStep`: what a person is shown.
+    public static func rounded(_ quantity: Double) -> Double {
+        // NB: n / 1000 is the double nearest the decimal, where n * 0.001 may not be; beyond 1e12
+        // (and for inf and nan) a double has no thousandths to round.
+        guard quantity.isFinite, abs(quantity) < 1e12 else { return quantity }
+        return (quantity * stepsPerUnit).rounded() / stepsPerUnit
+    }
+
+    /// Whether `quantity` is nothing, as a person would see it.
+    static func isNothing(_ quantity: Double) -> Bool { rounded(quantity) <= 0 }
+
     /// Every synced field of the item, as the outbox carries them.
     var syncFields: [String: SyncValue] {
         [
@@ -122,8 +138,8 @@ public struct ItemDetails: Sendable, Equatable {
         if let position, !position.isValid { throw .invalidCoordinates(position.description) }
     }
 
-    /// A quantity a person can mean: above zero, at most `maxQuantity`.
+    /// A quantity a person can mean: at least `PantryItem.quantityStep`, at most `maxQuantity`.
     public static func checkQuantity(_ quantity: Double) throws(PantryError) {
-        guard quantity > 0, quantity <= maxQuantity else { throw .invalidQuantity("\(quantity)") }
+        guard !PantryItem.isNothing(quantity), quantity <= maxQuantity else { throw .invalidQuantity("\(quantity)") }
     }
 }

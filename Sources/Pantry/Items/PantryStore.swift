@@ -46,7 +46,8 @@ public struct PantryStore: Sendable {
         item.touchedAt = millis
         var fields: [String: SyncValue] = ["touchedAt": .integer(millis)]
         var deltas: [String: Double] = [:]
-        if item.quantity <= 0 {
+        // NB: what is left below the quantity step (0.3 - 0.1 - 0.2) is nothing: the item is finished.
+        if PantryItem.isNothing(item.quantity) {
             item.quantity = 0
             item.status = .consumed
             item.finishedAt = millis
