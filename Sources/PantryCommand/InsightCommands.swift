@@ -40,7 +40,7 @@ struct RemindersCommand: AsyncParsableCommand {
             var table = Table("PRODUCT", "BOUGHT", "RAN OUT")
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             for line in reminders.shoppingList {
-                table.add(.init(line.name), .init("\(line.timesBought) times"), .init(RelativeDay.ago(line.ranOutAt, now: now)))
+                table.add(.init(line.name), .init(line.timesBought == 1 ? "once" : "\(line.timesBought) times"), .init(RelativeDay.ago(line.ranOutAt, now: now)))
             }
             sections.append(Terminal.paint("Shopping list", .green) + "\n" + table.render())
         }

@@ -26,4 +26,24 @@ struct StrangerWeekTests {
             }
         }
     }
+
+    @Test func whatRanOutIsOnTheShoppingList() async throws {
+        try await withLiveServer { server, scratch in
+            let (pantry, _) = try await signedInProcess(server, scratch)
+            // Given flour bought once and used up, and fish thrown away
+            for name in ["Flour", "Fish"] { #expect(try await pantry.run(["add", "--name", name]).status == 0) }
+            let ids = Dictionary(uniqueKeysWithValues: try jsonItems(try await pantry.run(["list", "--json"]))
+                .map { ($0["name"] as? String ?? "", $0["id"] as? String ?? "") })
+            #expect(try await pantry.run(["consume", try #require(ids["Flour"])]).stdout == "Finished Flour.\n")
+            #expect(try await pantry.run(["remove", try #require(ids["Fish"])]).status == 0)
+            // When the reminders are asked for
+            let reminders = try jsonObject(try await pantry.run(["reminders", "--json"]))
+            // Then the flour is on the shopping list, as docs/pantry.md promises, and the fish is not
+            let list = try #require(reminders["shoppingList"] as? [[String: Any]])
+            #expect(list.map { $0["name"] as? String } == ["Flour"], "\(list)")
+            #expect(list.first?["timesBought"] as? Int == 1)
+            let table = try await pantry.run(["reminders"])
+            #expect(table.stdout.contains("Shopping list") && table.stdout.contains("Flour") && table.stdout.contains("once"), "\(table.stdout)")
+        }
+    }
 }

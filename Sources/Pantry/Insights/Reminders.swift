@@ -3,7 +3,7 @@ import Foundation
 
 /// What the daily notification would say.
 public struct Reminders: Sendable, Equatable, Codable {
-    /// A product that ran out and is usually bought: a shopping-list line.
+    /// A product that ran out: a shopping-list line.
     public struct RanOut: Sendable, Equatable, Codable {
         public let name: String
         public let barcode: String?
@@ -17,7 +17,7 @@ public struct Reminders: Sendable, Equatable, Codable {
     public let expired: [PantryItem]
     /// Expiring from today to the end of the window.
     public let expiringSoon: [PantryItem]
-    /// Ran out in the last 30 days, bought at least twice, none left.
+    /// Used up in the last 30 days, none left (thrown away is not run out).
     public let shoppingList: [RanOut]
     /// Untouched for more than 60 days.
     public let forgotten: [PantryItem]
@@ -41,7 +41,9 @@ public struct Reminders: Sendable, Equatable, Codable {
         let thirtyDays: Int64 = 30 * 86_400_000
         var shopping: [RanOut] = []
         for (_, group) in Dictionary(grouping: items, by: productKey) {
-            guard group.count >= 2, !group.contains(where: { $0.status == .inPantry }) else { continue }
+            // NB: what ran out once is on the list too: a person who used up the only pack of
+            // flour needs flour, habit or not.
+            guard !group.contains(where: { $0.status == .inPantry }) else { continue }
             let lastOut = group.compactMap { $0.status == .consumed ? $0.finishedAt : nil }.max()
             guard let lastOut, lastOut >= nowMillis - thirtyDays else { continue }
             let latest = group.max { $0.boughtAt < $1.boughtAt }!
