@@ -96,6 +96,34 @@ struct SharedSpaceTests {
     }
 
     @Test(arguments: Backend.available)
+    func aChangeStillWaitingWhenTheRemovalArrivesIsFailedByThePullWithTheReason(backend: Backend) async throws {
+        try await withLiveServer(on: backend) { server, scratch in
+            let (ann, bob) = try await annAndBob(server, scratch)
+            let home = try await household(ann: ann, bob: bob)
+            let milk = try await ann.0.put("Milk", quantity: 2, in: home)
+            _ = await ann.0.engine.syncNow()
+            _ = await bob.0.engine.syncNow()
+            // Given Bob's use of the milk waits out a backoff (the last attempt failed), and Ann removes him
+            try await bob.0.use(milk, 1)
+            try await bob.0.store.writer.write { db in
+                try db.execute(sql: "UPDATE eventual_outbox SET next_attempt_at = ?", arguments: [UnixMillis.now() + 3_600_000])
+            }
+            try await ann.0.spaces(of: ann.1).remove(bob.1.username, from: home)
+            _ = await ann.0.engine.syncNow()
+            // When Bob's engine runs a round of its own (nothing is due to be sent: it only pulls)
+            await bob.0.engine.start()
+            let deadline = ContinuousClock.now + .seconds(30)
+            while try bob.0.refusals().isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            await bob.0.engine.stop()
+            // Then the pull that says he was removed failed the change with the reason, and took Home's rows away
+            #expect(try bob.0.refusals() == ["You are no longer a member of Home"])
+            #expect(try bob.0.spaceItems().isEmpty)
+            #expect(bob.0.engine.currentStatus.lastEvent == .rejected(entryID: try #require(try bob.0.outbox.entries().first?.id),
+                                                                      message: "You are no longer a member of Home"))
+        }
+    }
+
+    @Test(arguments: Backend.available)
     func aDeviceNewToASpaceGetsAllOfItAndOneThatHasItOnlyWhatChanged(backend: Backend) async throws {
         try await withLiveServer(on: backend) { server, scratch in
             let (ann, bob) = try await annAndBob(server, scratch)
