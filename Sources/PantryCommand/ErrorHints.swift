@@ -7,6 +7,7 @@ struct ErrorHints: CommandHints {
     func message(for error: PantryError) -> String? {
         switch error {
         case .notSignedIn: "\(error): run `pantry login --email EMAIL` first"
+        case .signInAgain(let email): "\(error) with `pantry login --email \(email)`"
         case .noSavedCopy: "\(error), or add it with --new"
         case .noCandidates: "\(error) with --new --name NAME"
         case .unknownProduct: "\(error), e.g. pantry vote 4006381333931 --pick 1"

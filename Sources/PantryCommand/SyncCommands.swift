@@ -11,7 +11,8 @@ struct Status: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let status = try await global.app().open().status()
+        let pantry = try global.app().open()
+        let status = try await pantry.status()
         if output.json {
             struct Shape: Encodable {
                 let connectivity: String
@@ -19,14 +20,20 @@ struct Status: AsyncParsableCommand {
                 let failed: Int
                 @JSONNullable var lastSyncAt: String?
                 let signOutsWaiting: Int
+                let mustSignInAgain: Bool
                 let entries: [OutboxLineJSON]
             }
             print(try ItemPrinting.json(Shape(connectivity: status.connectivity.rawValue, pending: status.pending,
                                               failed: status.failed, lastSyncAt: status.lastSyncAt.map(Timestamp.iso8601),
-                                              signOutsWaiting: status.pendingRevocations, entries: status.entries.map { OutboxLineJSON($0, recordKey: "itemId") })))
+                                              signOutsWaiting: status.pendingRevocations, mustSignInAgain: pantry.mustSignInAgain,
+                                              entries: status.entries.map { OutboxLineJSON($0, recordKey: "itemId") })))
             return
         }
         print(DeviceWords.pantry.report(status, recordColumn: "ITEM"))
+        if pantry.mustSignInAgain {
+            Terminal.say("The server no longer accepts this device's sign-in: nothing is sent or fetched until you run "
+                         + "`pantry login --email \(pantry.session.email)` (the pantry works meanwhile).")
+        }
     }
 }
 

@@ -1,3 +1,5 @@
+import EventualAPI
+import EventualKit
 import Foundation
 import Testing
 @testable import Pantry
@@ -44,6 +46,41 @@ struct StrangerWeekTests {
             #expect(list.first?["timesBought"] as? Int == 1)
             let table = try await pantry.run(["reminders"])
             #expect(table.stdout.contains("Shopping list") && table.stdout.contains("Flour") && table.stdout.contains("once"), "\(table.stdout)")
+        }
+    }
+
+    @Test func aRefusedSignInIsSaidByStatusAsWhoamiSaysWhoItIs() async throws {
+        try await withLiveServer { server, scratch in
+            let user = try await TestUser.register(on: server)
+            // Given a device signed in online 8 days ago, and one signed in just now
+            var stale = device(scratch.folder("stale"), server: server).configuration
+            stale.clock = { UnixMillis.now() - 8 * 86_400_000 }
+            let old = try await PantryApp(configuration: stale).login(email: user.email, password: user.password).pantry
+            let fresh = try await device(scratch.folder("fresh"), server: server).login(email: user.email, password: user.password).pantry
+            // And the server no longer takes either's token (as when it expired)
+            for pantry in [old, fresh] {
+                let token = try #require(pantry.device.accounts.vault.accessToken)
+                let link = ServerLink(serverURL: server) { token }
+                guard case .noContent = try await link.client.logout() else { throw TestFailure("logout") }
+            }
+            for folder in ["stale", "fresh"] {
+                let pantry = CommandProcess.pantry(dataDirectory: scratch.folder(folder), server: server)
+                // When a sync is refused with 401
+                let sync = try await pantry.run(["sync"])
+                #expect(sync.isOneLineError && sync.stderr.contains("Sign in again"), "\(folder): \(sync.stderr)")
+                // Then whoami still names the person, and status says they must sign in again online, never "Not signed in"
+                #expect(try await pantry.run(["whoami"]).stdout.hasPrefix(user.username + " "))
+                let status = try await pantry.run(["status"])
+                let said = status.stdout + status.stderr
+                #expect(said.contains("sign in again") || said.contains("sign-in"), "\(folder): \(said)")
+                #expect(said.contains("pantry login --email \(user.email)") && !said.contains("Not signed in"), "\(folder): \(said)")
+            }
+            // And the device still within its offline week says so in JSON too
+            let phone = CommandProcess.pantry(dataDirectory: scratch.folder("fresh"), server: server)
+            #expect(try jsonObject(try await phone.run(["status", "--json"]))["mustSignInAgain"] as? Bool == true)
+            // And one that signs in again is back to normal
+            #expect(try await phone.run(["login", "--email", user.email, "--password-stdin"], input: user.password + "\n").status == 0)
+            #expect(try jsonObject(try await phone.run(["status", "--json"]))["mustSignInAgain"] as? Bool == false)
         }
     }
 }

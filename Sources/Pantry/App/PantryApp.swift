@@ -40,7 +40,11 @@ public final class PantryApp: Sendable {
 
     /// The signed-in user's pantry, resuming the saved sign-in.
     public func open() throws -> UserPantry {
-        guard let session = try accounts.resume() else { throw PantryError.notSignedIn }
+        guard let session = try accounts.resume() else {
+            // NB: a saved sign-in that no longer resumes is still the person's (whoami names them).
+            if let account = try accounts.whoami() { throw PantryError.signInAgain(email: account.email) }
+            throw PantryError.notSignedIn
+        }
         return try UserPantry(session: session, app: self)
     }
 

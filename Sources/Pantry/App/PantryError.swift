@@ -4,6 +4,9 @@ import Foundation
 /// the app's to add (a command's options, a screen's buttons).
 public enum PantryError: Error, Equatable, CustomStringConvertible {
     case notSignedIn
+    /// The person is still this device's, but the server refused their sign-in and the offline
+    /// sign-in period is over: only an online sign-in opens the pantry again.
+    case signInAgain(email: String)
     case invalidBarcode(String)
     case noSavedCopy(barcode: String)
     case noSuchItem(String)
@@ -24,6 +27,7 @@ public enum PantryError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .notSignedIn: return "Not signed in"
+        case .signInAgain: return "The server no longer accepts this device's sign-in: sign in again online"
         case .invalidBarcode(let code):
             return "\(code) is not a barcode: expected 8, 12, 13 or 14 digits with a valid check digit"
         case .noSavedCopy(let barcode):
