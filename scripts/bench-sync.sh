@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Benchmarks the sync engine (release build) against a real server on loopback with SQLite:
 # 10,000 changes made offline then drained in batches; the same sent one request per change;
-# then a pull of 10,000 records into an empty second device. The last line printed is:
+# then a pull of 10,000 records into an empty second device; then a household of 3 people who
+# share a space: one drains 10,000 changes into it, each of the other two pulls it into an empty
+# device. The last two lines printed are:
 #   drain 10000: batched T1 s, one-by-one T2 s, ratio R, B bytes/change | pull 10000: T3 s
-# Usage: scripts/bench-sync.sh [CHANGES]      (targets: T1 < 2 s, R >= 25, T3 < 2 s)
+#   household of 3: drain 10000 into the shared space T4 s | pull 9000 by each of 2 members: T5 s, T6 s
+# Usage: scripts/bench-sync.sh [CHANGES]      (targets: T1 < 2 s, R >= 25, T3 < 2 s; T4 near T1, T5 and T6 near T3)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 CHANGES="${1:-10000}"

@@ -1,7 +1,9 @@
 // Measures the engine on a release build against a real server on loopback (SQLite):
 // 10,000 changes made offline (nine in ten new items, one in ten a counter delta: a use of an
 // item), then drained in batches and, for comparison, one request per change; then a pull of
-// 10,000 records into an empty device. Prints one line of figures.
+// 10,000 records into an empty device. Then a household: three people share a space, one drains
+// 10,000 changes into it, and each of the other two pulls it into an empty device. Prints a line
+// of figures for each.
 //   eventual-bench-sync [CHANGES]
 import EventualAPI
 import EventualKit
@@ -82,6 +84,8 @@ struct Device {
     static let itemsTable = LocalMigration("bench items") { db in
         try db.create(table: "items") { table in
             table.primaryKey("id", .text)
+            table.column("space_id", .text)
+            table.column("changed_by", .text)
             for (name, field) in SyncCollections.pantryItems.fields.sorted(by: { $0.key < $1.key }) {
                 switch field.type {
                 case .string, .date: table.column(name, .text)
@@ -92,20 +96,21 @@ struct Device {
         }
     }
 
-    /// `count` changes, one in ten of them a delta of an item made earlier; returns the new items.
+    /// `count` changes in `space` (nil: the person's own), one in ten of them a delta of an item
+    /// made earlier; returns the new items.
     @discardableResult
-    func makeOfflineChanges(_ count: Int, firstItem: Int = 0) async throws -> Int {
+    func makeOfflineChanges(_ count: Int, firstItem: Int = 0, space: String? = nil) async throws -> Int {
         var items = 0
         for index in 0..<count {
             try await store.write { [items] tx in
                 if index % 10 == 9 {
-                    try tx.recordChange(SyncCollections.pantryItems, id: "item-\(firstItem + items / 2)", adding: ["quantity": -1])
+                    try tx.recordChange(SyncCollections.pantryItems, id: "item-\(firstItem + items / 2)", adding: ["quantity": -1], space: space)
                 } else {
                     let number = firstItem + items
                     try tx.recordChange(SyncCollections.pantryItems, id: "item-\(number)", fields: [
                         "name": .string("Product \(number)"), "quantity": .number(Double(number % 7) + 2), "unit": "pcs",
                         "status": "inPantry", "boughtAt": .integer(1_764_000_000_000 + Int64(number)),
-                    ])
+                    ], space: space)
                 }
             }
             if index % 10 != 9 { items += 1 }
@@ -185,13 +190,57 @@ try await fresh.vault.signIn(email: emailA, password: passwordA, client: fresh.l
 var pullReport = SyncReport()
 let t3 = await seconds { pullReport = await fresh.engine(batchSize: 500).syncNow() }
 
+// A household: the owner's space with two members; the owner drains 10,000 changes into it, then
+// each member pulls it into an empty device. Set up through the API (not timed).
+let (ownerEmail, ownerPassword) = try await register("house_owner", server: url)
+let owner = try Device("house-owner", server: url)
+try await owner.vault.signIn(email: ownerEmail, password: ownerPassword, client: owner.link.client)
+let home = UUID().uuidString
+guard case .created = try await owner.link.client.createSpace(headers: .init(idempotencyKey: UUID().uuidString),
+                                                              body: .json(.init(id: home, name: "Home"))) else {
+    print("bench-sync: ERROR: the household's space was not created")
+    exit(1)
+}
+var members: [Device] = []
+for name in ["house_b", "house_c"] {
+    let (email, password) = try await register(name, server: url)
+    let member = try Device(name, server: url)
+    try await member.vault.signIn(email: email, password: password, client: member.link.client)
+    guard case .accepted = try await owner.link.client.inviteToSpace(path: .init(spaceId: home), headers: .init(idempotencyKey: UUID().uuidString),
+                                                                     body: .json(.init(invitee: name, role: .editor))),
+          case .ok(let invitations) = try await member.link.client.listInvitations(),
+          let invitation = try invitations.body.json.invitations.first,
+          case .ok = try await member.link.client.acceptInvitation(path: .init(invitationId: invitation.id),
+                                                                   headers: .init(idempotencyKey: UUID().uuidString)) else {
+        print("bench-sync: ERROR: \(name) did not join the household")
+        exit(1)
+    }
+    members.append(member)
+}
+let householdItems = try await owner.makeOfflineChanges(changes, space: home)
+var householdReport = SyncReport()
+let t4 = await seconds { householdReport = await owner.engine(batchSize: 500).syncNow(pull: false) }
+var memberPulls: [(seconds: Double, pulled: Int)] = []
+for member in members {
+    var report = SyncReport()
+    let time = await seconds { report = await member.engine(batchSize: 500).syncNow() }
+    memberPulls.append((time, report.pulled))
+}
+
 server.cancel()
 let records = earlier + changes - changes / 10
 guard batchedReport.sent == changes, singleReport.sent == changes, pullReport.pulled == records else {
     print("bench-sync: ERROR: batched sent \(batchedReport.sent), one-by-one sent \(singleReport.sent), pulled \(pullReport.pulled) of \(changes)")
     exit(1)
 }
+guard householdReport.sent == changes, householdReport.rejected == 0, memberPulls.allSatisfy({ $0.pulled == householdItems }) else {
+    print("bench-sync: ERROR: household sent \(householdReport.sent) of \(changes), \(householdReport.rejected) refused, "
+          + "members pulled \(memberPulls.map(\.pulled)) of \(householdItems)")
+    exit(1)
+}
 print("batched drain: \(batchedRequests) requests")
 print(String(format: "drain %d: batched %.2f s, one-by-one %.2f s, ratio %.1f, %.0f bytes/change | pull %d: %.2f s",
              changes, t1, t2, t2 / t1, bytesPerChange, records, t3))
+print(String(format: "household of 3: drain %d into the shared space %.2f s | pull %d by each of 2 members: %.2f s, %.2f s",
+             changes, t4, householdItems, memberPulls[0].seconds, memberPulls[1].seconds))
 exit(0)

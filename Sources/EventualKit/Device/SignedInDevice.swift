@@ -74,9 +74,9 @@ public final class SignedInDevice: Sendable {
                             pendingRevocations: (try? accounts.vault.pendingRevocations().count) ?? 0)
     }
 
-    /// An outbox entry in the app's words.
+    /// An outbox entry in the app's words (a space call in the engine's).
     public func line(_ entry: OutboxEntry) throws -> OutboxLine {
-        OutboxLine(entry: entry, summary: try app.summary(entry, store))
+        OutboxLine(entry: entry, summary: try SpaceCall.summary(of: entry, username: session.username, store: store) ?? app.summary(entry, store))
     }
 
     // MARK: - Sending

@@ -19,7 +19,7 @@ enum SpaceCall: String, CaseIterable {
     struct Member: Codable, Sendable { let spaceId: String; let username: String }
     struct Role: Codable, Sendable { let spaceId: String; let username: String; let role: SpaceRole }
 
-    /// Every space call's handler, which the engine runs itself.
+    /// Every space call's handler, which the engine runs itself (an app's handler of the same name never replaces one).
     static let handlers: [String: CallHandler] = [
         create.rawValue: runCreate, invite.rawValue: runInvite, accept.rawValue: runAccept, decline.rawValue: runDecline,
         setRole.rawValue: runSetRole, removeMember.rawValue: runRemoveMember,
@@ -117,6 +117,27 @@ enum SpaceCall: String, CaseIterable {
         case .conflict(let answer): throw try answer.body.json.spaceFailure
         case .unprocessableContent(let answer): throw try answer.body.json.spaceFailure
         case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Removing the member failed (HTTP \(status))")
+        }
+    }
+
+    /// A space call said for people ("invitation of bob to Home as editor"); nil for another entry.
+    static func summary(of entry: OutboxEntry, username: String, store: LocalStore) throws -> String? {
+        guard entry.kind == .call, let call = SpaceCall(rawValue: entry.operation) else { return nil }
+        let space = try entry.space.flatMap { id in try store.reader.read { db in try SpaceTable.space(id, db)?.name } ?? id }
+        let decoder = JSONDecoder()
+        switch call {
+        case .create: return "new space \(try decoder.decode(Create.self, from: entry.payload).name)"
+        case .invite:
+            let invite = try decoder.decode(Invite.self, from: entry.payload)
+            return "invitation of \(invite.invitee) to \(space ?? invite.spaceId) as \(invite.role.rawValue)"
+        case .accept: return "acceptance of an invitation"
+        case .decline: return "refusal of an invitation"
+        case .setRole:
+            let change = try decoder.decode(Role.self, from: entry.payload)
+            return "\(change.username) made \(change.role.rawValue) of \(space ?? change.spaceId)"
+        case .removeMember:
+            let member = try decoder.decode(Member.self, from: entry.payload)
+            return member.username == username ? "leaving \(space ?? member.spaceId)" : "removal of \(member.username) from \(space ?? member.spaceId)"
         }
     }
 

@@ -190,6 +190,22 @@ struct SpaceMirrorTests {
         #expect(try entries().isEmpty)
     }
 
+    @Test func spaceCallsWaitingAreSaidInPeoplesWords() async throws {
+        try await knowSpaces()
+        let spaces = self.spaces()
+        let created = try await spaces.create(name: "Allotment")
+        try await spaces.invite("bob@example.com", to: "Home", role: .viewer)
+        try await spaces.setRole(.editor, of: "bob", in: "home")
+        try await spaces.remove("bob", from: "home")
+        try await spaces.accept("invitation-1")
+        try await spaces.leave(created)
+        let lines = try entries().map { try SpaceCall.summary(of: $0, username: "ann", store: store) }
+        #expect(lines == [
+            "new space Allotment", "invitation of bob@example.com to Home as viewer", "bob made editor of Home",
+            "removal of bob from Home", "acceptance of an invitation", "leaving Allotment",
+        ])
+    }
+
     @Test func aRoleOrKindANewerServerAddsReadsAsTheLeastOne() async throws {
         try await store.writer.write { db in
             try SpaceTable.replace(with: [.init(id: "x", name: "X", kind: "club", role: "commenter", owner: nil)], db: db)
