@@ -16,4 +16,10 @@ struct ErrorWordsTests {
         let text = error.description
         #expect(!text.contains("--") && !text.contains("`") && !text.contains("sustainu "), "\(text)")
     }
+
+    @Test func aPhotoTooLargeIsSaidToATenthOfAMiBAboveTheLimit() {
+        #expect(RecyclingError.photoTooLarge(path: "a.jpg", bytes: 5_001_000).description.contains("a.jpg is 4.8 MiB; the most"))
+        #expect(RecyclingError.photoTooLarge(path: "a.jpg", bytes: (4 << 20) + 1).description.contains("a.jpg is 4.1 MiB; the most"))
+        #expect(RecyclingError.photoTooLarge(path: "a.jpg", bytes: 5 << 20).description.contains("a.jpg is 5.0 MiB; the most"))
+    }
 }

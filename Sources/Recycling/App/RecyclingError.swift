@@ -36,7 +36,9 @@ public enum RecyclingError: Error, Equatable, CustomStringConvertible {
         case .nothingToScan: return "Nothing to scan: give a photo or a barcode"
         case .unreadablePhoto(let path, let reason): return "Cannot read the photo \(path): \(reason)"
         case .photoTooLarge(let path, let bytes):
-            return "The photo \(path) is \(bytes / 1024 / 1024) MiB; the most a scan takes is 4 MiB: take a smaller one"
+            // NB: to a tenth, rounded up: 4 MiB and a byte is "4.1 MiB", never "4 MiB; the most is 4 MiB".
+            let tenths = (Double(bytes) / 1_048_576 * 10).rounded(.up) / 10
+            return "The photo \(path) is \(String(format: "%.1f", tenths)) MiB; the most a scan takes is 4 MiB: take a smaller one"
         case .notAPhoto(let path): return "\(path) is not a JPEG or PNG photo"
         case .unknownTrashType(let text):
             return "'\(text)' is not a trash type: use one of \(TrashKinds.names.joined(separator: ", "))"
