@@ -47,7 +47,9 @@ public enum Terminal {
         let hint = Root.fullMessage(for: error).split(separator: "\n")
             .last { $0.contains("See '") }?.trimmingCharacters(in: .whitespaces)
         let text = Root.message(for: error).replacingOccurrences(of: "\n", with: " ")
-        if !text.isEmpty { Self.error("\(name): " + text + (hint.map { (text.hasSuffix(".") ? " " : ". ") + $0 } ?? "")) }
+        // NB: "Did you mean '--colour'?" ends its sentence already.
+        let ended = text.hasSuffix(".") || text.hasSuffix("?") || text.hasSuffix("!")
+        if !text.isEmpty { Self.error("\(name): " + text + (hint.map { (ended ? " " : ". ") + $0 } ?? "")) }
         exit(code.rawValue)
     }
 

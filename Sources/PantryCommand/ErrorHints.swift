@@ -9,6 +9,7 @@ struct ErrorHints: CommandHints {
         case .notSignedIn: "\(error): run `pantry login --email EMAIL` first"
         case .signInAgain(let email): "\(error) with `pantry login --email \(email)`"
         case .noSavedCopy: "\(error), or add it with --new"
+        case .emptyItemID: "\(error): give its last 8 characters, as `pantry list` shows them"
         case .noCandidates: "\(error) with --new --name NAME"
         case .unknownProduct: "\(error), e.g. pantry vote 4006381333931 --pick 1"
         default: nil
@@ -17,7 +18,9 @@ struct ErrorHints: CommandHints {
 
     func isMalformedArgument(_ error: PantryError) -> Bool {
         switch error {
-        case .invalidBarcode, .invalidExpiry, .invalidWindow, .invalidCoordinates, .invalidQuantity, .invalidRating, .pickOutOfRange: true
+        case .invalidBarcode, .invalidExpiry, .invalidWindow, .invalidCoordinates, .invalidQuantity, .invalidRating, .pickOutOfRange,
+             .emptyItemID:
+            true
         default: false
         }
     }

@@ -84,15 +84,15 @@ struct Consume: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The item's id (its last characters are enough).") var id: String
     // NB: `.unconditional` so that `--quantity -1` is refused as a quantity, not read as an option.
-    @Option(parsing: .unconditional, help: "How much (default: all of it): above 0, at most 1000000.") var quantity: Double?
+    @Option(parsing: .unconditional, help: "How much (default: all of it): from 0.001 to 1000000.") var quantity: String?
 
     func validate() throws {
-        try usageCheck { if let quantity { try ItemDetails.checkQuantity(quantity) } }
+        try usageCheck { _ = try quantity.map { try ItemDetails.quantity(typed: $0) } }
     }
 
     func run() async throws {
         let pantry = try global.app().open()
-        let item = try await pantry.items.consume(id, quantity: quantity)
+        let item = try await pantry.items.consume(id, quantity: try quantity.map { try ItemDetails.quantity(typed: $0) })
         await pantry.trySend()
         print(item.status == .consumed ? "Finished \(item.name)." : "\(item.name): \(ItemPrinting.quantity(item)) left.")
     }
@@ -122,6 +122,10 @@ struct Edit: AsyncParsableCommand {
 
     func validate() throws {
         if noExpiry, item.expires != nil { throw ValidationError("Use --expires or --no-expiry, not both") }
+        // NB: as spendiq's edits: "Updated" for an edit that changed nothing would not be true.
+        if [name, description, item.quantity, item.unit, item.expires, item.category, item.place, item.at].allSatisfy({ $0 == nil }), !noExpiry {
+            throw ValidationError("Nothing to change: give --name, --description, --quantity, --unit, --expires, --no-expiry, --category, --where or --at")
+        }
     }
 
     func run() async throws {

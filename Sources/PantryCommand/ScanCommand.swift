@@ -12,7 +12,8 @@ struct Scan: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The barcode (EAN-13, EAN-8, UPC-A or GTIN-14).") var barcode: String?
     @Option(help: "Read the barcode from a photo (JPEG, PNG or PGM).") var image: String?
-    @Option(help: "Pick the N-th candidate (from 1).") var pick: Int?
+    // NB: `.unconditional` so that `--pick -1` is refused as a candidate, not as "Missing value".
+    @Option(parsing: .unconditional, help: "Pick the N-th candidate (from 1).") var pick: Int?
     @Flag(name: .customLong("downvote-others"), help: "Rate every other candidate -1.") var downvoteOthers = false
     @Flag(name: .customLong("new"), help: "Create a new product (with --name); if one with that name exists, vote for it instead.")
     var createNew = false

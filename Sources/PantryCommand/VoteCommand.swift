@@ -11,7 +11,7 @@ struct Vote: AsyncParsableCommand {
     @Argument(help: "A barcode (then pick one of its products), or a product's id.") var productOrBarcode: String
     // NB: `.unconditional` so that `--rating -5` is read as a rating, not as an option.
     @Option(parsing: .unconditional, help: "From -5 (wrong) to 5 (right); 0 takes your rating back.") var rating: Int
-    @Option(help: "With a barcode: the N-th candidate (from 1), as `pantry scan` lists them.") var pick: Int?
+    @Option(parsing: .unconditional, help: "With a barcode: the N-th candidate (from 1), as `pantry scan` lists them.") var pick: Int?
 
     func validate() throws {
         guard KnowledgeBase.ratings.contains(rating) else { throw ValidationError(PantryError.invalidRating(rating).description) }

@@ -116,6 +116,13 @@ struct ItemTests {
         #expect(try items.list().isEmpty)
     }
 
+    @Test func aQuantityBelowTheStepIsRefusedInTheWordsTyped() async throws {
+        #expect(throws: PantryError.invalidQuantity("0.0001")) { try ItemDetails.quantity(typed: "0.0001") }
+        #expect(throws: PantryError.invalidQuantity("1e20")) { try ItemDetails.quantity(typed: "1e20") }
+        #expect(throws: PantryError.invalidQuantity("0")) { try ItemDetails.quantity(typed: "0") }
+        #expect(try ItemDetails.quantity(typed: " 0.25 ") == 0.25)
+    }
+
     @Test func invalidDetailsAreRefusedBeforeAnythingIsWritten() async throws {
         let (items, scratch) = try scratchStore()
         defer { scratch.remove() }

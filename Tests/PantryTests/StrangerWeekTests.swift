@@ -83,4 +83,39 @@ struct StrangerWeekTests {
             #expect(try jsonObject(try await phone.run(["status", "--json"]))["mustSignInAgain"] as? Bool == false)
         }
     }
+
+    @Test func mistakesAreSaidInTheWordsTypedAsUsageMistakes() async throws {
+        try await withLiveServer { server, scratch in
+            let (pantry, _) = try await signedInProcess(server, scratch)
+            #expect(try await pantry.run(["add", "--name", "Tea"]).status == 0)
+            let id = try #require(try jsonItems(try await pantry.run(["list", "--json"])).first?["id"] as? String)
+            let cases: [(arguments: [String], says: String)] = [
+                // A quantity is echoed as typed, not as Swift rewrote it
+                (["add", "--name", "Rice", "--quantity", "1e20"], "'1e20' is not a quantity"),
+                (["add", "--name", "Rice", "--quantity", "0"], "'0' is not a quantity"),
+                (["consume", id, "--quantity", "0.0001"], "'0.0001' is not a quantity"),
+                (["add", "--name", "Rice", "--quantity", "abc"], "'abc' is not a quantity"),
+                // A negative value is the option's value, refused for what it is
+                (["edit", id, "--expires", "-2d"], "'-2d' is not an expiry"),
+                (["scan", "4006381333931", "--pick", "-1"], "--pick -1 is not a candidate"),
+                (["vote", "4006381333931", "--rating", "1", "--pick", "-1"], "--pick -1 is not a candidate"),
+                // An empty id is said as such
+                (["show", ""], "The item's id is empty"),
+                (["consume", " "], "The item's id is empty"),
+                // An edit that changes nothing is refused, not said done
+                (["edit", id], "Nothing to change: give --name"),
+                // ArgumentParser's question ends its sentence
+                (["add", "--name", "Rice", "--categry", "grains"], "Did you mean '--category'? See 'pantry add --help'"),
+            ]
+            for (arguments, says) in cases {
+                let outcome = try await pantry.run(arguments)
+                #expect(outcome.isOneLineError && outcome.status == 64, "\(arguments): \(outcome.status) \(outcome.stderr)")
+                #expect(outcome.stderr.contains(says), "\(arguments): \(outcome.stderr)")
+                #expect(!outcome.stderr.contains("Missing value") && !outcome.stderr.contains("  ") && !outcome.stderr.contains("?."),
+                        "\(arguments): \(outcome.stderr)")
+            }
+            // And nothing was changed by the refused edit
+            #expect(try jsonObject(try await pantry.run(["show", id, "--json"]))["name"] as? String == "Tea")
+        }
+    }
 }

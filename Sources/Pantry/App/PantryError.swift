@@ -10,6 +10,7 @@ public enum PantryError: Error, Equatable, CustomStringConvertible {
     case invalidBarcode(String)
     case noSavedCopy(barcode: String)
     case noSuchItem(String)
+    case emptyItemID
     case ambiguousItem(String, matches: Int)
     case noCandidates(barcode: String)
     case pickOutOfRange(Int, count: Int)
@@ -33,6 +34,7 @@ public enum PantryError: Error, Equatable, CustomStringConvertible {
         case .noSavedCopy(let barcode):
             return "No connection and no saved copy of \(barcode): connect once to look it up"
         case .noSuchItem(let id): return "No item \(id) in this pantry"
+        case .emptyItemID: return "The item's id is empty"
         case .ambiguousItem(let id, let matches): return "\(id) matches \(matches) items: give more of the id"
         case .noCandidates(let barcode): return "No product is known for \(barcode): create one"
         case .pickOutOfRange(let pick, let count): return "There is no candidate \(pick): pick 1 to \(count)"

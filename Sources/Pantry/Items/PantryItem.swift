@@ -142,4 +142,11 @@ public struct ItemDetails: Sendable, Equatable {
     public static func checkQuantity(_ quantity: Double) throws(PantryError) {
         guard !PantryItem.isNothing(quantity), quantity <= maxQuantity else { throw .invalidQuantity("\(quantity)") }
     }
+
+    /// The quantity a person typed ("0.5", " 2 "); refused in the words they typed.
+    public static func quantity(typed text: String) throws(PantryError) -> Double {
+        guard let quantity = Double(text.trimmingCharacters(in: .whitespaces)) else { throw .invalidQuantity(text) }
+        do { try checkQuantity(quantity) } catch { throw .invalidQuantity(text) }
+        return quantity
+    }
 }

@@ -104,7 +104,7 @@ public struct PantryStore: Sendable {
     /// The item whose id is `id`, or ends or starts with it (ids are long; a list shows their last 8 characters).
     public func item(_ id: String) throws -> PantryItem {
         let trimmed = id.trimmingCharacters(in: .whitespaces).lowercased()
-        guard !trimmed.isEmpty else { throw PantryError.noSuchItem(id) }
+        guard !trimmed.isEmpty else { throw PantryError.emptyItemID }
         let matches = try store.reader.read { db in
             if let exact = try PantryItem.fetchOne(db, sql: "SELECT * FROM pantry_items WHERE id = ?", arguments: [trimmed]) {
                 return [exact]
