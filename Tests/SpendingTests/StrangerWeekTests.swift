@@ -241,4 +241,25 @@ struct StrangerWeekTests {
             #expect(help.stdout.contains("(default: 200)") && !help.stdout.contains("(default 200)"), "\(help.stdout)")
         }
     }
+
+    @Test(.tags(.endToEnd)) func anOpeningBalanceMayBeNegativeHoweverItIsTyped() async throws {
+        try await withLiveServer { server, scratch in
+            let device = try await CommandLineTests.signedIn(server, scratch)
+            let forms: [[String]] = [
+                ["accounts", "add", "Card", "--opening", "-5", "--currency", "EUR"],
+                ["accounts", "add", "Loan", "--currency", "EUR", "--opening=-5"],
+                ["accounts", "add", "--opening", "-5", "Overdraft", "--currency", "EUR"],
+                ["accounts", "add", "Debt", "--currency", "EUR", "--opening", "-5.50"],
+                ["accounts", "add", "Tab", "--currency", "EUR", "--opening", "(5)"],
+                ["accounts", "add", "Minus", "--currency", "EUR", "--opening", "−5"],
+            ]
+            for arguments in forms {
+                let added = try await device.run(arguments)
+                #expect(added.status == 0 && added.stdout.contains("EUR -5"), "\(arguments): \(added.stdout)\(added.stderr)")
+            }
+            // And a mistyped option's suggestion ends its own sentence
+            let typo = try await device.run(["accounts", "add", "Red", "--currency", "EUR", "--color", "red"])
+            #expect(typo.isOneLineError && typo.status == 64 && typo.stderr.contains("Did you mean '--colour'? See"), "\(typo.stderr)")
+        }
+    }
 }
