@@ -60,6 +60,14 @@ struct RemoteFailureTests {
         expectShortAndClean(text)
     }
 
+    @Test func aLimitTheServerExplainsIsSaidInItsWordsAndABareOneByItsStatus() {
+        #expect(RemoteFailure.status(429, message: "Too many failed sign-ins; try again in 7 min").description
+                == "Too many failed sign-ins; try again in 7 min")
+        #expect(RemoteFailure.status(429, message: "HTTP 429").description == "The server is busy or failing (HTTP 429)")
+        #expect(RemoteFailure.status(503, message: "Down for maintenance").description
+                == "The server is busy or failing (HTTP 503): Down for maintenance")
+    }
+
     @Test func aClientErrorWithAnUnreadableCauseIsNeverPrintedWhole() async throws {
         // Given what the generated client throws when the transport fails with an error it knows nothing of
         struct Strange: Error, CustomStringConvertible { var description: String { "at /build/Sources/x.swift:12 \(RemoteFailureTests.password)" } }

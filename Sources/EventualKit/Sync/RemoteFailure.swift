@@ -35,7 +35,10 @@ public enum RemoteFailure: Error, Equatable, CustomStringConvertible {
         switch self {
         case .unreachable(let reason): return reason
         case .transient(let status, let message):
-            // NB: an answer without our error shape has only its status to say.
+            // NB: an answer without our error shape has only its status to say. A 429 with the
+            // server's words ("Too many failed sign-ins; try again in 7 min") is not the server
+            // failing: those words are the whole story.
+            if status == 429, message != "HTTP 429" { return message }
             return "The server is busy or failing (HTTP \(status))" + (message == "HTTP \(status)" ? "" : ": \(message)")
         case .rejected(_, let message): return message
         case .unauthorized(let message): return "Sign in again: \(message)"
