@@ -19,7 +19,7 @@ struct ErrorHints: CommandHints {
     func isMalformedArgument(_ error: PantryError) -> Bool {
         switch error {
         case .invalidBarcode, .invalidExpiry, .invalidWindow, .invalidCoordinates, .invalidQuantity, .invalidRating, .pickOutOfRange,
-             .emptyItemID:
+             .emptyItemID, .invalidField:
             true
         default: false
         }

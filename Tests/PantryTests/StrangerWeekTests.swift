@@ -118,4 +118,27 @@ struct StrangerWeekTests {
             #expect(try jsonObject(try await pantry.run(["show", id, "--json"]))["name"] as? String == "Tea")
         }
     }
+
+    @Test func textTypedWrongIsAUsageMistakeAsInSpendiq() async throws {
+        try await withLiveServer { server, scratch in
+            let (pantry, _) = try await signedInProcess(server, scratch)
+            let long = String(repeating: "a", count: 10_000)
+            let cases: [(arguments: [String], says: String)] = [
+                (["add", "--name", "Tea\tTime"], "control character"),
+                (["add", "--name", "Tea\nTime"], "control character"),
+                (["add", "--name", ""], "A name cannot be empty"),
+                (["add", "--name", "   "], "A name cannot be empty"),
+                (["add", "--name", long], "The name is longer than"),
+                (["add", "--name", "Tea", "--category", long], "The category is longer than"),
+                (["scan", "4006381333931", "--new", "--name", ""], "needs a name"),
+                (["register", "--username", "shorty_1", "--email", "shorty@example.com", "--password-stdin"], "Password must be"),
+            ]
+            for (arguments, says) in cases {
+                let outcome = try await pantry.run(arguments, input: "short\n")
+                #expect(outcome.isOneLineError && outcome.status == 64, "\(arguments.prefix(3)): \(outcome.status) \(outcome.stderr.prefix(200))")
+                #expect(outcome.stderr.contains(says), "\(arguments.prefix(3)): \(outcome.stderr.prefix(200))")
+            }
+            #expect(try jsonItems(try await pantry.run(["list", "--json"])).isEmpty)
+        }
+    }
 }

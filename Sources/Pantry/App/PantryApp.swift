@@ -69,6 +69,8 @@ extension PantryError {
         switch error {
         case .notSignedIn: self = .notSignedIn
         case .unreachable(let reason): self = .unreachable(reason)
+        // NB: a 400 refuses what was typed (a short password, a malformed email), as SpendiQ says it.
+        case .invalid(let message): self = .invalidField(message.prefix(1).uppercased() + message.dropFirst())
         default: self = .server(error.description)
         }
     }
