@@ -1,5 +1,6 @@
 /// Columns aligned to their widest cell, a header, two spaces between columns; no wider than the
 /// output (`Terminal.columns`): the widest columns give way first, and a cell cut short ends with "…".
+/// Widths are terminal columns (`DisplayWidth`): "飲み物" takes six, "🥛" two.
 /// A table may say which columns are never cut (amounts, ids, dates: a cut one is a wrong one) and
 /// which free-text ones give way before the others.
 public struct Table {
@@ -39,7 +40,7 @@ public struct Table {
             cells.enumerated().map { index, cell in
                 guard index < widths.count else { return "" }
                 let text = Self.cut(cell.text, to: widths[index])
-                let padding = index == cells.count - 1 ? "" : String(repeating: " ", count: widths[index] - text.count)
+                let padding = index == cells.count - 1 ? "" : String(repeating: " ", count: max(0, widths[index] - DisplayWidth.of(text)))
                 return Terminal.paint(text, cell.colour) + padding
             }.joined(separator: "  ")
         }
@@ -47,9 +48,9 @@ public struct Table {
     }
 
     private func naturalWidths() -> [Int] {
-        var widths = headers.map(\.count)
+        var widths = headers.map(DisplayWidth.of)
         for row in rows {
-            for (index, cell) in row.enumerated() where index < widths.count { widths[index] = max(widths[index], cell.text.count) }
+            for (index, cell) in row.enumerated() where index < widths.count { widths[index] = max(widths[index], DisplayWidth.of(cell.text)) }
         }
         return widths
     }
@@ -72,8 +73,8 @@ public struct Table {
         return widths
     }
 
-    /// `text` in at most `width` characters, ending with "…" when cut.
+    /// `text` in at most `width` columns, ending with "…" when cut.
     public static func cut(_ text: String, to width: Int) -> String {
-        text.count <= width ? text : String(text.prefix(max(0, width - 1))) + "…"
+        DisplayWidth.of(text) <= width ? text : DisplayWidth.prefix(text, columns: max(0, width - 1)) + "…"
     }
 }
