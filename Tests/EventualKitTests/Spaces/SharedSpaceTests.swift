@@ -174,6 +174,34 @@ struct SharedSpaceTests {
     }
 
     @Test(arguments: Backend.available)
+    func anOwnerLeavesOnlyAfterHandingTheSpaceOverAndTheRefusalIsNotRetried(backend: Backend) async throws {
+        try await withLiveServer(on: backend) { server, scratch in
+            let (ann, bob) = try await annAndBob(server, scratch)
+            let home = try await household(ann: ann, bob: bob)
+            try await ann.0.put("Milk", quantity: 1, in: home)
+            _ = await ann.0.engine.syncNow()
+            // When Ann, the owner, leaves while Bob is in Home
+            try await ann.0.spaces(of: ann.1).leave(home)
+            let refused = await ann.0.engine.syncNow()
+            // Then it is refused with the server's words, for good, and Home stays
+            #expect(refused.rejected == 1 && refused.failure == nil)
+            let reason = try #require(try ann.0.refusals().first)
+            #expect(reason.contains("Home") && reason.contains("owner"), "\(reason)")
+            #expect(try ann.0.spaceItems().map(\.name) == ["Milk"])
+            // When she makes Bob the owner first, then leaves
+            try await ann.0.outbox.discard(try #require(try ann.0.outbox.entries(state: .failed).first).id)
+            try await ann.0.spaces(of: ann.1).setRole(.owner, of: bob.1.username, in: home)
+            try await ann.0.spaces(of: ann.1).leave(home)
+            let left = await ann.0.engine.syncNow()
+            // Then both calls apply, Home leaves her device, and Bob owns it
+            #expect(left.isComplete && left.calls == 2, "\(left.rejections)")
+            #expect(try ann.0.spaceItems().isEmpty)
+            let members = try await bob.0.spaces(of: bob.1).members(of: home)
+            #expect(members.value.owner == bob.1.username && members.value.members.map(\.username) == [bob.1.username])
+        }
+    }
+
+    @Test(arguments: Backend.available)
     func someoneOutsideASpaceNeitherWritesNorReadsItByItsId(backend: Backend) async throws {
         try await withLiveServer(on: backend) { server, scratch in
             let (ann, bob) = try await annAndBob(server, scratch)
