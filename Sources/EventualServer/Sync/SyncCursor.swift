@@ -52,8 +52,7 @@ struct SyncCursor: Equatable, Sendable {
             return
         }
         let parts = since.split(separator: ".", omittingEmptySubsequences: false)
-        // NB: a pull always holds the personal space, so a token names at least one space.
-        guard parts.count > 1, parts.first == Substring(Self.version) else { throw malformed }
+        guard parts.first == Substring(Self.version) else { throw malformed }
         for part in parts.dropFirst() {
             guard part.utf8.count > Self.keyLength,
                   let seq = Self.seq(part.dropFirst(Self.keyLength))

@@ -272,3 +272,32 @@ struct SpacesTests {
         }
     }
 }
+
+@Suite("Spaces: a space's bytes count against its owner", .timeLimit(.minutes(2)))
+struct SpaceQuotaTests {
+    /// About 450 bytes stored: a name of 200 characters and its stamps.
+    private func bigItem(_ id: String) -> SyncChangeJSON {
+        SyncChangeJSON(recordId: id, hlc: Stamps.at(-1000), fields: pantryItem(["name": .string(String(repeating: "n", count: 200))]))
+    }
+
+    @Test(arguments: Backend.available)
+    func bytesMoveWithTheSpaceToItsNewOwnerAndGoWithItsDeletion(_ backend: Backend) async throws {
+        try await withServer(backend, configure: { $0.quotas.bytesPerUser = 1200 }) { api in
+            // Given bob's two big items in alice's Home: they count against alice
+            let alice = try await api.signUp("alice"), bob = try await api.signUp("bob")
+            let home = try await api.createdSpace("Home", as: alice)
+            try await api.join(bob, to: home.id, by: alice)
+            #expect(try await api.pushed([bigItem("b1"), bigItem("b2")], to: home.id, as: bob).map(\.status) == ["applied", "applied"])
+            let full = try await api.push([bigItem("a1")], to: nil, as: alice)
+            #expect(full.status == .contentTooLarge, "\(full.text)")
+            // When alice hands Home over to bob, they count against him: she has room, he has none
+            #expect(try await api.setRole("owner", of: bob.username, in: home.id, as: alice).status == .ok)
+            #expect(try await api.pushed([bigItem("a1")], to: nil, as: alice).map(\.status) == ["applied"])
+            #expect(try await api.push([bigItem("own")], to: nil, as: bob).status == .contentTooLarge)
+            // When alice leaves and bob, alone, leaves too, the space's bytes go with it
+            #expect(try await api.removeMember(alice.username, from: home.id, as: alice).status == .noContent)
+            #expect(try await api.removeMember(bob.username, from: home.id, as: bob).status == .noContent)
+            #expect(try await api.pushed([bigItem("own")], to: nil, as: bob).map(\.status) == ["applied"])
+        }
+    }
+}
