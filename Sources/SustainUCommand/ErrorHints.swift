@@ -7,6 +7,7 @@ struct ErrorHints: CommandHints {
     func message(for error: RecyclingError) -> String? {
         switch error {
         case .notSignedIn: "\(error): run `sustainu login --email EMAIL` first"
+        case .signInAgain(let email): "\(error) with `sustainu login --email \(email)`"
         case .noSuchPoint: "\(error): `sustainu points` lists them with their ids"
         case .nothingToScan: "Nothing to scan: give --image PHOTO or --barcode CODE"
         case .invalidLimit(let limit): "A list of points shows 1 to 1000 of them (--limit), not \(limit)"

@@ -58,6 +58,31 @@ struct SustainUWeekTests {
         }
     }
 
+    @Test func aSignInTheServerRefusedIsSaidAsSuchWhileWhoamiNamesThePerson() async throws {
+        try await withLiveServer { server, scratch in
+            try await SharedData.seed(scratch)
+            let folder = scratch.folder("phone")
+            let phone = Phone(dataDirectory: folder, server: server)
+            let (email, username) = try await phone.signUp()
+            // Given the last online sign-in 8 days ago, and a token the server no longer takes
+            var configuration = RecyclingConfiguration(dataDirectory: folder, serverURL: server)
+            configuration.clock = { UnixMillis.now() - 8 * 86_400_000 }
+            let signedIn = try await RecyclingApp(configuration: configuration).login(email: email, password: "long-password")
+            let token = try #require(signedIn.recycling.device.accounts.vault.accessToken)
+            let link = ServerLink(serverURL: server) { token }
+            guard case .noContent = try await link.client.logout() else { throw TestFailure("logout") }
+            // When a scan is refused with 401
+            _ = try await phone.run(["scan", "--barcode", SharedData.pastryBarcode])
+            _ = try await phone.run(["sync"])
+            // Then whoami names the person, and status says to sign in again online, not "Not signed in"
+            #expect(try await phone.run(["whoami"]).stdout.hasPrefix(username + " "))
+            let status = try await phone.run(["status"])
+            #expect(status.isOneLineError && status.stderr.contains("sign in again online with `sustainu login --email \(email)`"),
+                    "\(status.stdout)\(status.stderr)")
+            #expect(!status.stderr.contains("Not signed in"))
+        }
+    }
+
     @Test func aPhotoWithABarcodeIsAnsweredByTheBarcodeAndAdviceDoesNotGoInACircle() async throws {
         try await withLiveServer { server, scratch in
             try await SharedData.seed(scratch)

@@ -44,7 +44,11 @@ public final class RecyclingApp: Sendable {
 
     /// The signed-in person's recycling, resuming the saved sign-in.
     public func open() throws -> UserRecycling {
-        guard let session = try accounts.resume() else { throw RecyclingError.notSignedIn }
+        guard let session = try accounts.resume() else {
+            // NB: a saved sign-in that no longer resumes is still the person's (whoami names them).
+            if let account = try accounts.whoami() { throw RecyclingError.signInAgain(email: account.email) }
+            throw RecyclingError.notSignedIn
+        }
         return try UserRecycling(session: session, app: self)
     }
 

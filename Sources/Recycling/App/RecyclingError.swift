@@ -5,6 +5,9 @@ import Foundation
 /// the app's to add (a command's options, a screen's buttons).
 public enum RecyclingError: Error, Equatable, CustomStringConvertible {
     case notSignedIn
+    /// The person is still this device's, but the server refused their sign-in and the offline
+    /// sign-in period is over: only an online sign-in opens SustainU again.
+    case signInAgain(email: String)
     case needsConnectionForPoints
     case needsConnection(what: String, reason: String)
     case noSuchPoint(String)
@@ -26,6 +29,7 @@ public enum RecyclingError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .notSignedIn: return "Not signed in"
+        case .signInAgain: return "The server no longer accepts this device's sign-in: sign in again online"
         case .needsConnectionForPoints: return "Connect once to load the recycling points; after that they work offline"
         case .needsConnection(let what, let reason): return "Connect once to load \(what); after that it works offline (\(reason))"
         case .noSuchPoint(let id): return "No recycling point \(Self.quoted(id))"
