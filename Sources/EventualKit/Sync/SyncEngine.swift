@@ -463,6 +463,7 @@ public actor SyncEngine {
             report.echoes += echoes
             report.rejected += failed.count
             report.rejections += failed.map { (entryID: $0.id, message: $0.message) }
+            for (id, message) in failed { logger.warning("change failed", metadata: ["id": "\(id)", "message": "\(message)"]) }
             if let problem = clockProblems.first {
                 statusBroadcast.update { $0.lastError = problem }
             }
