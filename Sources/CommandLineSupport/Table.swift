@@ -73,6 +73,12 @@ public struct Table {
         return widths
     }
 
+    /// `text` in exactly `width` columns: cut with "…", or padded with spaces.
+    public static func padded(_ text: String, to width: Int) -> String {
+        let cut = cut(text, to: width)
+        return cut + String(repeating: " ", count: max(0, width - DisplayWidth.of(cut)))
+    }
+
     /// `text` in at most `width` columns, ending with "…" when cut.
     public static func cut(_ text: String, to width: Int) -> String {
         DisplayWidth.of(text) <= width ? text : DisplayWidth.prefix(text, columns: max(0, width - 1)) + "…"

@@ -27,16 +27,16 @@ struct DashboardCommand: AsyncParsableCommand {
         if dashboard.accounts.isEmpty { print("  none yet: spendiq accounts add NAME --currency EUR") }
         // NB: names give way to the amounts on a narrow terminal.
         let nameRoom = max(8, Terminal.columns - 30)
-        let width = min(nameRoom, dashboard.accounts.map(\.name.count).max() ?? 0)
+        let width = min(nameRoom, dashboard.accounts.map { DisplayWidth.of($0.name) }.max() ?? 0)
         for account in dashboard.accounts {
-            print("  " + Table.cut(account.name, to: width).padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+            print("  " + Table.padded(account.name, to: width) + "  "
                   + Money(minorUnits: account.balanceMinor, currency: account.currency).description)
         }
         if !dashboard.categories.isEmpty {
             print(Terminal.paint("Spending per category (30 days)", .bold))
-            let width = min(nameRoom, dashboard.categories.map(\.category.count).max() ?? 0)
+            let width = min(nameRoom, dashboard.categories.map { DisplayWidth.of($0.category) }.max() ?? 0)
             for category in dashboard.categories {
-                print("  " + Table.cut(category.category, to: width).padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+                print("  " + Table.padded(category.category, to: width) + "  "
                       + Money(minorUnits: category.spentMinor, currency: category.currency).description)
             }
         }

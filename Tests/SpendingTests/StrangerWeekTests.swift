@@ -262,4 +262,27 @@ struct StrangerWeekTests {
             #expect(typo.isOneLineError && typo.status == 64 && typo.stderr.contains("Did you mean '--colour'? See"), "\(typo.stderr)")
         }
     }
+
+    @Test(.tags(.endToEnd)) func theDashboardLinesUpNamesInAnyScript() async throws {
+        try await withLiveServer { server, scratch in
+            let device = try await CommandLineTests.signedIn(server, scratch)
+            // Given accounts and categories named in Japanese, with an emoji, and in Latin letters
+            for name in ["家計 🏦", "Cash"] { #expect(try await device.run(["accounts", "add", name, "--currency", "EUR"]).status == 0) }
+            for (category, account) in [("食費", "家計 🏦"), ("rent", "Cash")] {
+                #expect(try await device.run(["add", "expense", "5", "--account", account, "--category", category]).status == 0)
+            }
+            // When the dashboard is shown
+            let dashboard = try await device.run(["dashboard"], environment: ["COLUMNS": "80"])
+            // Then the amounts of each section start at the same terminal column
+            let lines = dashboard.stdout.split(separator: "\n").map(String.init)
+            for names in [["家計 🏦", "Cash"], ["食費", "rent"]] {
+                let columns = try names.map { name -> Int in
+                    let line = try #require(lines.first { $0.hasPrefix("  " + name) }, "\(dashboard.stdout)")
+                    let amount = try #require(line.range(of: "EUR")).lowerBound
+                    return DisplayWidth.of(String(line[..<amount]))
+                }
+                #expect(Set(columns).count == 1, "\(dashboard.stdout)")
+            }
+        }
+    }
 }
