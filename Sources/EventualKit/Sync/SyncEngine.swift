@@ -457,7 +457,8 @@ public actor SyncEngine {
             guard response.status == .ok else { throw RemoteFailure.answer(response.status.code, body) }
             let page = try JSONDecoder().decode(SyncWire.PulledPage.self, from: body)
             connectivity.reportAnswer()
-            let records = page.changes.map { $0.remote(personalSpace: page.personalSpace) }
+            let personalSpace = page.personalSpace
+            let records = page.changes.map { $0.remote(personalSpace: personalSpace) }
             let (clockProblems, echoes, failed) = try await apply(records, of: page)
             report.pulled += records.count - echoes
             report.echoes += echoes
