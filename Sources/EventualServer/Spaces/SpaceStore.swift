@@ -223,10 +223,12 @@ struct SpaceStore: Sendable {
             try await sql.update("space_members").set("role", to: SpaceRole.editor.rawValue)
                 .where("space_id", .equal, spaceID).where("user_id", .equal, userID).run()
             try await sql.update("spaces").set("owner_id", to: member.id).where("id", .equal, spaceID).run()
-            // A space's records count against its owner: their bytes move with it.
+            // A space's records count against its owner: their bytes move with it. NB: in user id
+            // order, as a push takes them, so that two hand-overs the other way round cannot deadlock.
             let bytes = try await Self.storedBytes(of: spaceID, on: sql)
-            try await StorageUsage.add(-bytes, for: userID, quota: .max, on: sql)
-            try await StorageUsage.add(bytes, for: member.id, quota: .max, on: sql)
+            for (owner, delta) in [(userID, -bytes), (member.id, bytes)].sorted(by: { $0.0 < $1.0 }) {
+                try await StorageUsage.add(delta, for: owner, quota: .max, on: sql)
+            }
         } else {
             try await sql.update("space_members").set("role", to: role.rawValue)
                 .where("space_id", .equal, spaceID).where("user_id", .equal, member.id).run()
