@@ -101,6 +101,17 @@ public struct DeviceWords: Sendable {
         return CLIError("Sync stopped: \(failure.description)" + (sentBefore > 0 ? " (\(sentBefore) sent before)" : "") + next)
     }
 
+    /// Whether the server refused the device's sign-in (401): nothing reaches it until the person
+    /// signs in again online, though everything on the device still works.
+    public static func mustSignInAgain(_ device: SignedInDevice) -> Bool { device.accounts.vault.accessToken == nil }
+
+    /// What a status adds when the server refused the sign-in, naming the command that fixes it.
+    public func signInAgain(_ device: SignedInDevice) -> String? {
+        guard Self.mustSignInAgain(device) else { return nil }
+        return "The server no longer accepts this device's sign-in: nothing is sent or fetched until you run "
+            + "`\(command) login --email \(device.session.email)` (what is on this device works meanwhile)."
+    }
+
     /// A status as text: online or offline, the counts and the last sync, the outbox, and what to
     /// do with refused entries.
     public func report(_ status: DeviceStatus, recordColumn: String? = nil) -> String {

@@ -25,15 +25,12 @@ struct Status: AsyncParsableCommand {
             }
             print(try ItemPrinting.json(Shape(connectivity: status.connectivity.rawValue, pending: status.pending,
                                               failed: status.failed, lastSyncAt: status.lastSyncAt.map(Timestamp.iso8601),
-                                              signOutsWaiting: status.pendingRevocations, mustSignInAgain: pantry.mustSignInAgain,
+                                              signOutsWaiting: status.pendingRevocations, mustSignInAgain: DeviceWords.mustSignInAgain(pantry.device),
                                               entries: status.entries.map { OutboxLineJSON($0, recordKey: "itemId") })))
             return
         }
         print(DeviceWords.pantry.report(status, recordColumn: "ITEM"))
-        if pantry.mustSignInAgain {
-            Terminal.say("The server no longer accepts this device's sign-in: nothing is sent or fetched until you run "
-                         + "`pantry login --email \(pantry.session.email)` (the pantry works meanwhile).")
-        }
+        if let signInAgain = DeviceWords.pantry.signInAgain(pantry.device) { Terminal.say(signInAgain) }
     }
 }
 

@@ -10,7 +10,8 @@ struct Status: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let status = try await global.spending().status()
+        let spending = try await global.spending()
+        let status = try await spending.status()
         if output.json {
             struct Shape: Encodable {
                 let connectivity: String; let pending, failed: Int; @JSONNullable var lastSyncAt: String?; let entries: [OutboxLineJSON]
@@ -20,6 +21,7 @@ struct Status: AsyncParsableCommand {
             return
         }
         print(DeviceWords.spendiq.report(status))
+        if let signInAgain = DeviceWords.spendiq.signInAgain(spending.device) { Terminal.say(signInAgain) }
     }
 }
 

@@ -21,7 +21,7 @@ struct Status: AsyncParsableCommand {
                 let connectivity: String, pending: Int, failed: Int, waitingScans: Int
                 @JSONNullable var pointsSavedAt: String?
                 @JSONNullable var lastSyncAt: String?
-                let packagingEntries: Int, signOutsWaiting: Int
+                let packagingEntries: Int, signOutsWaiting: Int, mustSignInAgain: Bool
                 let unavailableOffline: [String]
                 let entries: [OutboxLineJSON]
             }
@@ -30,6 +30,7 @@ struct Status: AsyncParsableCommand {
                 pointsSavedAt: status.pointsSavedAt.map(Timestamp.iso8601),
                 lastSyncAt: device.lastSyncAt.map(Timestamp.iso8601),
                 packagingEntries: status.packagingEntries, signOutsWaiting: device.pendingRevocations,
+                mustSignInAgain: DeviceWords.mustSignInAgain(recycling.device),
                 unavailableOffline: online ? [] : RecyclingStatus.onlineOnly,
                 entries: device.entries.map { OutboxLineJSON($0) })))
         } else {
@@ -45,6 +46,7 @@ struct Status: AsyncParsableCommand {
             say("waiting: \(device.pending) (\(status.waitingScans) scan\(status.waitingScans == 1 ? "" : "s")), failed: \(device.failed), "
                   + LastSync.phrase(device.lastSyncAt) + (device.pendingRevocations > 0 ? " · a sign-out waits to reach the server" : ""))
             if let ahead = recycling.clockAheadBySeconds() { say(Terminal.clockSentence(aheadBySeconds: ahead)) }
+            if let signInAgain = DeviceWords.sustainu.signInAgain(recycling.device) { say(signInAgain) }
             if !device.entries.isEmpty {
                 print(DeviceWords.sustainu.table(device.entries))
             }

@@ -83,6 +83,27 @@ struct SustainUWeekTests {
         }
     }
 
+    @Test func statusSaysWhenTheServerRefusedTheSignInWithinTheOfflineWeek() async throws {
+        try await withLiveServer { server, scratch in
+            try await SharedData.seed(scratch)
+            let folder = scratch.folder("phone")
+            let phone = Phone(dataDirectory: folder, server: server)
+            let (email, _) = try await phone.signUp()
+            // Given a token the server no longer takes
+            let app = RecyclingApp(configuration: RecyclingConfiguration(dataDirectory: folder, serverURL: server))
+            let token = try #require(try app.open().device.accounts.vault.accessToken)
+            let link = ServerLink(serverURL: server) { token }
+            guard case .noContent = try await link.client.logout() else { throw TestFailure("logout") }
+            // When a scan is refused with 401
+            _ = try await phone.run(["scan", "--barcode", SharedData.pastryBarcode])
+            _ = try await phone.run(["sync"])
+            // Then status says to sign in again online, in text and JSON
+            let status = try await phone.run(["status"])
+            #expect(status.stdout.contains("until you run `sustainu login --email \(email)`"), "\(status.stdout)\(status.stderr)")
+            #expect(try #require(try json(try await phone.run(["status", "--json"])) as? [String: Any])["mustSignInAgain"] as? Bool == true)
+        }
+    }
+
     @Test func aPhotoWithABarcodeIsAnsweredByTheBarcodeAndAdviceDoesNotGoInACircle() async throws {
         try await withLiveServer { server, scratch in
             try await SharedData.seed(scratch)

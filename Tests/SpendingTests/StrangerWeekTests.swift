@@ -285,4 +285,21 @@ struct StrangerWeekTests {
             }
         }
     }
+
+    @Test(.tags(.endToEnd)) func statusSaysWhenTheServerRefusedTheSignIn() async throws {
+        try await withLiveServer { server, scratch in
+            let device = try await CommandLineTests.signedIn(server, scratch)
+            #expect(try await device.run(["accounts", "add", "Cash", "--currency", "EUR"]).status == 0)
+            // Given a token the server no longer takes
+            let token = try #require(try await spendingDevice(scratch.folder("cli"), server: server).open().device.accounts.vault.accessToken)
+            let link = ServerLink(serverURL: server) { token }
+            guard case .noContent = try await link.client.logout() else { throw TestFailure("logout") }
+            // When a sync is refused with 401
+            #expect(try await device.run(["add", "expense", "5", "--account", "Cash"]).status == 0)
+            #expect(try await device.run(["sync"]).status == 1)
+            // Then status says to sign in again online
+            let status = try await device.run(["status"])
+            #expect(status.stdout.contains("until you run `spendiq login --email"), "\(status.stdout)")
+        }
+    }
 }

@@ -112,10 +112,6 @@ public final class UserPantry: Sendable {
     /// Online or offline, what waits in the outbox and why, and when the last sync was.
     public func status(probe: Bool = true) async throws -> DeviceStatus { try await device.status(probe: probe) }
 
-    /// The server refused this device's sign-in: the pantry works on this device, but nothing
-    /// reaches the server until the person signs in again online.
-    public var mustSignInAgain: Bool { device.accounts.vault.accessToken == nil }
-
     /// Sends what waits and fetches what other devices sent, now (see `SignedInDevice.sync`).
     /// The report's `pulled` counts only records another device changed.
     public func sync(progress: (@Sendable (_ remaining: Int, _ total: Int) -> Void)? = nil) async throws -> SyncReport {
