@@ -109,16 +109,16 @@ public enum Terminal {
     /// Below this, tables and prose are laid out as if the terminal were this wide.
     public static let minimumColumns = 20
 
-    /// Prose wrapped at spaces to `width` columns (a word longer than a line is cut with "…").
+    /// Prose wrapped at spaces to `width` terminal columns (a word longer than a line is cut with "…").
     public static func wrap(_ text: String, width: Int = columns) -> String {
         text.split(separator: "\n", omittingEmptySubsequences: false).map { paragraph in
             var lines: [String] = []
             var line = ""
             for word in paragraph.split(separator: " ") {
-                let word = word.count > width ? String(word.prefix(width - 1)) + "…" : String(word)
+                let word = Table.cut(String(word), to: width)
                 if line.isEmpty {
                     line = word
-                } else if line.count + 1 + word.count <= width {
+                } else if DisplayWidth.of(line) + 1 + DisplayWidth.of(word) <= width {
                     line += " " + word
                 } else {
                     lines.append(line)

@@ -36,6 +36,13 @@ struct TableWidthTests {
         #expect(DisplayWidth.of(Table.cut("🥛🥛🥛🥛", to: 4)) <= 4)
     }
 
+    @Test func proseWrapsByColumns() {
+        let text = Array(repeating: "飲み物を買う", count: 10).joined(separator: " ") + " " + String(repeating: "抹", count: 30)
+        let lines = Terminal.wrap(text, width: 20).split(separator: "\n").map(String.init)
+        #expect(lines.allSatisfy { DisplayWidth.of($0) <= 20 }, "\(lines)")
+        #expect(lines.count == 11 && lines.last?.hasSuffix("…") == true, "\(lines)")
+    }
+
     @Test(.tags(.endToEnd)) func aPantryOfEmojiAndCJKNamesFitsEightyColumns() async throws {
         try await withLiveServer { server, scratch in
             let (pantry, _) = try await signedInProcess(server, scratch)
