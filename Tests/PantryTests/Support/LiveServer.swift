@@ -36,12 +36,22 @@ struct TestUser: Sendable {
     }
 }
 
+/// A link to `server` signed in as `user`, for a test's own calls (seeding, probing), with the
+/// same generous deadlines as `device`: a login under the whole suite's load took more than the
+/// default 5 s.
+private func signedInLink(server: URL, as user: TestUser, purpose: String) async throws -> ServerLink {
+    let vault = SessionVault(secrets: FileSecretStore(directory: FileManager.default.temporaryDirectory
+        .appendingPathComponent("\(purpose)-\(UUID().uuidString)")), rounds: 100_000)
+    let link = ServerLink(serverURL: server, timeout: .seconds(30), timeouts: ServerLink.Timeouts(connect: .seconds(10), firstByte: .seconds(20))) {
+        vault.accessToken
+    }
+    try await vault.signIn(email: user.email, password: user.password, client: link.client)
+    return link
+}
+
 /// What the server's knowledge base says about a barcode, asked as `user`.
 func serverProducts(_ barcode: String, server: URL, as user: TestUser) async throws -> [Components.Schemas.Product] {
-    let vault = SessionVault(secrets: FileSecretStore(directory: FileManager.default.temporaryDirectory
-        .appendingPathComponent("probe-\(UUID().uuidString)")), rounds: 100_000)
-    let link = ServerLink(serverURL: server) { vault.accessToken }
-    try await vault.signIn(email: user.email, password: user.password, client: link.client)
+    let link = try await signedInLink(server: server, as: user, purpose: "probe")
     guard case .ok(let answer) = try await link.client.getProducts(query: .init(barcode: barcode)) else {
         throw TestFailure("look-up of \(barcode) failed")
     }
@@ -50,10 +60,7 @@ func serverProducts(_ barcode: String, server: URL, as user: TestUser) async thr
 
 /// Posts a product straight to the server, as another user would have.
 func seedProduct(_ barcode: String, name: String, server: URL, as user: TestUser) async throws -> String {
-    let vault = SessionVault(secrets: FileSecretStore(directory: FileManager.default.temporaryDirectory
-        .appendingPathComponent("seed-\(UUID().uuidString)")), rounds: 100_000)
-    let link = ServerLink(serverURL: server) { vault.accessToken }
-    try await vault.signIn(email: user.email, password: user.password, client: link.client)
+    let link = try await signedInLink(server: server, as: user, purpose: "seed")
     guard case .ok(let list) = try await link.client.getProducts(query: .init(barcode: barcode)) else { throw TestFailure("look-up") }
     let token = try list.body.json.token
     guard case .created(let created) = try await link.client.postProduct(
@@ -63,9 +70,6 @@ func seedProduct(_ barcode: String, name: String, server: URL, as user: TestUser
 
 /// Deletes a product straight on the server, as its creator.
 func deleteProduct(_ id: String, server: URL, as user: TestUser) async throws {
-    let vault = SessionVault(secrets: FileSecretStore(directory: FileManager.default.temporaryDirectory
-        .appendingPathComponent("delete-\(UUID().uuidString)")), rounds: 100_000)
-    let link = ServerLink(serverURL: server) { vault.accessToken }
-    try await vault.signIn(email: user.email, password: user.password, client: link.client)
+    let link = try await signedInLink(server: server, as: user, purpose: "delete")
     guard case .ok = try await link.client.deleteProduct(path: .init(id: id)) else { throw TestFailure("delete \(id)") }
 }
