@@ -23,7 +23,7 @@ struct AnalyticsFaultSoakTests {
             var failures: [String] = []
             var resentAfterLostAnswers = 0
             // NB: signing in is not under test here; it goes around the proxy, with everyday deadlines.
-            let direct = ServerLink(serverURL: server) { nil }
+            let direct = ServerLink(serverURL: server, timeouts: .patient) { nil }
             for seed in Self.seeds {
                 var random = SeededGenerator(seed: seed)
                 let credentials = try await registerUser(port: port, name: "events\(seed)")

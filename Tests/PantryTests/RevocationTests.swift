@@ -10,7 +10,7 @@ import Testing
 struct RevocationTests {
     /// Whether the server still takes `token`.
     func serverTakes(_ token: String, server: URL) async throws -> Bool {
-        let link = ServerLink(serverURL: server) { token }
+        let link = ServerLink(serverURL: server, timeouts: .patient) { token }
         if case .ok = try await link.client.getMe() { return true }
         return false
     }

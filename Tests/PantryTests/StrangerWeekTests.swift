@@ -60,7 +60,7 @@ struct StrangerWeekTests {
             // And the server no longer takes either's token (as when it expired)
             for pantry in [old, fresh] {
                 let token = try #require(pantry.device.accounts.vault.accessToken)
-                let link = ServerLink(serverURL: server) { token }
+                let link = ServerLink(serverURL: server, timeouts: .patient) { token }
                 guard case .noContent = try await link.client.logout() else { throw TestFailure("logout") }
             }
             for folder in ["stale", "fresh"] {

@@ -145,7 +145,7 @@ struct ConnectivityScenarioTests {
 
     /// Whether the server still accepts an access token.
     private func serverAccepts(_ token: String, server: URL) async throws -> Bool {
-        let link = ServerLink(serverURL: server) { token }
+        let link = ServerLink(serverURL: server, timeouts: .patient) { token }
         switch try await link.client.getMe() {
         case .ok: return true
         case .unauthorized: return false

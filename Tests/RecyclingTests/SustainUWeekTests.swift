@@ -69,7 +69,7 @@ struct SustainUWeekTests {
             configuration.clock = { UnixMillis.now() - 8 * 86_400_000 }
             let signedIn = try await RecyclingApp(configuration: configuration).login(email: email, password: "long-password")
             let token = try #require(signedIn.recycling.device.accounts.vault.accessToken)
-            let link = ServerLink(serverURL: server) { token }
+            let link = ServerLink(serverURL: server, timeouts: .patient) { token }
             guard case .noContent = try await link.client.logout() else { throw TestFailure("logout") }
             // When a scan is refused with 401
             _ = try await phone.run(["scan", "--barcode", SharedData.pastryBarcode])
@@ -92,7 +92,7 @@ struct SustainUWeekTests {
             // Given a token the server no longer takes
             let app = RecyclingApp(configuration: RecyclingConfiguration(dataDirectory: folder, serverURL: server))
             let token = try #require(try app.open().device.accounts.vault.accessToken)
-            let link = ServerLink(serverURL: server) { token }
+            let link = ServerLink(serverURL: server, timeouts: .patient) { token }
             guard case .noContent = try await link.client.logout() else { throw TestFailure("logout") }
             // When a scan is refused with 401
             _ = try await phone.run(["scan", "--barcode", SharedData.pastryBarcode])

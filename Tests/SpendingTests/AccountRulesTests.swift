@@ -113,7 +113,7 @@ struct AccountRulesTests {
             #expect(try await app.whoami() == nil)
             // The course contract is unchanged: /users/me answers; the spending endpoints say why not
             let vault = SessionVault(secrets: FileSecretStore(directory: scratch.folder("probe")), rounds: 100_000)
-            let link = ServerLink(serverURL: server) { vault.accessToken }
+            let link = ServerLink(serverURL: server, timeouts: .patient) { vault.accessToken }
             try await vault.signIn(email: user.email, password: user.password, client: link.client)
             guard case .ok = try await link.client.getMe() else { throw TestFailure("GET /users/me") }
             guard case .forbidden(let refusal) = try await link.client.getOffers(query: .init(near: "43.7384,7.4246")) else {

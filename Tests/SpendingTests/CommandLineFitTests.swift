@@ -212,7 +212,7 @@ struct RevocationTests {
             // Signed out offline: the token still works on the server
             let outcome = try await spendingDevice(folder, server: unreachableServer).logout()
             #expect(outcome.revocationQueued)
-            let probe = ServerLink(serverURL: server) { token }
+            let probe = ServerLink(serverURL: server, timeouts: .patient) { token }
             guard case .ok = try await probe.client.getMe() else { throw TestFailure("the token should still work") }
             // When the device next reaches the server, for someone else's registration
             _ = try await spendingDevice(folder, server: server).register(username: "other_\(UUID().uuidString.prefix(6))",

@@ -292,7 +292,7 @@ struct StrangerWeekTests {
             #expect(try await device.run(["accounts", "add", "Cash", "--currency", "EUR"]).status == 0)
             // Given a token the server no longer takes
             let token = try #require(try await spendingDevice(scratch.folder("cli"), server: server).open().device.accounts.vault.accessToken)
-            let link = ServerLink(serverURL: server) { token }
+            let link = ServerLink(serverURL: server, timeouts: .patient) { token }
             guard case .noContent = try await link.client.logout() else { throw TestFailure("logout") }
             // When a sync is refused with 401
             #expect(try await device.run(["add", "expense", "5", "--account", "Cash"]).status == 0)

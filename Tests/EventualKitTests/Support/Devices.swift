@@ -37,13 +37,6 @@ struct Item: Equatable, Sendable, CustomStringConvertible {
     var description: String { "\(id.prefix(8)) \(name) ×\(quantity) [\(category ?? "-")]" }
 }
 
-extension ServerLink.Timeouts {
-    /// For a test's own set-up calls (registering, signing in, checking the server): a machine
-    /// busy with the whole suite took more than the default 5 s to answer a registration; the
-    /// suites' time limits bound each test.
-    static let patient = ServerLink.Timeouts(connect: .seconds(10), firstByte: .seconds(30))
-}
-
 /// A device: its own database, vault and engine, talking to `serverURL`.
 final class Device: Sendable {
     let store: LocalStore

@@ -42,7 +42,7 @@ struct TestUser: Sendable {
 private func signedInLink(server: URL, as user: TestUser, purpose: String) async throws -> ServerLink {
     let vault = SessionVault(secrets: FileSecretStore(directory: FileManager.default.temporaryDirectory
         .appendingPathComponent("\(purpose)-\(UUID().uuidString)")), rounds: 100_000)
-    let link = ServerLink(serverURL: server, timeout: .seconds(30), timeouts: ServerLink.Timeouts(connect: .seconds(10), firstByte: .seconds(20))) {
+    let link = ServerLink(serverURL: server, timeouts: .patient) {
         vault.accessToken
     }
     try await vault.signIn(email: user.email, password: user.password, client: link.client)
