@@ -12,6 +12,12 @@ struct ErrorHints: CommandHints {
         case .emptyItemID: "\(error): give its last 8 characters, as `pantry list` shows them"
         case .noCandidates: "\(error) with --new --name NAME"
         case .unknownProduct: "\(error), e.g. pantry vote 4006381333931 --pick 1"
+        case .noHousehold: "\(error): pantry household list shows yours (after an invitation, accept it and sync)"
+        case .ambiguousHousehold: "\(error), as pantry household list shows it"
+        case .whichHousehold(let count):
+            count == 0 ? "\(error): create one with pantry household create NAME, or see pantry household invitations"
+                       : "\(error) by its name, or choose one once with pantry household use NAME"
+        case .noInvitation: "\(error): pantry household invitations lists them"
         default: nil
         }
     }
@@ -19,7 +25,7 @@ struct ErrorHints: CommandHints {
     func isMalformedArgument(_ error: PantryError) -> Bool {
         switch error {
         case .invalidBarcode, .invalidExpiry, .invalidWindow, .invalidCoordinates, .invalidQuantity, .invalidRating, .pickOutOfRange,
-             .emptyItemID, .invalidField:
+             .emptyItemID, .invalidField, .shortInvitationID:
             true
         default: false
         }

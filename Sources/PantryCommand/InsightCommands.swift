@@ -14,7 +14,10 @@ struct RemindersCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let reminders = try global.app().open().reminders(days: days)
+        let pantry = try global.app().open()
+        let reminders = try pantry.reminders(days: days)
+        let owners = try ItemPrinting.Owners(pantry)
+        let json = { (item: PantryItem) in ItemPrinting.JSONItem(item: item, owners: owners) }
         if output.json {
             struct Shape: Encodable {
                 let expired: [ItemPrinting.JSONItem]
@@ -22,19 +25,19 @@ struct RemindersCommand: AsyncParsableCommand {
                 let shoppingList: [ItemPrinting.JSONRanOut]
                 let forgotten: [ItemPrinting.JSONItem]
             }
-            print(try ItemPrinting.json(Shape(expired: reminders.expired.map(ItemPrinting.JSONItem.init),
-                                              expiringSoon: reminders.expiringSoon.map(ItemPrinting.JSONItem.init),
+            print(try ItemPrinting.json(Shape(expired: reminders.expired.map(json),
+                                              expiringSoon: reminders.expiringSoon.map(json),
                                               shoppingList: reminders.shoppingList.map(ItemPrinting.JSONRanOut.init),
-                                              forgotten: reminders.forgotten.map(ItemPrinting.JSONItem.init))))
+                                              forgotten: reminders.forgotten.map(json))))
             return
         }
         guard !reminders.isEmpty else { print("Nothing to remind you of."); return }
         var sections: [String] = []
         if !reminders.expired.isEmpty {
-            sections.append(Terminal.paint("Expired", .red) + "\n" + ItemPrinting.table(reminders.expired))
+            sections.append(Terminal.paint("Expired", .red) + "\n" + ItemPrinting.table(reminders.expired, owners: owners))
         }
         if !reminders.expiringSoon.isEmpty {
-            sections.append(Terminal.paint("Expiring within \(days) days", .yellow) + "\n" + ItemPrinting.table(reminders.expiringSoon))
+            sections.append(Terminal.paint("Expiring within \(days) days", .yellow) + "\n" + ItemPrinting.table(reminders.expiringSoon, owners: owners))
         }
         if !reminders.shoppingList.isEmpty {
             var table = Table("PRODUCT", "BOUGHT", "RAN OUT")
@@ -45,7 +48,7 @@ struct RemindersCommand: AsyncParsableCommand {
             sections.append(Terminal.paint("Shopping list", .green) + "\n" + table.render())
         }
         if !reminders.forgotten.isEmpty {
-            sections.append(Terminal.paint("Forgotten? (untouched for 60 days)", .dim) + "\n" + ItemPrinting.table(reminders.forgotten))
+            sections.append(Terminal.paint("Forgotten? (untouched for 60 days)", .dim) + "\n" + ItemPrinting.table(reminders.forgotten, owners: owners))
         }
         print(sections.joined(separator: "\n\n"))
     }

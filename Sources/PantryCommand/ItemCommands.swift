@@ -4,17 +4,21 @@ import Foundation
 import Pantry
 
 struct Add: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Put something without a barcode in the pantry.")
+    static let configuration = CommandConfiguration(
+        abstract: "Put something without a barcode in the pantry.",
+        discussion: "Example: pantry add --name Milk --quantity 2 --expires +5d --household Home")
     @OptionGroup var global: GlobalOptions
     @Option(help: "What it is, e.g. Milk.") var name: String
     @Option(help: "A longer description.") var description: String?
     @OptionGroup var item: ItemOptions
+    @OptionGroup var destination: DestinationOptions
 
     func run() async throws {
         let pantry = try global.app().open()
-        let added = try await pantry.items.add(try item.details(name: name, description: description))
+        let space = try destination.space(in: pantry)
+        let added = try await pantry.items.add(try item.details(name: name, description: description), space: space?.id)
         await pantry.trySend()
-        print("Added \(added.name) (\(String(added.id.suffix(8)))).")
+        print("Added \(added.name) (\(String(added.id.suffix(8))))\(DestinationOptions.to(space)).")
     }
 }
 
@@ -39,12 +43,13 @@ struct List: AsyncParsableCommand {
         let query = ItemQuery(sort: sort, expiringWithinDays: try expiring.map { try ExpiryParser().days($0) },
                               expiredOnly: expired, category: category, placeContains: place)
         let items = try pantry.items.list(query)
+        let owners = try ItemPrinting.Owners(pantry)
         if output.json {
-            print(try ItemPrinting.json(items.map(ItemPrinting.JSONItem.init)))
+            print(try ItemPrinting.json(items.map { ItemPrinting.JSONItem(item: $0, owners: owners) }))
         } else if items.isEmpty {
             print("Nothing here.")
         } else {
-            print(ItemPrinting.table(items))
+            print(ItemPrinting.table(items, owners: owners))
         }
     }
 }
@@ -56,13 +61,15 @@ struct Search: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let items = try global.app().open().items.search(text.joined(separator: " "))
+        let pantry = try global.app().open()
+        let items = try pantry.items.search(text.joined(separator: " "))
+        let owners = try ItemPrinting.Owners(pantry)
         if output.json {
-            print(try ItemPrinting.json(items.map(ItemPrinting.JSONItem.init)))
+            print(try ItemPrinting.json(items.map { ItemPrinting.JSONItem(item: $0, owners: owners) }))
         } else if items.isEmpty {
             print("No item matches \"\(text.joined(separator: " "))\".")
         } else {
-            print(ItemPrinting.table(items))
+            print(ItemPrinting.table(items, owners: owners))
         }
     }
 }
@@ -74,8 +81,10 @@ struct Show: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let item = try global.app().open().items.item(id)
-        print(output.json ? try ItemPrinting.json(ItemPrinting.JSONItem(item: item)) : ItemPrinting.details(item))
+        let pantry = try global.app().open()
+        let item = try pantry.items.item(id)
+        let owners = try ItemPrinting.Owners(pantry)
+        print(output.json ? try ItemPrinting.json(ItemPrinting.JSONItem(item: item, owners: owners)) : ItemPrinting.details(item, owners: owners))
     }
 }
 

@@ -5,14 +5,48 @@ import Pantry
 
 /// How items look on screen and in JSON.
 enum ItemPrinting {
-    static func table(_ items: [PantryItem], now: Date = Date()) -> String {
+    /// The items in a table; with `owners` of a person in a household, whose space each is in and who changed it last.
+    static func table(_ items: [PantryItem], owners: Owners? = nil, now: Date = Date()) -> String {
         let today = Day(date: now)
-        var table = Table("ID", "NAME", "QTY", "CATEGORY", "EXPIRES", "PLACE")
+        let shared = owners?.inHousehold == true
+        var table = shared ? Table("ID", "NAME", "QTY", "CATEGORY", "EXPIRES", "PLACE", "SPACE", "BY")
+                           : Table("ID", "NAME", "QTY", "CATEGORY", "EXPIRES", "PLACE")
+        table.whole = ["ID"]
+        // NB: with two more columns in 80, the place and the category give way before the name.
+        if shared { table.cutFirst = ["PLACE", "CATEGORY"] }
         for item in items {
-            table.add(.init(String(item.id.suffix(8))), .init(item.name), .init(quantity(item)), .init(item.category ?? "-"),
-                      expiry(item.expiresOn, today: today), .init(item.place ?? "-"))
+            var cells: [Table.Cell] = [.init(String(item.id.suffix(8))), .init(item.name), .init(quantity(item)), .init(item.category ?? "-"),
+                                       expiry(item.expiresOn, today: today), .init(item.place ?? "-")]
+            if let owners, shared { cells += [.init(owners.space(of: item)), .init(owners.changedBy(item))] }
+            table.rows.append(cells)
         }
         return table.render()
+    }
+
+    /// Whose the items are: the names of the person's spaces, and who the person is.
+    struct Owners {
+        /// Space id to name.
+        let names: [String: String]
+        let me: String
+        /// Whether the person is in a household: only then are SPACE and BY worth their columns.
+        let inHousehold: Bool
+
+        init(_ pantry: UserPantry) throws {
+            names = try pantry.household.names()
+            me = pantry.session.username
+            inHousehold = !(try pantry.household.list()).isEmpty
+        }
+
+        /// The household's name, or "yours" for the person's own items.
+        func space(of item: PantryItem) -> String {
+            item.space.map { names[$0] ?? String($0.suffix(8)) } ?? "yours"
+        }
+
+        /// "you" for the person's own change (waiting on this device, or the server's), else who.
+        func changedBy(_ item: PantryItem) -> String {
+            guard let who = item.changedBy, who != me else { return "you" }
+            return who
+        }
     }
 
     static func quantity(_ item: PantryItem) -> String {
@@ -45,7 +79,7 @@ enum ItemPrinting {
         return .init("\(day) (\(RelativeDay.describe(day, today: today)))", colour)
     }
 
-    static func details(_ item: PantryItem, now: Date = Date()) -> String {
+    static func details(_ item: PantryItem, owners: Owners? = nil, now: Date = Date()) -> String {
         let today = Day(date: now)
         var lines: [(String, String)] = [("id", item.id), ("name", item.name)]
         if let barcode = item.barcode { lines.append(("barcode", (try? GTIN(barcode).shortForm) ?? barcode)) }
@@ -57,6 +91,10 @@ enum ItemPrinting {
         lines.append(("place", item.place ?? "-"))
         if let latitude = item.latitude, let longitude = item.longitude { lines.append(("at", "\(latitude),\(longitude)")) }
         lines.append(("status", status(item.status)))
+        if let owners, owners.inHousehold || item.space != nil {
+            lines.append(("space", owners.space(of: item)))
+            lines.append(("changed by", owners.changedBy(item)))
+        }
         let width = lines.map(\.0.count).max() ?? 0
         return lines.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
     }
@@ -65,13 +103,21 @@ enum ItemPrinting {
         Day(date: Date(timeIntervalSince1970: Double(millis) / 1000)).description
     }
 
-    /// The JSON shape of an item: every field present, `null` when unknown.
+    /// The JSON shape of an item: every field present, `null` when unknown. `space` is the
+    /// household's name (null: the person's own), `changedBy` who the server last applied a change
+    /// of (null while this device's own change waits).
     struct JSONItem: Encodable {
         let item: PantryItem
+        let owners: Owners?
+
+        init(item: PantryItem, owners: Owners?) {
+            self.item = item
+            self.owners = owners
+        }
 
         enum Keys: String, CodingKey {
             case id, barcode, productId, name, description, quantity, unit, category, expiresOn, boughtAt, place
-            case latitude, longitude, status
+            case latitude, longitude, status, space, spaceId, changedBy
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -90,6 +136,9 @@ enum ItemPrinting {
             try container.encode(item.latitude, forKey: .latitude)
             try container.encode(item.longitude, forKey: .longitude)
             try container.encode(item.status.rawValue, forKey: .status)
+            try container.encode(item.space.map { owners?.names[$0] ?? $0 }, forKey: .space)
+            try container.encode(item.space, forKey: .spaceId)
+            try container.encode(item.changedBy, forKey: .changedBy)
         }
     }
 

@@ -21,6 +21,7 @@ struct Scan: AsyncParsableCommand {
     @Option(help: "The new product's name.") var name: String?
     @Option(help: "The new product's description.") var description: String?
     @OptionGroup var item: ItemOptions
+    @OptionGroup var destination: DestinationOptions
 
     func validate() throws {
         if (barcode == nil) == (image == nil) { throw ValidationError("Give a barcode or --image PHOTO (one of them)") }
@@ -43,6 +44,7 @@ struct Scan: AsyncParsableCommand {
             print("Read \(code) from \(image).")
         }
         let details = try item.details()
+        let space = try destination.space(in: pantry)
         var candidates: [ProductCandidate] = []
         do {
             let lookup = try await pantry.knowledgeBase.lookup(code)
@@ -55,9 +57,9 @@ struct Scan: AsyncParsableCommand {
             // NB: offline with nothing saved, creating the product is still possible.
         }
         let choice = try choose(candidates, barcode: code)
-        let purchase = try await pantry.buy(barcode: code, candidates: candidates, choice: choice, details: details)
+        let purchase = try await pantry.buy(barcode: code, candidates: candidates, choice: choice, details: details, space: space?.id)
         let report = await pantry.trySend()
-        var line = "Added \(purchase.item.name) (\(String(purchase.item.id.suffix(8))))"
+        var line = "Added \(purchase.item.name) (\(String(purchase.item.id.suffix(8))))\(DestinationOptions.to(space))"
         if let expires = purchase.item.expiresOn { line += ", expires \(RelativeDay.describe(expires, today: Day(date: Date())))" }
         print(line + ".")
         let contributions = (purchase.postsNewProduct ? 1 : 0) + purchase.votes

@@ -24,6 +24,18 @@ public enum PantryError: Error, Equatable, CustomStringConvertible {
     case itemNotInPantry(String)
     case server(String)
     case unreachable(String)
+    /// A household named where none is (or the person's own space).
+    case noHousehold(String)
+    /// A name that more than one of the person's households has.
+    case ambiguousHousehold(String)
+    /// No household named, and the person is in this many (not one).
+    case whichHousehold(Int)
+    /// A household where the person may only read.
+    case viewerOf(String)
+    /// An invitation's id too short to pick one.
+    case shortInvitationID(String)
+    /// An invitation no one sent the person.
+    case noInvitation(String)
 
     public var description: String {
         switch self {
@@ -49,6 +61,13 @@ public enum PantryError: Error, Equatable, CustomStringConvertible {
         case .itemNotInPantry(let name): return "\(name) is no longer in the pantry"
         case .server(let message): return message
         case .unreachable(let reason): return reason
+        case .noHousehold(let name): return "You are in no household called \(name) on this device"
+        case .ambiguousHousehold(let name): return "You are in more than one household called \(name): give its id"
+        case .whichHousehold(let count):
+            return count == 0 ? "You are in no household yet" : "You are in \(count) households: say which"
+        case .viewerOf(let name): return "You can only look at \(name)'s items (viewer): its owner can make you an editor"
+        case .shortInvitationID(let id): return "'\(id)' does not pick one invitation: give at least 6 characters of its id"
+        case .noInvitation(let id): return "No invitation \(id) waits for you"
         }
     }
 }

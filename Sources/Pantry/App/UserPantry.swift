@@ -10,6 +10,8 @@ public final class UserPantry: Sendable {
     public let items: PantryStore
     /// Barcode look-ups and contributions.
     public let knowledgeBase: KnowledgeBase
+    /// The households the person shares items with, and the one new items go to.
+    public let household: Household
 
     init(session: Session, app: PantryApp) throws {
         device = try SignedInDevice(session: session, accounts: app.accounts,
@@ -18,6 +20,7 @@ public final class UserPantry: Sendable {
         items = PantryStore(store: device.store)
         knowledgeBase = KnowledgeBase(store: device.store, client: device.link.client, policy: app.configuration.lookupPolicy,
                                       analytics: device.analytics)
+        household = Household(spaces: device.spaces, store: device.store)
     }
 
     public var session: Session { device.session }
@@ -33,7 +36,7 @@ public final class UserPantry: Sendable {
     /// contributions wait in the outbox until the server can be reached.
     @discardableResult
     public func buy(barcode: String, candidates: [ProductCandidate], choice: ProductChoice,
-                    details: ItemDetails = ItemDetails(), now: Date = Date()) async throws -> Purchase {
+                    details: ItemDetails = ItemDetails(), space: String? = nil, now: Date = Date()) async throws -> Purchase {
         let gtin = try GTIN(scanned: barcode)
         try details.validate()
         var details = details
@@ -53,7 +56,8 @@ public final class UserPantry: Sendable {
             if details.description == nil { details.description = product.description }
         }
         try details.validate()
-        let item = PantryItem(id: UUIDv7.make(), details: details, barcode: gtin.normalized, productId: product?.id, boughtAt: UnixMillis.milliseconds(now))
+        let item = PantryItem(id: UUIDv7.make(), details: details, barcode: gtin.normalized, productId: product?.id, boughtAt: UnixMillis.milliseconds(now),
+                              space: space)
         let millis = UnixMillis.milliseconds(now)
         let votes = try await store.write { tx -> Int in
             var votes = 0
@@ -121,6 +125,12 @@ public final class UserPantry: Sendable {
     /// Tries to send now what a command just queued, waiting at most the local budget.
     @discardableResult
     public func trySend() async -> SyncReport? { await device.trySend() }
+
+    /// Sends what waits and fetches what changed, waiting at most the local budget: nil when it did not finish by then.
+    @discardableResult
+    public func trySync() async -> SyncReport? {
+        await engine.syncNow(waitingAtMost: device.configuration.localCommandSyncBudget)
+    }
 }
 
 /// How the user chose the product of a scan.

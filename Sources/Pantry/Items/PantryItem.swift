@@ -29,6 +29,10 @@ public struct PantryItem: Sendable, Equatable, Codable, FetchableRecord, Identif
     public var touchedAt: Int64?
     /// Unix milliseconds when the item left the pantry.
     public var finishedAt: Int64?
+    /// The shared space (a household) the item is in; nil: the person's own.
+    public var space: String?
+    /// The username of whoever last changed it, as the server said; nil while this device's own change waits.
+    public var changedBy: String?
 
     public init(row: Row) throws {
         id = row["id"]
@@ -47,9 +51,11 @@ public struct PantryItem: Sendable, Equatable, Codable, FetchableRecord, Identif
         status = Status(rawValue: row["status"] ?? "") ?? .inPantry
         touchedAt = row["touchedAt"]
         finishedAt = row["finishedAt"]
+        space = row["space_id"]
+        changedBy = row["changed_by"]
     }
 
-    init(id: String, details: ItemDetails, barcode: String?, productId: String?, boughtAt: Int64) {
+    init(id: String, details: ItemDetails, barcode: String?, productId: String?, boughtAt: Int64, space: String? = nil) {
         self.id = id
         self.barcode = barcode
         self.productId = productId
@@ -66,6 +72,8 @@ public struct PantryItem: Sendable, Equatable, Codable, FetchableRecord, Identif
         status = .inPantry
         touchedAt = nil
         finishedAt = nil
+        self.space = space
+        changedBy = nil
     }
 
     /// The finest quantity a person means (a gram of a kilogram). Sums of decimals drift below

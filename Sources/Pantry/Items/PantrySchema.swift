@@ -77,5 +77,9 @@ enum PantrySchema {
                 CREATE INDEX pantry_items_by_space ON pantry_items (space_id) WHERE space_id IS NOT NULL;
                 """)
         },
+        LocalMigration("pantry-4-settings") { db in
+            // The person's choices on this device (the household new items go to).
+            try db.execute(sql: "CREATE TABLE pantry_settings (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)")
+        },
     ]
 }

@@ -16,19 +16,20 @@ public struct PantryStore: Sendable {
 
     // MARK: - Writes
 
-    /// Puts a new item in the pantry.
+    /// Puts a new item in the pantry: the person's own, or a household's (`space`).
     @discardableResult
-    public func add(_ details: ItemDetails, now: Date = Date()) async throws -> PantryItem {
+    public func add(_ details: ItemDetails, space: String? = nil, now: Date = Date()) async throws -> PantryItem {
         try details.validate()
         guard details.name != nil else { throw PantryError.invalidField("An item needs a name") }
-        let item = PantryItem(id: UUIDv7.make(), details: details, barcode: nil, productId: nil, boughtAt: UnixMillis.milliseconds(now))
+        let item = PantryItem(id: UUIDv7.make(), details: details, barcode: nil, productId: nil, boughtAt: UnixMillis.milliseconds(now),
+                              space: space)
         try await store.write { tx in try Self.insert(item, tx) }
         return item
     }
 
     /// Inserts `item` and queues it, inside a caller's transaction.
     static func insert(_ item: PantryItem, _ tx: LocalTransaction) throws {
-        try PantrySchema.items.insert(item.id, item.syncFields, in: tx)
+        try PantrySchema.items.insert(item.id, item.syncFields, space: item.space, in: tx)
     }
 
     /// Uses up `quantity` of an item (all of it when nil); at zero it leaves the pantry.

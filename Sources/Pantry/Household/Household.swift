@@ -1,0 +1,193 @@
+import EventualKit
+import Foundation
+import GRDB
+
+/// The households a person shares their pantry with: spaces of the engine, in the pantry's words.
+/// Every change to membership is queued (it works offline and reaches the server at the next
+/// sync); the household new items go to by default is kept per person, in their database.
+public struct Household: Sendable {
+    let spaces: Spaces
+    let store: LocalStore
+
+    init(spaces: Spaces, store: LocalStore) {
+        self.spaces = spaces
+        self.store = store
+    }
+
+    /// The households the person is in (their own items' space left out), by name.
+    public func list() throws -> [Space] {
+        try spaces.list().filter { $0.kind == .shared }
+    }
+
+    /// Every space the person is in, by id: to name an item's space.
+    public func names() throws -> [String: String] {
+        Dictionary(try spaces.list().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Creates a household the person owns, usable at once on this device.
+    public func create(_ name: String) async throws -> Space {
+        let id = try await spoken { try await spaces.create(name: name) }
+        return try spaces.space(id)
+    }
+
+    /// Invites someone, by username or email, to `name` (nil: the one household, or the default).
+    @discardableResult
+    public func invite(_ invitee: String, as role: SpaceRole, to name: String?) async throws -> Space {
+        let household = try self.household(name)
+        try await spoken { try await spaces.invite(invitee, to: household.id, role: role) }
+        return household
+    }
+
+    /// The invitations that wait for the person's answer: the server's, else the last copy.
+    public func invitations() async throws -> Cached<[SpaceInvitation]> {
+        do {
+            return try await spaces.invitations()
+        } catch is CacheError {
+            throw PantryError.unreachable("No connection, and this device has never fetched your invitations: connect once to see them")
+        }
+    }
+
+    /// Accepts the invitation `id` names (its id, or its last characters as a listing shows them).
+    @discardableResult
+    public func accept(_ id: String) async throws -> SpaceInvitation? {
+        let invitation = try await invitation(id)
+        try await spaces.accept(invitation?.id ?? id)
+        return invitation
+    }
+
+    /// Declines the invitation `id` names.
+    @discardableResult
+    public func decline(_ id: String) async throws -> SpaceInvitation? {
+        let invitation = try await invitation(id)
+        try await spaces.decline(invitation?.id ?? id)
+        return invitation
+    }
+
+    /// A household with its members: the server's, else the last copy.
+    public func members(of name: String?) async throws -> Cached<SpaceDetails> {
+        let household = try self.household(name)
+        do {
+            return try await spoken { try await spaces.members(of: household.id) }
+        } catch is CacheError {
+            throw PantryError.unreachable("No connection, and this device has never fetched who is in \(household.name): connect once to see them")
+        }
+    }
+
+    /// Leaves a household: once the server hears it, its items leave this device.
+    @discardableResult
+    public func leave(_ name: String?) async throws -> Space {
+        let household = try self.household(name)
+        try await spoken { try await spaces.leave(household.id) }
+        return household
+    }
+
+    /// Removes a member from a household the person owns.
+    @discardableResult
+    public func remove(_ member: String, from name: String?) async throws -> Space {
+        let member = member.trimmingCharacters(in: .whitespaces)
+        guard !member.isEmpty else { throw PantryError.invalidField("Say who: a member's username") }
+        let household = try self.household(name)
+        try await spoken { try await spaces.remove(member, from: household.id) }
+        return household
+    }
+
+    // MARK: - Where new items go
+
+    /// Makes `name` the household new items go to (nil: the person's own items). Returns it.
+    @discardableResult
+    public func use(_ name: String?) async throws -> Space? {
+        let household = try name.map { try self.household($0) }
+        if let household { try Self.checkWritable(household) }
+        try await store.write { tx in
+            try tx.db.execute(sql: "DELETE FROM pantry_settings WHERE key = ?", arguments: [Self.defaultKey])
+            if let household {
+                try tx.db.execute(sql: "INSERT INTO pantry_settings (key, value) VALUES (?, ?)", arguments: [Self.defaultKey, household.id])
+            }
+        }
+        return household
+    }
+
+    /// Where a new item goes: the household `name` names, else the default one; nil for the
+    /// person's own items. `lost` names a default the person is no longer in (the item is theirs then).
+    public func destination(_ name: String?) throws -> (space: Space?, lost: String?) {
+        if let name {
+            let household = try household(name)
+            try Self.checkWritable(household)
+            return (household, nil)
+        }
+        guard let id = try chosenDefault() else { return (nil, nil) }
+        guard let household = try list().first(where: { $0.id == id }) else { return (nil, id) }
+        return (household, nil)
+    }
+
+    /// The household new items go to by default, if the person chose one and is still in it.
+    public func current() throws -> Space? {
+        guard let id = try chosenDefault() else { return nil }
+        return try list().first { $0.id == id }
+    }
+
+    // MARK: -
+
+    static let defaultKey = "household.default"
+
+    private func chosenDefault() throws -> String? {
+        try store.reader.read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM pantry_settings WHERE key = ?", arguments: [Self.defaultKey])
+        }
+    }
+
+    /// The household `name` names; without a name, the default one, else the only one.
+    func household(_ name: String?) throws -> Space {
+        guard let name else {
+            let households = try list()
+            if let current = try current() { return current }
+            guard households.count == 1 else { throw PantryError.whichHousehold(households.count) }
+            return households[0]
+        }
+        let space = try spoken { try spaces.space(name.trimmingCharacters(in: .whitespaces)) }
+        guard space.kind == .shared else { throw PantryError.noHousehold(name) }
+        return space
+    }
+
+    private static func checkWritable(_ household: Space) throws {
+        guard household.role != .viewer else { throw PantryError.viewerOf(household.name) }
+    }
+
+    /// The invitation an id or its last characters (at least 6) name, in the invitations known now;
+    /// nil for a whole id this device has not seen (it is sent as typed: offline, the list may be old).
+    private func invitation(_ typed: String) async throws -> SpaceInvitation? {
+        let id = typed.trimmingCharacters(in: .whitespaces).lowercased()
+        guard id.count >= Self.shortestInvitationID else { throw PantryError.shortInvitationID(typed) }
+        let known = (try? await invitations().value) ?? []
+        let matches = known.filter { $0.id.lowercased() == id || $0.id.lowercased().hasSuffix(id) }
+        if matches.count == 1 { return matches[0] }
+        if matches.count > 1 { throw PantryError.shortInvitationID(typed) }
+        guard UUID(uuidString: id) != nil else { throw PantryError.noInvitation(typed) }
+        return nil
+    }
+
+    /// An invitation's shortest id suffix taken: shorter ones may pick another.
+    static let shortestInvitationID = 6
+
+    /// The engine's refusals in the pantry's words.
+    private func spoken<T>(_ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch let error as SpaceError { throw PantryError(error) }
+    }
+
+    private func spoken<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as SpaceError { throw PantryError(error) }
+    }
+}
+
+extension PantryError {
+    /// A space's refusal in the pantry's words: a household.
+    init(_ error: SpaceError) {
+        switch error {
+        case .badName(let name): self = .invalidField("'\(name)' is not a household's name: give 1 to 60 characters")
+        case .noOne: self = .invalidField("Say who: a username or an email")
+        case .roleNotInvitable, .personalSpace: self = .invalidField(error.description)
+        case .unknownSpace(let name): self = .noHousehold(name)
+        case .ambiguousName(let name): self = .ambiguousHousehold(name)
+        }
+    }
+}

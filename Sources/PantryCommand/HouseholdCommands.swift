@@ -1,0 +1,312 @@
+import CommandLineSupport
+import ArgumentParser
+import EventualAPI
+import EventualKit
+import Foundation
+import Pantry
+
+struct HouseholdCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "household",
+        abstract: "Share the pantry with the people you live with: list (the default), create, invite, invitations, accept, decline, members, leave, remove, use.",
+        discussion: """
+            Every change to a household works offline: it is queued and reaches the server at the next sync.
+            Example: pantry household create Home, then pantry household invite bob --role editor
+            """,
+        subcommands: [HouseholdList.self, HouseholdCreate.self, HouseholdInvite.self, HouseholdInvitations.self, HouseholdAccept.self,
+                      HouseholdDecline.self, HouseholdMembers.self, HouseholdLeave.self, HouseholdRemove.self, HouseholdUse.self],
+        defaultSubcommand: HouseholdList.self)
+    @OptionGroup var global: GlobalOptions
+}
+
+/// A role a person is invited with (an owner is never invited: the space is handed over).
+enum InvitedRole: String, ExpressibleByArgument, CaseIterable {
+    case editor, viewer
+
+    var role: SpaceRole { self == .editor ? .editor : .viewer }
+}
+
+/// A household's name as an argument: one a person can mean.
+private func checkedName(_ name: String?, _ what: String) throws {
+    if let name, name.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("\(what) needs a household's name, as `pantry household list` shows them") }
+}
+
+struct HouseholdList: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "The households you are in, and where new items go.",
+                                                    discussion: "Example: pantry household list --json")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let pantry = try global.app().open()
+        let households = try pantry.household.list()
+        let current = try pantry.household.current()
+        if output.json {
+            struct Shape: Encodable { let id, name, role: String; @JSONNullable var owner: String?; let isDefault: Bool }
+            print(try ItemPrinting.json(households.map {
+                Shape(id: $0.id, name: $0.name, role: $0.role.rawValue, owner: $0.owner, isDefault: $0.id == current?.id)
+            }))
+            return
+        }
+        guard !households.isEmpty else {
+            Terminal.say("You are in no household yet: create one with pantry household create NAME, or see pantry household invitations.")
+            return
+        }
+        var table = Table("NAME", "YOU ARE", "OWNER", "ID")
+        table.whole = ["ID"]
+        for household in households {
+            table.add(household.name + (household.id == current?.id ? " *" : ""), household.role.rawValue, household.owner ?? "-",
+                      String(household.id.suffix(8)))
+        }
+        print(table.render())
+        Terminal.say(current.map { "* New items go to \($0.name) (pantry household use --personal keeps them yours)." }
+                     ?? "New items are yours alone; pantry household use NAME puts them in a household.")
+    }
+}
+
+struct HouseholdCreate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "create", abstract: "Start a household that you own.",
+                                                    discussion: "Example: pantry household create Home")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Its name, 1 to 60 characters, e.g. Home.") var name: String
+
+    func run() async throws {
+        let pantry = try global.app().open()
+        let household = try await pantry.household.create(name)
+        try await Delivery.send(pantry, done: "Created the household \(household.name): invite someone with pantry household invite USER",
+                                queued: "Created the household \(household.name); its items can be added now")
+    }
+}
+
+struct HouseholdInvite: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "invite", abstract: "Invite someone, by username or email, to a household you own.",
+        discussion: "An invitation by email never tells you whether that email has an account.\nExample: pantry household invite bob --role viewer --to Home")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Their username or email.") var user: String
+    @Option(help: "editor (adds and uses items, the default) or viewer (only looks).") var role: InvitedRole = .editor
+    @Option(help: "The household (default: the one you use, or your only one).") var to: String?
+
+    func validate() throws {
+        if user.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("Say who: a username or an email") }
+        try checkedName(to, "--to")
+    }
+
+    func run() async throws {
+        let pantry = try global.app().open()
+        let who = user.trimmingCharacters(in: .whitespaces)
+        let household = try await pantry.household.invite(who, as: role.role, to: to)
+        try await Delivery.send(pantry, done: "Invited \(who) to \(household.name) as \(role.rawValue)",
+                                queued: "Invitation of \(who) to \(household.name) as \(role.rawValue)")
+    }
+}
+
+struct HouseholdInvitations: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "invitations", abstract: "The invitations that wait for your answer.",
+                                                    discussion: "Example: pantry household invitations, then pantry household accept ID")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let pantry = try global.app().open()
+        let invitations = try await pantry.household.invitations()
+        if output.json {
+            struct Line: Encodable { let id, household, householdId, invitedBy, role, createdAt: String }
+            struct Shape: Encodable { let invitations: [Line]; let savedCopy: Bool; let fetchedAt: String }
+            print(try ItemPrinting.json(Shape(
+                invitations: invitations.value.map {
+                    Line(id: $0.id, household: $0.spaceName, householdId: $0.spaceID, invitedBy: $0.invitedBy, role: $0.role.rawValue,
+                         createdAt: Timestamp.iso8601($0.createdAt))
+                },
+                savedCopy: invitations.source == .cache, fetchedAt: Timestamp.iso8601(invitations.fetchedAt))))
+            return
+        }
+        Delivery.sayIfSaved(invitations)
+        guard !invitations.value.isEmpty else { print("No invitation waits for you."); return }
+        var table = Table("ID", "HOUSEHOLD", "FROM", "AS", "SENT")
+        table.whole = ["ID"]
+        for invitation in invitations.value {
+            table.add(String(invitation.id.suffix(8)), invitation.spaceName, invitation.invitedBy, invitation.role.rawValue,
+                      RelativeDay.ago(UnixMillis.milliseconds(invitation.createdAt), now: UnixMillis.now()))
+        }
+        print(table.render())
+        Terminal.say("Answer with pantry household accept ID or pantry household decline ID.")
+    }
+}
+
+struct HouseholdAccept: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "accept", abstract: "Join a household you were invited to.",
+                                                    discussion: "Example: pantry household accept 4f1c9a2e (the ID pantry household invitations shows)")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The invitation's ID, as pantry household invitations shows it.") var id: String
+
+    func run() async throws {
+        let pantry = try global.app().open()
+        let invitation = try await pantry.household.accept(id)
+        let name = invitation?.spaceName ?? "the household"
+        try await Delivery.send(pantry, done: "Joined \(name): its items are on this device (pantry list)",
+                                queued: "Acceptance of the invitation to \(name)", pull: true)
+    }
+}
+
+struct HouseholdDecline: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "decline", abstract: "Say no to an invitation.",
+                                                    discussion: "Example: pantry household decline 4f1c9a2e")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The invitation's ID, as pantry household invitations shows it.") var id: String
+
+    func run() async throws {
+        let pantry = try global.app().open()
+        let invitation = try await pantry.household.decline(id)
+        let name = invitation?.spaceName ?? "the household"
+        try await Delivery.send(pantry, done: "Declined the invitation to \(name)", queued: "Refusal of the invitation to \(name)")
+    }
+}
+
+struct HouseholdMembers: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "members", abstract: "Who is in a household, and as what.",
+                                                    discussion: "Example: pantry household members Home --json")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The household (default: the one you use, or your only one).") var name: String?
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws { try checkedName(name, "NAME") }
+
+    func run() async throws {
+        let pantry = try global.app().open()
+        let details = try await pantry.household.members(of: name)
+        let household = details.value
+        if output.json {
+            struct Member: Encodable { let username, role, since: String }
+            struct Shape: Encodable {
+                let id, name, role, owner: String
+                let members: [Member]
+                let savedCopy: Bool
+                let fetchedAt: String
+            }
+            print(try ItemPrinting.json(Shape(
+                id: household.id, name: household.name, role: household.role.rawValue, owner: household.owner,
+                members: household.members.map { Member(username: $0.username, role: $0.role.rawValue, since: Timestamp.iso8601($0.since)) },
+                savedCopy: details.source == .cache, fetchedAt: Timestamp.iso8601(details.fetchedAt))))
+            return
+        }
+        Delivery.sayIfSaved(details)
+        Terminal.say("\(household.name), owned by \(household.owner == pantry.session.username ? "you" : household.owner); you are \(household.role.rawValue).")
+        var table = Table("MEMBER", "ROLE", "SINCE")
+        for member in household.members {
+            table.add(member.username + (member.username == pantry.session.username ? " (you)" : ""), member.role.rawValue,
+                      ItemPrinting.isoDay(UnixMillis.milliseconds(member.since)))
+        }
+        print(table.render())
+    }
+}
+
+struct HouseholdLeave: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "leave", abstract: "Leave a household: its items leave this device; yours stay.",
+        discussion: "An owner hands the household over before leaving it while others are in it.\nExample: pantry household leave Home")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The household (default: the one you use, or your only one).") var name: String?
+
+    func validate() throws { try checkedName(name, "NAME") }
+
+    func run() async throws {
+        let pantry = try global.app().open()
+        let household = try await pantry.household.leave(name)
+        try await Delivery.send(pantry, done: "Left \(household.name): its items are no longer on this device; yours are untouched",
+                                queued: "Leaving \(household.name)", pull: true)
+    }
+}
+
+struct HouseholdRemove: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove", abstract: "Take someone out of a household you own: its items leave their devices.",
+        discussion: "Example: pantry household remove bob --from Home")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The member's username, as pantry household members shows it.") var user: String
+    @Option(help: "The household (default: the one you use, or your only one).") var from: String?
+
+    func validate() throws {
+        if user.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("Say who: a member's username") }
+        try checkedName(from, "--from")
+    }
+
+    func run() async throws {
+        let pantry = try global.app().open()
+        let who = user.trimmingCharacters(in: .whitespaces)
+        let household = try await pantry.household.remove(who, from: from)
+        try await Delivery.send(pantry, done: "Removed \(who) from \(household.name)", queued: "Removal of \(who) from \(household.name)")
+    }
+}
+
+struct HouseholdUse: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "use", abstract: "Choose where new items go from now on: a household, or yours alone (--personal).",
+        discussion: "Kept for you on this device; pantry add and scan take --household NAME for one item.\nExample: pantry household use Home")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The household new items go to.") var name: String?
+    @Flag(help: "New items are yours alone.") var personal = false
+
+    func validate() throws {
+        if (name == nil) == !personal { throw ValidationError("Give a household's name or --personal (one of them)") }
+        try checkedName(name, "NAME")
+    }
+
+    func run() async throws {
+        let pantry = try global.app().open()
+        let household = try await pantry.household.use(personal ? nil : name)
+        Terminal.say(household.map { "New items go to \($0.name) from now on." } ?? "New items are yours alone from now on.")
+    }
+}
+
+/// `--household NAME` of the commands that put an item in the pantry.
+struct DestinationOptions: ParsableArguments {
+    @Option(help: "Put it in this household (default: the one chosen with pantry household use, else yours).") var household: String?
+
+    func validate() throws { try checkedName(household, "--household") }
+
+    /// The household the item goes to; nil for the person's own items.
+    func space(in pantry: UserPantry) throws -> Space? {
+        let (space, lost) = try pantry.household.destination(household)
+        if lost != nil {
+            Terminal.error("You are no longer in the household new items went to: this one is yours (pantry household use NAME chooses another).")
+        }
+        return space
+    }
+
+    /// " to Home" for a household's item, nothing for the person's own.
+    static func to(_ space: Space?) -> String { space.map { " to \($0.name)" } ?? "" }
+}
+
+/// What a command says of a membership change it queued: sent now if the server answers within
+/// the local budget, else queued, and why.
+enum Delivery {
+    /// `done` when the server took it now; `queued` and the reason it waits otherwise; a refusal is an error.
+    static func send(_ pantry: UserPantry, done: String, queued: String, pull: Bool = false) async throws {
+        let failedBefore = try pantry.outbox.counts().failed
+        // NB: a join or a leave pulls too, so that the household's items arrive, or leave, now.
+        let report = pull ? await pantry.trySync() : await pantry.trySend()
+        let counts = try pantry.outbox.counts()
+        if counts.failed > failedBefore {
+            let reason = report?.rejections.last?.message ?? "pantry status says why"
+            throw CLIError("The server refused it: \(reason.hasSuffix(".") ? String(reason.dropLast()) : reason)")
+        }
+        guard let report, report.failure == nil, counts.pending == 0 else {
+            let why = switch report?.failure {
+            case .unreachable?: "offline now"
+            case .unauthorized?: "the server wants you to sign in again: pantry login"
+            case nil where report != nil: "other changes are still being sent"
+            default: "the server has not answered yet"
+            }
+            Terminal.say("\(queued): queued; it reaches the server at the next sync (\(why)).")
+            return
+        }
+        Terminal.say(done + ".")
+    }
+
+    /// Says that what follows is the saved copy, and how old it is, when it is.
+    static func sayIfSaved(_ cached: Cached<some Sendable>) {
+        guard cached.source == .cache else { return }
+        Terminal.say(Terminal.paint("Offline: showing the saved copy from \(RelativeDay.ago(cached.fetchedAt, now: UnixMillis.now())).", .yellow))
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import Testing
+
+/// A household's pantry through the real `pantry` command and a real server: two people's uses
+/// of the same item both count, a viewer's use is refused and shown, and a removed person keeps
+/// only their own items.
+@Suite("Households: a pantry shared offline", .timeLimit(.minutes(6)), .tags(.endToEnd))
+struct HouseholdTests {
+    @Test(arguments: Backend.available, [true, false])
+    func twoPeopleOfflineEachUseOneOfThreeAndBothSeeOneLeft(backend: Backend, annSyncsFirst: Bool) async throws {
+        try await withLiveServer(on: backend) { server, scratch in
+            // Given Ann and Bob in one household, with 3 yoghurts in it on both devices
+            let ann = try await PantryPerson.signUp("ann", server: server, scratch: scratch)
+            let bob = try await PantryPerson.signUp("bob", server: server, scratch: scratch)
+            try await household(ann: ann, bob: bob)
+            let added = try await ann.run(["add", "--name", "Yoghurt", "--quantity", "3", "--household", "Home"])
+            #expect(added.stdout.contains("to Home."), "\(added.stdout)")
+            try await bob.run(["sync"])
+            let id = try await bob.itemID("Yoghurt")
+
+            // When both, offline, use one
+            for person in [ann, bob] {
+                let used = try await person.run(["consume", String(id.suffix(8)), "--quantity", "1"], server: unreachableServer)
+                #expect(used.stdout.contains("Yoghurt: 2 left."), "\(used.stdout)")
+            }
+            // And sync in either order, then once more each
+            let order = annSyncsFirst ? [ann, bob, ann, bob] : [bob, ann, bob, ann]
+            for person in order { try await person.run(["sync"]) }
+
+            // Then both devices show one left, and who changed it last
+            for person in [ann, bob] {
+                let yoghurt = try #require(try await person.items().first { $0["name"] as? String == "Yoghurt" })
+                #expect(yoghurt["quantity"] as? Double == 1, "\(person.username): \(yoghurt)")
+                #expect(yoghurt["space"] as? String == "Home")
+                #expect(yoghurt["changedBy"] as? String == (annSyncsFirst ? bob : ann).username, "\(yoghurt)")
+            }
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func aViewersUseIsRefusedWithTheReasonInTheStatus(backend: Backend) async throws {
+        try await withLiveServer(on: backend) { server, scratch in
+            // Given Bob, a viewer of Ann's household, who sees its milk
+            let ann = try await PantryPerson.signUp("ann", server: server, scratch: scratch)
+            let bob = try await PantryPerson.signUp("bob", server: server, scratch: scratch)
+            try await household(ann: ann, bob: bob, role: "viewer")
+            try await ann.run(["add", "--name", "Milk", "--quantity", "2", "--household", "Home"])
+            try await bob.run(["sync"])
+            let milk = try await bob.itemID("Milk")
+
+            // When he adds to it, or chooses it for new items: refused on his device, in one line
+            let add = try await bob.pantry.run(["add", "--name", "Jam", "--household", "Home"])
+            #expect(add.isOneLineError && add.status == 1 && add.stderr.contains("viewer"), "\(add.stderr)")
+            let use = try await bob.pantry.run(["household", "use", "Home"])
+            #expect(use.isOneLineError && use.stderr.contains("viewer"), "\(use.stderr)")
+
+            // When he uses some of the milk anyway
+            try await bob.run(["consume", String(milk.suffix(8)), "--quantity", "1"])
+            try await bob.pantry.run(["sync"])
+
+            // Then the status shows the change failed, with the server's reason naming the household and the role
+            let status = try jsonObject(try await bob.run(["status", "--json"]))
+            #expect(status["failed"] as? Int == 1, "\(status)")
+            let entries = try #require(status["entries"] as? [[String: Any]])
+            let reason = try #require(entries.first { $0["state"] as? String == "failed" }?["reason"] as? String, "\(entries)")
+            #expect(reason.contains("Home") && reason.contains("viewer"), "\(reason)")
+            let text = try await bob.run(["status"])
+            #expect(text.stdout.contains("Home") && text.stdout.contains("viewer"), "\(text.stdout)")
+            // And Ann's milk is untouched
+            try await ann.run(["sync"])
+            #expect(try await ann.items().first { $0["name"] as? String == "Milk" }?["quantity"] as? Double == 2)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func aRemovedPersonKeepsOnlyTheirOwnItemsAfterTheirNextSync(backend: Backend) async throws {
+        try await withLiveServer(on: backend) { server, scratch in
+            // Given Bob in Ann's household, with its rice and his own jam on his device
+            let ann = try await PantryPerson.signUp("ann", server: server, scratch: scratch)
+            let bob = try await PantryPerson.signUp("bob", server: server, scratch: scratch)
+            try await household(ann: ann, bob: bob)
+            try await ann.run(["household", "use", "Home"])
+            #expect(try await ann.run(["add", "--name", "Rice"]).stdout.contains("Added Rice") )
+            try await bob.run(["add", "--name", "Jam"])
+            try await bob.run(["sync"])
+            #expect(Set(try await bob.items().compactMap { $0["name"] as? String }) == ["Rice", "Jam"])
+            let rice = try await bob.itemID("Rice")
+
+            // When Ann removes him while he, offline, uses some rice
+            let removed = try await ann.run(["household", "remove", bob.username])
+            #expect(removed.stdout.contains("Removed \(bob.username) from Home."), "\(removed.stdout)")
+            try await bob.run(["consume", String(rice.suffix(8)), "--quantity", "0.5"], server: unreachableServer)
+            try await bob.run(["sync"])
+
+            // Then his list has his jam only, and his waiting use failed with the reason
+            let items = try await bob.items()
+            #expect(items.compactMap { $0["name"] as? String } == ["Jam"], "\(items)")
+            #expect(items.first?["space"] is NSNull)
+            let status = try jsonObject(try await bob.run(["status", "--json"]))
+            let entries = try #require(status["entries"] as? [[String: Any]])
+            #expect(entries.contains { ($0["reason"] as? String)?.contains("no longer a member of Home") == true }, "\(entries)")
+            #expect(try await bob.run(["household", "list", "--json"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+            // And Ann's list still has the rice
+            #expect(try await ann.items().contains { $0["name"] as? String == "Rice" })
+        }
+    }
+
+    @Test func theListSaysWhoseEachItemIsAndWhoChangedItInEightyColumns() async throws {
+        try await withLiveServer { server, scratch in
+            // Given Ann alone: her list has no SPACE column
+            let ann = try await PantryPerson.signUp("ann", server: server, scratch: scratch)
+            let bob = try await PantryPerson.signUp("bob", server: server, scratch: scratch)
+            try await ann.run(["add", "--name", "Jam", "--expires", "+1d", "--category", "breakfast", "--where", "Coop, Via Roma 1"])
+            #expect(!(try await ann.run(["list"])).stdout.contains("SPACE"))
+            // When she shares a household with Bob, who adds an item expiring tomorrow
+            try await household(ann: ann, bob: bob)
+            try await bob.run(["add", "--name", "Greek yoghurt with honey and walnuts", "--expires", "+1d", "--household", "Home",
+                               "--category", "dairy products", "--where", "The big supermarket on the corner"])
+            try await ann.run(["sync"])
+
+            // Then her list, 80 columns wide, says whose each item is and who changed it
+            let list = try await ann.pantry.run(["list"], environment: ["COLUMNS": "80"])
+            let lines = list.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.first?.contains("SPACE") == true && lines.first?.contains("BY") == true, "\(list.stdout)")
+            #expect(lines.allSatisfy { $0.count <= 80 }, "\(list.stdout)")
+            #expect(lines.contains { $0.contains("Home") && $0.contains(bob.username.prefix(4)) }, "\(list.stdout)")
+            #expect(lines.contains { $0.contains("Jam") && $0.contains("yours") && $0.hasSuffix("you") }, "\(list.stdout)")
+            // And the reminders cover the household's item too
+            let reminders = try jsonObject(try await ann.run(["reminders", "--json"]))
+            let soon = try #require(reminders["expiringSoon"] as? [[String: Any]])
+            #expect(Set(soon.compactMap { $0["name"] as? String }) == ["Jam", "Greek yoghurt with honey and walnuts"], "\(soon)")
+            #expect(soon.contains { $0["space"] as? String == "Home" && $0["changedBy"] as? String == bob.username })
+            // And the members are listed, as JSON too
+            let members = try jsonObject(try await ann.run(["household", "members", "Home", "--json"]))
+            let names = (members["members"] as? [[String: Any]])?.compactMap { $0["username"] as? String } ?? []
+            #expect(Set(names) == [ann.username, bob.username] && members["owner"] as? String == ann.username, "\(members)")
+        }
+    }
+
+    @Test func membershipChangesWorkOfflineAndSayTheyWait() async throws {
+        try await withLiveServer { server, scratch in
+            // Given Ann, offline
+            let ann = try await PantryPerson.signUp("ann", server: server, scratch: scratch)
+            // When she creates a household and adds to it
+            let created = try await ann.run(["household", "create", "Home"], server: unreachableServer)
+            #expect(created.stdout.contains("queued; it reaches the server at the next sync (offline now)"), "\(created.stdout)")
+            try await ann.run(["add", "--name", "Bread", "--household", "Home"], server: unreachableServer)
+            let invited = try await ann.run(["household", "invite", "someone@example.com"], server: unreachableServer)
+            #expect(invited.stdout.contains("queued"), "\(invited.stdout)")
+            // Then one sync takes them all to the server, in order
+            try await ann.run(["sync"])
+            let status = try jsonObject(try await ann.run(["status", "--json"]))
+            #expect(status["pending"] as? Int == 0 && status["failed"] as? Int == 0, "\(status)")
+            let members = try jsonObject(try await ann.run(["household", "members", "--json"]))
+            #expect(members["name"] as? String == "Home" && members["savedCopy"] as? Bool == false, "\(members)")
+        }
+    }
+
+    @Test func mistakesAreOneLineWithTheRightStatus() async throws {
+        try await withLiveServer { server, scratch in
+            let ann = try await PantryPerson.signUp("ann", server: server, scratch: scratch)
+            let usage: [[String]] = [
+                ["household", "create", ""], ["household", "create", String(repeating: "x", count: 61)], ["household", "create", "a\tb"],
+                ["household", "invite", " "], ["household", "invite", "bob", "--role", "owner"], ["household", "accept", "ab12"],
+                ["household", "use"], ["household", "use", "Home", "--personal"], ["household", "members", ""],
+                ["add", "--name", "Jam", "--household", ""], ["household", "remove", ""],
+            ]
+            for arguments in usage {
+                let outcome = try await ann.pantry.run(arguments)
+                #expect(outcome.status == 64 && outcome.isOneLineError, "\(arguments): \(outcome.status) \(outcome.stderr)")
+            }
+            let failures: [[String]] = [
+                ["household", "members"], ["household", "leave"], ["household", "invite", "bob"], ["household", "use", "Nowhere"],
+                ["add", "--name", "Jam", "--household", "Nowhere"], ["household", "accept", "00000000-0000-7000-8000-000000000000"],
+            ]
+            for arguments in failures {
+                let outcome = try await ann.pantry.run(arguments)
+                #expect(outcome.status == 1 && outcome.isOneLineError, "\(arguments): \(outcome.status) \(outcome.stderr)")
+            }
+            for sub in ["list", "create", "invite", "invitations", "accept", "decline", "members", "leave", "remove", "use"] {
+                let help = try await ann.pantry.run(["household", sub, "--help"])
+                #expect(help.status == 0 && help.stdout.contains("Example: pantry household"), "\(sub): \(help.stdout)")
+            }
+            // An option before the subcommand's name is taken as after it
+            #expect(try await ann.pantry.run(["--json", "household", "list"]).stdout.hasPrefix("["))
+        }
+    }
+}
