@@ -1,5 +1,6 @@
 import EventualAPI
 import Foundation
+import GRDB
 import Logging
 
 /// The signed-in person on this device, as every app has them: their store, the sync engine,
@@ -110,6 +111,36 @@ public final class SignedInDevice: Sendable {
     @discardableResult
     public func trySend(waitingAtMost budget: Duration? = nil) async -> SyncReport? {
         await engine.syncNow(pull: false, waitingAtMost: budget ?? configuration.localCommandSyncBudget)
+    }
+
+    // MARK: - Rows and their sync state
+
+    /// A live query of a mirrored table: its rows, each with its sync state, now and after every
+    /// committed change of them (`LocalStore.observe`); iterate it for a list that follows syncs.
+    public func observe<Row: Sendable & Equatable>(
+        _ mirror: TableMirror, alsoTracking tables: [String] = [], id: @escaping @Sendable (Row) -> String,
+        fetch: @escaping @Sendable (GRDB.Database) throws -> [Row]
+    ) -> AsyncThrowingStream<LiveSnapshot<Row>, any Error> {
+        store.observe(mirror, alsoTracking: tables, id: id, fetch: fetch)
+    }
+
+    /// The sync state of each of `ids` (records of `collection`), for a list printed once.
+    public func syncStates(_ collection: SyncCollection, ids: some Collection<String> & Sendable) throws -> [String: SyncState] {
+        try store.syncStates(collection, ids: ids)
+    }
+
+    /// The changes the server refused, oldest first, with what it said (calls that failed are in `status()`).
+    public func failures() throws -> [FailedChange] {
+        try engine.failures()
+    }
+
+    /// Settles a refused change (`SyncEngine.settle`); a change kept is sent at once if the
+    /// server answers within the local budget, else with the next sync.
+    @discardableResult
+    public func settle(_ id: String, _ choice: SettleChoice) async throws -> Settlement {
+        let settlement = try await engine.settle(id, choice)
+        if settlement.queued != nil { await trySend() }
+        return settlement
     }
 
     // MARK: - Refused changes

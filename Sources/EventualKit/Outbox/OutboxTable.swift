@@ -89,9 +89,14 @@ enum OutboxTable {
         }
     }
 
-    static func markFailed(id: String, message: String, db: Database) throws {
-        try db.execute(sql: "UPDATE eventual_outbox SET state = 'failed', attempts = attempts + 1, last_error = ? WHERE id = ?",
-                       arguments: [message, id])
+    /// Failed with the server's words and, for a rule's refusal, its code, field and record.
+    static func markFailed(id: String, message: String, code: String? = nil, field: String? = nil, serverRecord: Data? = nil,
+                           db: Database) throws {
+        try db.execute(sql: """
+            UPDATE eventual_outbox SET state = 'failed', attempts = attempts + 1, last_error = ?,
+                rejection_code = ?, rejection_field = ?, server_record = ?
+            WHERE id = ?
+            """, arguments: [message, code, field, serverRecord, id])
     }
 
     /// A change stamped again, back to pending and due now, with why it had to be.

@@ -52,6 +52,15 @@ enum EngineSchema {
                 );
                 """)
         }
+        migrator.registerMigration("eventual-engine-3-rejections") { db in
+            // NB: what the server said of a change it refused by a rule: the rule's code, the field,
+            // and its own record then (JSON, a pulled record's shape; NULL when it holds none).
+            try db.execute(sql: """
+                ALTER TABLE eventual_outbox ADD COLUMN rejection_code TEXT;
+                ALTER TABLE eventual_outbox ADD COLUMN rejection_field TEXT;
+                ALTER TABLE eventual_outbox ADD COLUMN server_record BLOB;
+                """)
+        }
     }
 
     enum Key: String {

@@ -11,7 +11,7 @@ public actor SyncEngine {
     public let store: LocalStore
     public let link: ServerLink
     public let connectivity: ConnectivityMonitor
-    private let collections: [String: any SyncedCollectionStore]
+    let collections: [String: any SyncedCollectionStore]
     private let calls: [String: CallHandler]
     private let configuration: SyncConfiguration
     private let logger: Logger
@@ -206,9 +206,12 @@ public actor SyncEngine {
             if shouldPull {
                 // NB: an app without synced collections (its data is the server's answers to its
                 // calls) has nothing to pull; the account's other apps' records are not its business.
-                if !collections.isEmpty { try await pull(&report) }
-                let now = UnixMillis.now()
-                try await store.writer.write { db in try EngineSchema.setValue(String(now), for: .lastSyncAt, db) }
+                if collections.isEmpty {
+                    let now = UnixMillis.now()
+                    try await store.writer.write { db in try EngineSchema.setValue(String(now), for: .lastSyncAt, db) }
+                } else {
+                    try await pull(&report)
+                }
             }
             if configuration.sendsAnalytics, eventsNotBefore.map({ ContinuousClock.now >= $0 }) ?? true {
                 // NB: last: usage events never hold back a person's own changes.
@@ -293,7 +296,7 @@ public actor SyncEngine {
                                       now: roundStart, before: position, db: db)
             }
             guard !batch.isEmpty else { return }
-            let results: [Components.Schemas.SyncResult]
+            let results: [SyncWire.PushResult]
             do {
                 results = try await send(batch)
             } catch {
@@ -320,16 +323,16 @@ public actor SyncEngine {
         try? await store.learnServerTime(serverNow)
     }
 
-    private func send(_ batch: [OutboxEntry]) async throws -> [Components.Schemas.SyncResult] {
+    private func send(_ batch: [OutboxEntry]) async throws -> [SyncWire.PushResult] {
         let (response, body) = try await link.send(.post, "/v1/sync/push", json: SyncWire.pushBody(batch), operationID: "syncPush")
         guard response.status == .ok else { throw RemoteFailure.answer(response.status.code, body) }
-        return try JSONDecoder().decode(Components.Schemas.SyncPushResponse.self, from: body).results
+        return try JSONDecoder().decode(SyncWire.PushAnswer.self, from: body).results
     }
 
-    private func record(_ results: [Components.Schemas.SyncResult], for batch: [OutboxEntry], into report: inout SyncReport) async throws {
+    private func record(_ results: [SyncWire.PushResult], for batch: [OutboxEntry], into report: inout SyncReport) async throws {
         let byID = Dictionary(results.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var done: [String] = [], unanswered: [String] = []
-        var rejected: [(id: String, message: String)] = []
+        var rejected: [(id: String, message: String)] = [], refusals: [String: SyncWire.PushResult] = [:]
         var restamp: [(entry: OutboxEntry, message: String)] = [], held: [(id: String, message: String)] = []
         for entry in batch {
             guard let result = byID[entry.id] else { unanswered.append(entry.id); continue }
@@ -340,7 +343,11 @@ public actor SyncEngine {
                 report.duplicates += 1
             case .rejected:
                 let message = result.message ?? "rejected by the server"
-                guard isClockRefusal(entry, message: message) else { rejected.append((entry.id, message)); continue }
+                guard isClockRefusal(entry, message: message) else {
+                    rejected.append((entry.id, message))
+                    refusals[entry.id] = result
+                    continue
+                }
                 // NB: refused only because this device's clock ran ahead: never failed, never lost.
                 if restampedInRound.contains(entry.id) { held.append((entry.id, message)) } else { restamp.append((entry, message)) }
             }
@@ -348,9 +355,13 @@ public actor SyncEngine {
         let retryAt = UnixMillis.now() + configuration.retry.delay(afterFailures: 0).milliseconds
         let heldRetryAt = UnixMillis.now() + configuration.retry.delay(afterFailures: batch.map(\.attempts).max() ?? 0).milliseconds
         let clock = store.clock
-        try await store.writer.write { [done, rejected, unanswered, restamp, held] db in
+        let serverRecords = try refusals.compactMapValues { try $0.current.map { try JSONEncoder.sorted.encode($0) } }
+        try await store.writer.write { [done, rejected, refusals, unanswered, restamp, held] db in
             try OutboxTable.remove(ids: done, db: db)
-            for (id, message) in rejected { try OutboxTable.markFailed(id: id, message: message, db: db) }
+            for (id, message) in rejected {
+                try OutboxTable.markFailed(id: id, message: message, code: refusals[id]?.code, field: refusals[id]?.field,
+                                           serverRecord: serverRecords[id], db: db)
+            }
             if !unanswered.isEmpty {
                 try OutboxTable.reschedule(ids: unanswered, retryAt: retryAt, error: "the server did not answer for this change",
                                            countsAsAttempt: true, db: db)
@@ -459,7 +470,8 @@ public actor SyncEngine {
             connectivity.reportAnswer()
             let personalSpace = page.personalSpace
             let records = page.changes.map { $0.remote(personalSpace: personalSpace) }
-            let (clockProblems, echoes, failed) = try await apply(records, of: page)
+            let isLast = !page.hasMore || records.isEmpty
+            let (clockProblems, echoes, failed) = try await apply(records, of: page, isLast: isLast)
             report.pulled += records.count - echoes
             report.echoes += echoes
             report.rejected += failed.count
@@ -468,16 +480,17 @@ public actor SyncEngine {
             if let problem = clockProblems.first {
                 statusBroadcast.update { $0.lastError = problem }
             }
-            if !page.hasMore || records.isEmpty { return }
+            if isLast { return }
         }
     }
 
     /// Writes a page in one transaction, so a crash never skips nor half-applies one: the spaces
     /// the person is in; the rows of those they left or were removed from, deleted, and their
-    /// changes to them still waiting, failed; the pulled records; the cursor that follows them.
+    /// changes to them still waiting, failed; the pulled records; the cursor that follows them;
+    /// after the last page, the time of this sync (a live query's snapshot of the page has it).
     /// Returns clock warnings, how many records were this device's own changes coming back, and
     /// the changes failed.
-    private func apply(_ records: [RemoteRecord], of page: SyncWire.PulledPage) async throws
+    private func apply(_ records: [RemoteRecord], of page: SyncWire.PulledPage, isLast: Bool) async throws
         -> (problems: [String], echoes: Int, failed: [(id: String, message: String)]) {
         let collections = self.collections
         let clock = store.clock
@@ -507,11 +520,13 @@ public actor SyncEngine {
                     continue
                 }
                 let pending = pendingByCollection[record.collection]?[record.recordID] ?? PendingEdits()
+                if pending != PendingEdits() { try FailedChange.keep(record, db) }
                 // NB: a delete waiting to be sent is the truth until the server hears it.
                 guard !pending.deletes else { continue }
                 try mirror.apply(record, pending: pending, in: db)
             }
             try EngineSchema.setValue(page.cursor, for: .pullCursor, db)
+            if isLast { try EngineSchema.setValue(String(UnixMillis.now()), for: .lastSyncAt, db) }
             return (problems, echoes, failed)
         }
     }

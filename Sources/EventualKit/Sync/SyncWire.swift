@@ -67,7 +67,39 @@ enum SyncWire {
         var personalSpace: String? { spaces?.first { $0.kind == SpaceKind.personal.rawValue }?.id }
     }
 
-    struct PulledRecord: Decodable {
+    /// A push's answer: one result per change.
+    struct PushAnswer: Decodable {
+        let results: [PushResult]
+    }
+
+    struct PushResult: Decodable {
+        enum Status: String, Decodable { case applied, duplicate, rejected }
+
+        let id: String
+        let status: Status
+        let message: String?
+        /// A rule's refusal: its code (`below_minimum`, …) and the field it is about.
+        let code: String?
+        let field: String?
+        /// The server's record when it refused the change by a rule; absent when it holds none.
+        let current: PulledRecord?
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(String.self, forKey: .id)
+            status = try container.decode(Status.self, forKey: .status)
+            message = try container.decodeIfPresent(String.self, forKey: .message)
+            // NB: what a refusal adds is read leniently: an answer whose extras this version cannot
+            // read still settles every change of the batch.
+            code = try? container.decodeIfPresent(String.self, forKey: .code)
+            field = try? container.decodeIfPresent(String.self, forKey: .field)
+            current = try? container.decodeIfPresent(PulledRecord.self, forKey: .current)
+        }
+
+        private enum CodingKeys: String, CodingKey { case id, status, message, code, field, current }
+    }
+
+    struct PulledRecord: Codable {
         let collection: String
         let recordId: String
         let fields: [String: SyncValue]

@@ -1,0 +1,45 @@
+import EventualAPI
+import Dispatch
+import GRDB
+
+extension LocalStore {
+    /// Watches a query of a mirrored table: the snapshot now, then one after every committed
+    /// transaction that changes the rows or their sync states (a local write, a pulled page, a
+    /// change sent or refused), never half of one; a write to other tables emits nothing.
+    /// `fetch` reads the rows (it may read other tables, named in `alsoTracking`); `id` gives a
+    /// row's record id. Cancelling the task that iterates the stream releases the observation.
+    public func observe<Row: Sendable & Equatable>(
+        _ mirror: TableMirror, alsoTracking tables: [String] = [], id: @escaping @Sendable (Row) -> String,
+        fetch: @escaping @Sendable (Database) throws -> [Row]
+    ) -> AsyncThrowingStream<LiveSnapshot<Row>, any Error> {
+        let collection = mirror.collection.name
+        // NB: the outbox tells states; `eventual_state` (the cursor, the last stamp, the last sync) is
+        // not tracked: it changes with every round and every write, and alone changes no row.
+        let region = ([mirror.table] + tables).map { Table($0) as any DatabaseRegionConvertible } + [Table("eventual_outbox")]
+        let observation = ValueObservation.tracking(regions: region) { db in
+            let rows = try fetch(db)
+            let states = try SyncStates.of(collection, ids: rows.map(id), db: db)
+            let lastSync = try EngineSchema.value(.lastSyncAt, db).flatMap { Int64($0) }
+            return LiveSnapshot(rows: rows.map { LiveRow(row: $0, state: states[id($0)] ?? .confirmed) }, lastSyncedAt: lastSync)
+        }
+        // NB: a claim (pending to in flight) or another collection's change touches the outbox
+        // and changes nothing here: it emits nothing. The time of the last sync is written with
+        // the last page: it shows in that page's snapshot, and a round that pulls none of these
+        // rows emits nothing.
+        .removeDuplicates()
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: LiveSnapshot<Row>.self, throwing: (any Error).self)
+        let queue = DispatchQueue(label: "eventual.live-query")
+        let cancellable = observation.start(in: reader, scheduling: .async(onQueue: queue)) { error in
+            continuation.finish(throwing: error)
+        } onChange: { snapshot in
+            continuation.yield(snapshot)
+        }
+        continuation.onTermination = { _ in cancellable.cancel() }
+        return stream
+    }
+
+    /// The sync state of each of `ids` (records of `collection`), for a list printed once.
+    public func syncStates(_ collection: SyncCollection, ids: some Collection<String> & Sendable) throws -> [String: SyncState] {
+        try reader.read { db in try SyncStates.of(collection.name, ids: ids, db: db) }
+    }
+}

@@ -1,0 +1,55 @@
+import EventualAPI
+import Foundation
+import GRDB
+
+extension SyncEngine {
+    /// The changes the server refused, oldest first, with what it said.
+    public nonisolated func failures() throws -> [FailedChange] {
+        try store.reader.read { db in try FailedChange.all(db) }
+    }
+
+    /// Settles a refused change as the person chose, in one local transaction (`id`: the entry's
+    /// id or its last 8 characters):
+    /// - take theirs: the row takes the server's record (removed when the server has none) and
+    ///   the change is dropped; refused when the server did not say what it holds;
+    /// - keep mine: the change is stamped again with `edits` over it, written to the row, and
+    ///   queued at the end of the outbox under a new id;
+    /// - discard: the change is dropped and the row goes back to the server's record when known.
+    /// Other changes of the record that wait keep showing on the row.
+    @discardableResult
+    public func settle(_ id: String, _ choice: SettleChoice) async throws -> Settlement {
+        let entry = try Outbox(store: store).failedEntry(id)
+        guard entry.kind == .change else { throw SettleError.notAChange(entry.shortID) }
+        guard let change = try await store.reader.read({ db in try FailedChange.one(entry.id, db) }) else { throw OutboxError.notFailed(id) }
+        guard let mirror = collections[change.collection] else { throw SettleError.unknownCollection(change.collection) }
+        if choice == .takeTheirs, !change.knowsServerState { throw SettleError.serverStateUnknown(change.shortID) }
+        let settlement = try await store.write { tx in
+            guard try OutboxTable.discardFailed(id: change.id, db: tx.db) else { throw OutboxError.notFailed(id) }
+            switch choice {
+            case .keepMine(let edits):
+                // NB: an edited counter is set: added to as well, the row and the server would differ.
+                let queued = try tx.recordChange(mirror.collection, id: change.recordID, fields: change.fields.merging(edits) { $1 },
+                                                 adding: change.deltas.filter { edits[$0.key] == nil }, deleted: change.deleted,
+                                                 space: change.space)
+                if !edits.isEmpty, !change.deleted {
+                    try mirror.apply(RemoteRecord(collection: change.collection, recordID: change.recordID, fields: edits, deleted: false,
+                                                  hlc: "", space: change.space), pending: PendingEdits(), in: tx.db)
+                }
+                return Settlement(change: change, choice: choice, queued: queued, restored: false)
+            case .takeTheirs, .discard:
+                guard change.knowsServerState else {
+                    // NB: what the server holds is unknown: the row keeps the change until the record is next pulled.
+                    return Settlement(change: change, choice: choice, queued: nil, restored: false)
+                }
+                let pending = try OutboxTable.unacknowledgedEdits(collection: change.collection, recordIDs: [change.recordID],
+                                                                  db: tx.db)[change.recordID] ?? PendingEdits()
+                let record = change.serverRecord ?? RemoteRecord(collection: change.collection, recordID: change.recordID, fields: [:],
+                                                                 deleted: true, hlc: "", space: change.space)
+                if !pending.deletes { try mirror.apply(record, pending: pending, in: tx.db) }
+                return Settlement(change: change, choice: choice, queued: nil, restored: true)
+            }
+        }
+        refreshStatus()
+        return settlement
+    }
+}
