@@ -1,6 +1,7 @@
 import CommandLineSupport
 import ArgumentParser
 import EventualAPI
+import EventualKit
 import Foundation
 import Spending
 
@@ -21,8 +22,8 @@ extension LimitPeriod: ExpressibleByArgument {}
 
 struct Accounts: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Your accounts and their balances: list (the default), add, edit, archive.",
-        subcommands: [AccountsList.self, AccountsAdd.self, AccountsEdit.self, AccountsArchive.self],
+        abstract: "Your accounts and their balances: list (the default), add, edit, archive, share.",
+        subcommands: [AccountsList.self, AccountsAdd.self, AccountsEdit.self, AccountsArchive.self, AccountsShare.self],
         defaultSubcommand: AccountsList.self)
     @OptionGroup var global: GlobalOptions
 }
@@ -36,25 +37,49 @@ struct AccountsList: AsyncParsableCommand {
     func run() async throws {
         let spending = try await global.spending()
         let balances = try spending.ledger.balances(includeArchived: archived)
+        let shares = try spending.sharing.shares()
         if output.json {
-            struct Shape: Encodable { let id, name, kind, currency: String; let balanceMinor: Int64; let archived: Bool; @JSONNullable var colour: String? }
-            print(try Terminal.json(balances.map { Shape(id: $0.account.id, name: $0.account.name, kind: $0.account.kind.rawValue,
-                                                          currency: $0.account.currency, balanceMinor: $0.balanceMinor,
-                                                          archived: $0.account.archived, colour: $0.account.colour) }))
+            struct Shared: Encodable { let space, spaceId, role: String; let with: [String] }
+            struct Shape: Encodable {
+                let id, name, kind, currency: String; let balanceMinor: Int64; let archived: Bool; @JSONNullable var colour: String?
+                @JSONNullable var shared: Shared?
+            }
+            print(try Terminal.json(balances.map { entry in
+                Shape(id: entry.account.id, name: entry.account.name, kind: entry.account.kind.rawValue, currency: entry.account.currency,
+                      balanceMinor: entry.balanceMinor, archived: entry.account.archived, colour: entry.account.colour,
+                      shared: entry.account.space.map { space in
+                          let share = shares[space]
+                          return Shared(space: share?.spaceName ?? space, spaceId: space, role: share?.role.rawValue ?? SpaceRole.viewer.rawValue,
+                                        with: share?.with ?? [])
+                      })
+            }))
             return
         }
         guard !balances.isEmpty else {
             Terminal.say("No accounts yet: spendiq accounts add NAME --currency EUR [--kind cash|bank|card|savings]")
             return
         }
-        var table = Table("NAME", "KIND", "BALANCE", archived ? "ARCHIVED" : "ID")
+        let anyShared = balances.contains { $0.account.space != nil }
+        var table = Table()
+        table.headers = ["NAME", "KIND", "BALANCE"] + (anyShared ? ["SHARED"] : []) + [archived ? "ARCHIVED" : "ID"]
         table.whole = ["BALANCE", "ID"]
-        table.cutFirst = ["NAME"]
+        table.cutFirst = ["SHARED", "NAME"]
         for (account, balance) in balances {
-            table.add(account.name, account.kind.rawValue, Money(minorUnits: balance, currency: account.currency).description,
-                      archived ? (account.archived ? "yes" : "no") : String(account.id.suffix(8)))
+            let shared = account.space.map { Self.sharing(shares[$0]) }
+            let cells = [account.name, account.kind.rawValue, Money(minorUnits: balance, currency: account.currency).description]
+                + (anyShared ? [shared ?? "-"] : []) + [archived ? (account.archived ? "yes" : "no") : String(account.id.suffix(8))]
+            table.rows.append(cells.map { Table.Cell($0) })
         }
         print(table.render())
+    }
+}
+
+extension AccountsList {
+    /// "with bob", "with alice (viewer)": whom an account is shared with, and whether the person only reads it.
+    static func sharing(_ share: AccountShare?) -> String {
+        guard let share else { return "yes" }
+        let with = share.with.isEmpty ? share.spaceName : "with " + share.with.joined(separator: ", ")
+        return with + (share.role == .viewer ? " (viewer)" : "")
     }
 }
 
@@ -176,12 +201,16 @@ struct List: AsyncParsableCommand {
         let spending = try await global.spending()
         let transactions = try spending.ledger.transactions(TransactionQuery(days: days, account: account, category: category))
         let names = Dictionary(uniqueKeysWithValues: try spending.ledger.accounts(includeArchived: true).map { ($0.id, $0.name) })
+        let spaces = Dictionary(uniqueKeysWithValues: try spending.spaces.list().map { ($0.id, $0.name) })
+        let me = spending.session.username
         if output.json {
             struct Shape: Encodable {
                 let id, account, kind: String; let amountMinor: Int64; let currency: String; let category, note: String?; let date: String
-                let toAccount, place: String?; let automatic: Bool
+                let toAccount, place: String?; let automatic: Bool; let space: String?; let recordedBy: String
 
-                enum CodingKeys: String, CodingKey { case id, account, kind, amountMinor, currency, category, note, date, toAccount, place, automatic }
+                enum CodingKeys: String, CodingKey {
+                    case id, account, kind, amountMinor, currency, category, note, date, toAccount, place, automatic, space, recordedBy
+                }
 
                 // NB: every key always present (null when empty): a script reading `note` finds it.
                 func encode(to encoder: any Encoder) throws {
@@ -197,26 +226,35 @@ struct List: AsyncParsableCommand {
                     try container.encode(toAccount, forKey: .toAccount)
                     try container.encode(place, forKey: .place)
                     try container.encode(automatic, forKey: .automatic)
+                    try container.encode(space, forKey: .space)
+                    try container.encode(recordedBy, forKey: .recordedBy)
                 }
             }
             print(try Terminal.json(transactions.map {
                 Shape(id: $0.id, account: names[$0.accountId] ?? $0.accountId, kind: $0.kind.rawValue, amountMinor: $0.amountMinor,
                       currency: $0.currency, category: $0.category, note: $0.note, date: Timestamp.iso8601($0.occurredAt),
-                      toAccount: $0.toAccountId.map { names[$0] ?? $0 }, place: $0.place, automatic: $0.automatic)
+                      toAccount: $0.toAccountId.map { names[$0] ?? $0 }, place: $0.place, automatic: $0.automatic,
+                      space: $0.space.map { spaces[$0] ?? $0 }, recordedBy: $0.changedBy ?? me)
             }))
             return
         }
         guard !transactions.isEmpty else { print("No transactions."); return }
         let calendar = spending.ledger.calendar
-        var table = Table("ID", "DATE", "ACCOUNT", "AMOUNT", "CATEGORY", "NOTE")
+        // NB: who recorded what matters only where others record too: a ledger of one's own has no BY column.
+        let shared = transactions.contains { $0.space != nil }
+        var table = Table()
+        table.headers = ["ID", "DATE", "ACCOUNT", "AMOUNT", "CATEGORY", "NOTE"] + (shared ? ["BY"] : [])
         table.whole = ["ID", "DATE", "AMOUNT"]
         table.cutFirst = ["NOTE", "CATEGORY"]
         for transaction in transactions {
             let sign = transaction.kind == .expense ? "-" : (transaction.kind == .income ? "+" : "")
             let account = (names[transaction.accountId] ?? "?") + (transaction.toAccountId.map { " → " + (names[$0] ?? "?") } ?? "")
-            table.add(String(transaction.id.suffix(8)), DateText.format(transaction.occurredAt, calendar: calendar), account,
-                      sign + transaction.money.description, transaction.category ?? "-",
-                      (transaction.note ?? "").replacingOccurrences(of: "\n", with: " ") + (transaction.automatic ? " [imported]" : ""))
+            let by = transaction.changedBy.map { $0 == me ? "you" : $0 } ?? "you"
+            let cells = [String(transaction.id.suffix(8)), DateText.format(transaction.occurredAt, calendar: calendar), account,
+                         sign + transaction.money.description, transaction.category ?? "-",
+                         (transaction.note ?? "").replacingOccurrences(of: "\n", with: " ") + (transaction.automatic ? " [imported]" : "")]
+                + (shared ? [by] : [])
+            table.rows.append(cells.map { Table.Cell($0) })
         }
         print(table.render())
     }

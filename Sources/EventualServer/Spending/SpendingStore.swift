@@ -132,11 +132,17 @@ struct SpendingStore: Sendable {
         }
     }
 
-    /// The user's synced transactions that are not deleted.
+    /// The synced transactions that are not deleted of every space the user is a member of (their
+    /// own, and the shared ones they have not left).
     func transactions(userID: String) async throws -> [SpentRecord] {
         let rows = try await database.withConnection { sql in
-            try await sql.select().columns("record_id", "fields", "field_stamps", "counter_deltas", "tombstone").from("sync_records")
-                .where("space_id", .equal, userID).where("collection", .equal, SyncCollections.spendingTransactions.name).all()
+            // NB: a person's own space has their id, even before its first push made it a member's.
+            try await sql.raw("""
+                SELECT record_id, fields, field_stamps, counter_deltas, tombstone FROM sync_records
+                WHERE collection = \(bind: SyncCollections.spendingTransactions.name)
+                  AND (space_id = \(bind: userID)
+                       OR space_id IN (SELECT space_id FROM space_members WHERE user_id = \(bind: userID) AND left_at IS NULL))
+                """).all()
         }
         return try rows.compactMap { row in
             let state = try SyncRecordState(.init(

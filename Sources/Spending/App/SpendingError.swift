@@ -59,6 +59,12 @@ public enum SpendingError: Error, Equatable, CustomStringConvertible {
     case idTooShort(String)
     case transferCurrencies(from: String, to: String)
     case transferToItself
+    /// A transfer between an account shared in a space and one that is not in it.
+    case transferAcrossSpaces(from: String, to: String)
+    /// An account shared already, with someone else (`with`: who, as this device knows).
+    case alreadyShared(String, with: [String])
+    /// An invitation that is not among those waiting for the person.
+    case noSuchInvitation(String)
     case notVerified
     case wipedAfterOfflineAge(days: Int)
     case offlineTooLongWithPendingChanges(days: Int, count: Int, email: String)
@@ -124,6 +130,11 @@ public enum SpendingError: Error, Equatable, CustomStringConvertible {
         case .idTooShort(let id): return "'\(id)' is too short to pick one safely: give the 8 characters of the id that lists show"
         case .transferCurrencies(let from, let to): return "A transfer moves one currency: the accounts hold \(from) and \(to)"
         case .transferToItself: return "A transfer needs two different accounts"
+        case .transferAcrossSpaces(let from, let to):
+            return "\(from) and \(to) are not shared with the same people: record an expense from one and an income to the other"
+        case .alreadyShared(let name, let with):
+            return with.isEmpty ? "\(name) is shared already" : "\(name) is shared with \(with.joined(separator: ", ")) already"
+        case .noSuchInvitation(let id): return "No invitation \(id) waits for you"
         case .notVerified:
             return "Verify your email first: type the code we mailed you"
         case .wipedAfterOfflineAge(let days):

@@ -36,6 +36,10 @@ public final class UserSpending: Sendable {
     public var insights: InsightsFeed { InsightsFeed(cache: cache, link: app.link, configuration: app.configuration) }
     /// CSV export and a bank's CSV import.
     public var csv: CSVExchange { CSVExchange(ledger: ledger) }
+    /// Accounts shared with others, and the spaces and invitations behind them.
+    public var sharing: AccountSharing { AccountSharing(ledger: ledger, spaces: device.spaces, username: session.username) }
+    /// The spaces the person is in: invitations to answer, members.
+    public var spaces: Spaces { device.spaces }
 
     /// The home screen, computed from this device's data.
     public func dashboard() throws -> Dashboard { try Dashboard.compute(ledger: ledger) }
@@ -100,6 +104,13 @@ public final class UserSpending: Sendable {
     /// Sends what waits and fetches what other devices sent, now (see `SignedInDevice.sync`).
     public func sync(progress: (@Sendable (_ remaining: Int, _ total: Int) -> Void)? = nil) async throws -> SyncReport {
         try await device.sync(progress: progress)
+    }
+
+    /// Sends what waits and fetches what changed, waiting at most the local budget (an accepted
+    /// invitation's accounts come this way); the rest goes with the next sync.
+    @discardableResult
+    public func trySync() async -> SyncReport? {
+        await engine.syncNow(waitingAtMost: app.configuration.localCommandSyncBudget)
     }
 
     /// Tries to send what a command just queued, waiting at most the local budget; the rest stays queued.

@@ -264,7 +264,7 @@ public struct CSVExchange: Sendable {
                     existing += 1
                     continue
                 }
-                try SpendingSchema.transactions.insert(transaction.id, transaction.syncFields, in: tx)
+                try Ledger.insert(transaction, in: tx)
                 imported += 1
             }
             return (imported, existing)

@@ -157,7 +157,7 @@ public struct Ledger: Sendable {
             occurredAt: try details.date.map { text throws(SpendingError) in try DateText.parse(text, now: now, calendar: configuration.calendar) } ?? now,
             place: try Self.text(details.place, field: "place", collection: SyncCollections.spendingTransactions),
             position: try Self.position(details.position), automatic: automatic, toAccountId: nil)
-        try await store.write { tx in try SpendingSchema.transactions.insert(transaction.id, transaction.syncFields, in: tx) }
+        try await store.write { tx in try Self.insert(transaction, in: tx) }
         return Recorded(transaction: transaction, warnings: try limits.check(after: transaction))
     }
 
@@ -167,13 +167,16 @@ public struct Ledger: Sendable {
         let source = try account(from), target = try account(to)
         guard source.id != target.id else { throw SpendingError.transferToItself }
         guard source.currency == target.currency else { throw SpendingError.transferCurrencies(from: source.currency, to: target.currency) }
+        // NB: a transfer is in its source account's space: the other space's members would see
+        // money arrive from, or vanish to, nowhere, and their balance would differ from yours.
+        guard source.space == target.space else { throw SpendingError.transferAcrossSpaces(from: source.name, to: target.name) }
         let transaction = SpendingTransaction(
             id: UUIDv7.make(), accountId: source.id, kind: .transfer, amountMinor: try AmountText.parse(amountText, currency: source.currency),
             currency: source.currency, category: "transfer",
             note: try Self.text(note, field: "note", collection: SyncCollections.spendingTransactions),
             occurredAt: try date.map { text throws(SpendingError) in try DateText.parse(text, now: now, calendar: configuration.calendar) } ?? now,
             place: nil, position: nil, automatic: false, toAccountId: target.id)
-        try await store.write { tx in try SpendingSchema.transactions.insert(transaction.id, transaction.syncFields, in: tx) }
+        try await store.write { tx in try Self.insert(transaction, in: tx) }
         return transaction
     }
 
@@ -183,8 +186,13 @@ public struct Ledger: Sendable {
         let current = try transaction(reference)
         var fields: [String: SyncValue] = [:]
         var currency = current.currency
+        var space = current.space
         if let name = details.account {
             let account = try self.account(name)
+            if let to = current.toAccountId, let target = try? self.account(to, allowArchived: true), target.space != account.space {
+                throw SpendingError.transferAcrossSpaces(from: account.name, to: target.name)
+            }
+            space = account.space
             if account.currency != current.currency, details.amount == nil {
                 throw SpendingError.amountNeeded(account: account.name, currency: account.currency)
             }
@@ -205,7 +213,14 @@ public struct Ledger: Sendable {
             fields["longitude"] = .number(position.longitude)
         }
         guard !fields.isEmpty else { throw SpendingError.nothingToChange(fields: ["amount", "category", "note", "date", "account", "place", "position"]) }
-        try await store.write { [fields] tx in try SpendingSchema.transactions.update(current.id, setting: fields, in: tx) }
+        try await store.write { [fields, space] tx in
+            if space == current.space {
+                try SpendingSchema.transactions.update(current.id, setting: fields, in: tx)
+            } else {
+                // To an account in another space: the transaction goes with it, whole.
+                try Self.move(SpendingSchema.transactions, current.id, current.syncFields.merging(fields) { $1 }, to: space, in: tx)
+            }
+        }
         let edited = try transaction(current.id)
         return Recorded(transaction: edited, warnings: try limits.check(after: edited))
     }
@@ -288,6 +303,19 @@ public struct Ledger: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// Writes a new transaction in its account's space: a shared account's transactions are its members'.
+    static func insert(_ transaction: SpendingTransaction, in tx: LocalTransaction) throws {
+        let space = try String.fetchOne(tx.db, sql: "SELECT space_id FROM spending_accounts WHERE id = ?", arguments: [transaction.accountId])
+        try SpendingSchema.transactions.insert(transaction.id, transaction.syncFields, space: space, in: tx)
+    }
+
+    /// Moves a record to another space (nil: the person's own) with the same id: a delete in the
+    /// space it is in and an insert of all its fields in the new one, in the caller's transaction.
+    static func move(_ mirror: TableMirror, _ id: String, _ fields: [String: SyncValue], to space: String?, in tx: LocalTransaction) throws {
+        try mirror.delete(id, in: tx)
+        try mirror.insert(id, fields, space: space, in: tx)
+    }
 
     func category(_ text: String?, default fallback: String) throws(SpendingError) -> String {
         guard let value = Categories.normalized(text) else { return fallback }

@@ -24,9 +24,12 @@ public struct SpendingAccount: Sendable, Equatable, Codable, FetchableRecord, Id
     public var archived: Bool
     /// Unix milliseconds.
     public var createdAt: Int64
+    /// The shared space it is in; nil for the person's own.
+    public var space: String?
 
     public init(row: Row) throws {
         id = row["id"]
+        space = row["space_id"]
         name = row["name"]
         kind = AccountKind(rawValue: row["kind"] ?? "") ?? .cash
         currency = row["currency"]
@@ -72,9 +75,15 @@ public struct SpendingTransaction: Sendable, Equatable, Codable, FetchableRecord
     public var automatic: Bool
     /// For a transfer: where the money went.
     public var toAccountId: String?
+    /// The space it is in (its account's); nil for the person's own.
+    public var space: String?
+    /// The username of who last changed it, as the server applied it; nil while this device's own change waits.
+    public var changedBy: String?
 
     public init(row: Row) throws {
         id = row["id"]
+        space = row["space_id"]
+        changedBy = row["changed_by"]
         accountId = row["accountId"]
         kind = TransactionKind(rawValue: row["kind"] ?? "") ?? .expense
         amountMinor = row["amountMinor"]

@@ -90,5 +90,17 @@ enum SpendingSchema {
                 CREATE INDEX spending_transactions_by_space ON spending_transactions (space_id) WHERE space_id IS NOT NULL;
                 """)
         },
+        LocalMigration("spending-4-shares") { db in
+            // Whom each space made to share accounts was offered to, and as what: a pending
+            // invitee is in no members' list yet, and a second share with them reuses the space.
+            try db.execute(sql: """
+                CREATE TABLE spending_shares (
+                    space_id TEXT PRIMARY KEY NOT NULL,
+                    invitee TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    sharedAt INTEGER NOT NULL
+                );
+                """)
+        },
     ]
 }

@@ -64,6 +64,39 @@ struct SpendingServerTests {
     }
 
     @Test(arguments: Backend.available)
+    func insightsReadEverySpaceThePersonIsInAndNoneTheyLeft(_ backend: Backend) async throws {
+        try await Self.withServer(backend) { server, mail, database in
+            // Given Alice's own account and one she shares with Bob, a transaction in each
+            let alice = try await SpendingUser.verified(on: server, scratch: mail, name: "alice")
+            let bob = try await SpendingUser.verified(on: server, scratch: mail, name: "bob")
+            let alices = try await spendingDevice(mail.folder("alice"), server: server).login(email: alice.email, password: alice.password).spending
+            _ = try await alices.ledger.addAccount(name: "Home", currency: "EUR")
+            _ = try await alices.ledger.addAccount(name: "Mine", currency: "EUR")
+            let shared = try await alices.record(.expense, TransactionDetails(amount: "30", account: "Home")).transaction
+            let own = try await alices.record(.expense, TransactionDetails(amount: "4", account: "Mine")).transaction
+            _ = try await alices.sharing.share("Home", with: bob.username)
+            #expect(try await alices.sync().failure == nil)
+            let bobs = try await spendingDevice(mail.folder("bob"), server: server).login(email: bob.email, password: bob.password).spending
+            let store = SpendingStore(database: database)
+            // Before Bob accepts, his insights read none of it; Alice's read both, once each
+            #expect(try await store.transactions(userID: bob.userID(bobs)).isEmpty)
+            #expect(try await store.transactions(userID: alices.session.userID).map(\.id).sorted() == [shared.id, own.id].sorted())
+            // When he accepts, they read the shared one, not Alice's own
+            try await bobs.sharing.accept(try #require(try await bobs.spaces.invitations().value.first).id)
+            #expect(try await bobs.sync().failure == nil)
+            _ = try await bobs.record(.expense, TransactionDetails(amount: "6", account: "Home"))
+            #expect(try await bobs.sync().failure == nil)
+            #expect(try await store.transactions(userID: bob.userID(bobs)).count == 2)
+            #expect(try await store.transactions(userID: bob.userID(bobs)).contains { $0.id == shared.id })
+            // And once he leaves, none again
+            try await bobs.spaces.leave(try #require(try bobs.spaces.list().first { $0.kind == .shared }).id)
+            #expect(try await bobs.sync().failure == nil)
+            #expect(try await store.transactions(userID: bob.userID(bobs)).isEmpty)
+            #expect(try await store.transactions(userID: alices.session.userID).count == 3)
+        }
+    }
+
+    @Test(arguments: Backend.available)
     func badQueriesAre400sAndPositionsAndVisitsAreKept(_ backend: Backend) async throws {
         try await Self.withServer(backend) { server, mail, database in
             let user = try await SpendingUser.verified(on: server, scratch: mail)
@@ -88,4 +121,8 @@ struct SpendingServerTests {
             }
         }
     }
+}
+
+private extension SpendingUser {
+    func userID(_ spending: UserSpending) -> String { spending.session.userID }
 }

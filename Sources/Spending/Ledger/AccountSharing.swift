@@ -1,0 +1,151 @@
+import EventualAPI
+import EventualKit
+import Foundation
+import GRDB
+
+/// How an account is shared, as this device knows it.
+public struct AccountShare: Sendable, Equatable {
+    public let spaceID: String
+    public let spaceName: String
+    /// The person's role in the space.
+    public let role: SpaceRole
+    /// Who else sees it: whom this device shared it with, or whoever shared it with the person.
+    public let with: [String]
+}
+
+/// What `share` did.
+public struct SharedAccount: Sendable, Equatable {
+    public let account: SpendingAccount
+    public let share: AccountShare
+    /// True when the account was shared with them already: nothing was queued.
+    public let already: Bool
+    /// How many of its transactions moved with it.
+    public let movedTransactions: Int
+}
+
+/// Sharing accounts with another person: an account and its transactions move to a space the two
+/// share, so both see and record them. Works offline: the space, the invitation and the move are
+/// queued, and go to the server in that order.
+public struct AccountSharing: Sendable {
+    let ledger: Ledger
+    let spaces: Spaces
+    /// The signed-in person's username.
+    let username: String
+
+    var store: LocalStore { ledger.store }
+
+    /// Puts `reference` and its transactions (transfers to it too) in a space shared with `person`
+    /// (a username or an email) as `role`: the space this person already made for them with that
+    /// role, else a new one, to which they are invited. They see it once they accept.
+    public func share(_ reference: String, with person: String, role: SpaceRole = .editor) async throws -> SharedAccount {
+        let person = try Self.checkedPerson(person)
+        guard person.lowercased() != username.lowercased() else { throw SpendingError.invalidField("The account is yours already: share it with someone else") }
+        guard role != .owner else { throw SpendingError.invalidField("An account is shared with an editor or a viewer") }
+        let account = try ledger.account(reference)
+        if let current = account.space {
+            let share = try shares()[current]
+            if let share, share.with.contains(where: { $0.lowercased() == person.lowercased() }) {
+                return SharedAccount(account: account, share: share, already: true, movedTransactions: 0)
+            }
+            throw SpendingError.alreadyShared(account.name, with: share?.with ?? [])
+        }
+        let spaceID: String
+        if let reused = try reusableSpace(with: person, role: role) {
+            spaceID = reused
+        } else {
+            // NB: the space, then the invitation, then the move: the outbox sends them in this
+            // order, so the space exists on the server before the first record put in it.
+            spaceID = try await spaces.create(name: String("\(username) & \(person)".prefix(60)))
+            try await spaces.invite(person, to: spaceID, role: role)
+        }
+        let now = ledger.now
+        let moved = try await store.write { tx -> Int in
+            try tx.db.execute(sql: """
+                INSERT INTO spending_shares (space_id, invitee, role, sharedAt) VALUES (?, ?, ?, ?)
+                ON CONFLICT (space_id) DO NOTHING
+                """, arguments: [spaceID, person, role.rawValue, now])
+            let current = try SpendingAccount.fetchOne(tx.db, sql: "SELECT * FROM spending_accounts WHERE id = ?", arguments: [account.id]) ?? account
+            try Ledger.move(SpendingSchema.accounts, account.id, current.syncFields, to: spaceID, in: tx)
+            // NB: transfers to it too: the other person's balance of the account is then yours.
+            let transactions = try SpendingTransaction.fetchAll(tx.db, sql: """
+                SELECT * FROM spending_transactions WHERE (accountId = ?1 OR toAccountId = ?1) AND space_id IS NOT ?2
+                """, arguments: [account.id, spaceID])
+            for transaction in transactions {
+                try Ledger.move(SpendingSchema.transactions, transaction.id, transaction.syncFields, to: spaceID, in: tx)
+            }
+            return transactions.count
+        }
+        let share = try shares()[spaceID] ?? AccountShare(spaceID: spaceID, spaceName: spaceID, role: .owner, with: [person])
+        return SharedAccount(account: try ledger.account(account.id), share: share, already: false, movedTransactions: moved)
+    }
+
+    /// How each shared space of the person's accounts is shared, by space id.
+    public func shares() throws -> [String: AccountShare] {
+        let invitees = try store.reader.read { db in
+            try Row.fetchAll(db, sql: "SELECT space_id, invitee FROM spending_shares ORDER BY sharedAt, invitee")
+        }
+        let offered = Dictionary(grouping: invitees, by: { $0["space_id"] as String }).mapValues { $0.map { $0["invitee"] as String } }
+        var shares: [String: AccountShare] = [:]
+        for space in try spaces.list() where space.kind == .shared {
+            let others = offered[space.id] ?? (space.owner.map { $0 == username ? [] : [$0] } ?? [])
+            shares[space.id] = AccountShare(spaceID: space.id, spaceName: space.name, role: space.role, with: others)
+        }
+        return shares
+    }
+
+    /// The space this device made to share accounts with `person` as `role`, if the person still owns it.
+    private func reusableSpace(with person: String, role: SpaceRole) throws -> String? {
+        let candidates = try store.reader.read { db in
+            try String.fetchAll(db, sql: "SELECT space_id FROM spending_shares WHERE lower(invitee) = lower(?) AND role = ? ORDER BY sharedAt",
+                                arguments: [person, role.rawValue])
+        }
+        let owned = Set(try spaces.list().filter { $0.kind == .shared && $0.role == .owner }.map(\.id))
+        return candidates.first(where: owned.contains)
+    }
+
+    /// A username or an email: not empty, no control character, at most 254 characters.
+    static func checkedPerson(_ text: String) throws(SpendingError) -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { throw .invalidField("With whom? Give their username or email") }
+        guard trimmed.count <= 254 else { throw .invalidField("A username or an email is at most 254 characters") }
+        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == " " }) else {
+            throw .invalidField("'\(trimmed.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : String($0) }.joined())' is not a username or an email")
+        }
+        return trimmed
+    }
+}
+
+extension AccountSharing {
+    /// Accepts the invitation `reference` names: its id, or at least its last 8 characters. The
+    /// accounts shared in it arrive with the sync after the server hears it. Queued: works
+    /// offline (with no saved list of invitations, the whole id is needed).
+    @discardableResult
+    public func accept(_ reference: String) async throws -> SpaceInvitation? {
+        let (id, invitation) = try await invitation(reference)
+        try await spaces.accept(id)
+        return invitation
+    }
+
+    /// Declines the invitation `reference` names, as `accept` finds it.
+    @discardableResult
+    public func decline(_ reference: String) async throws -> SpaceInvitation? {
+        let (id, invitation) = try await invitation(reference)
+        try await spaces.decline(id)
+        return invitation
+    }
+
+    /// The id `reference` names among the invitations waiting (the server's, else the last copy);
+    /// as typed when no list could be read.
+    private func invitation(_ reference: String) async throws -> (id: String, invitation: SpaceInvitation?) {
+        let trimmed = reference.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw SpendingError.invalidField("Which invitation? Give its id, as the list of invitations shows it")
+        }
+        guard let waiting = try? await spaces.invitations().value else { return (trimmed, nil) }
+        if let exact = waiting.first(where: { $0.id == trimmed }) { return (exact.id, exact) }
+        guard trimmed.count >= Ledger.shownIDLength else { throw SpendingError.idTooShort(trimmed) }
+        let matches = waiting.filter { $0.id.lowercased().hasSuffix(trimmed.lowercased()) }
+        guard matches.count == 1 else { throw SpendingError.noSuchInvitation(trimmed) }
+        return (matches[0].id, matches[0])
+    }
+}

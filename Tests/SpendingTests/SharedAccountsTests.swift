@@ -1,0 +1,172 @@
+import EventualAPI
+import EventualKit
+import EventualServer
+import Foundation
+import Testing
+@testable import Spending
+
+@Suite("Shared accounts through the spendiq command, on SQLite and PostgreSQL", .timeLimit(.minutes(6)), .tags(.endToEnd))
+struct SharedAccountsTests {
+    /// A live server on a scratch database of `backend`, its mail in `folder/mail`.
+    static func withServer(_ backend: Backend, _ body: @Sendable (URL, ScratchFolder) async throws -> Void) async throws {
+        let database = try await ScratchDatabase.make(backend)
+        let folder = try ScratchFolder("spendiq-sharing")
+        do {
+            try await withLiveServer(configure: {
+                $0.database = database.location
+                $0.mail = .directory(folder.url.appendingPathComponent("mail").path)
+            }) { server, _ in try await body(server, folder) }
+        } catch {
+            folder.remove()
+            await database.remove()
+            throw error
+        }
+        folder.remove()
+        await database.remove()
+    }
+
+    /// A person registered, verified and signed in through the command on their own device.
+    static func person(_ name: String, _ server: URL, _ folder: ScratchFolder) async throws -> (device: CommandProcess, username: String) {
+        let device = CommandProcess.spendiq(dataDirectory: folder.folder(name), server: server)
+        let (_, username) = try await device.signUp(name: name) { email in
+            let verified = try await device.run(["verify", try mailedCode(folder, to: email)])
+            #expect(verified.status == 0, "\(verified.stderr)")
+        }
+        return (device, username)
+    }
+
+    /// The invitation waiting for a device's person (there must be exactly one).
+    static func onlyInvitation(_ device: CommandProcess) async throws -> [String: Any] {
+        let listed = try await device.run(["invitations", "--json"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let invitations = try #require((try listed.json() as? [String: Any])?["invitations"] as? [[String: Any]])
+        try #require(invitations.count == 1, "\(listed.stdout)")
+        return invitations[0]
+    }
+
+    static func json(_ device: CommandProcess, _ arguments: [String]) async throws -> [[String: Any]] {
+        let outcome = try await device.run(arguments + ["--json"])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        return try #require(try outcome.json() as? [[String: Any]], "\(outcome.stdout)")
+    }
+
+    @Test(arguments: Backend.available)
+    func aSharedAccountIsSeenAndRecordedInByBothWithWhoRecordedEach(_ backend: Backend) async throws {
+        try await Self.withServer(backend) { server, folder in
+            // Given Alice's account with a transaction, and Bob
+            let (alice, aliceName) = try await Self.person("alice", server, folder)
+            let (bob, bobName) = try await Self.person("bob", server, folder)
+            #expect(try await alice.run(["accounts", "add", "Home", "--currency", "EUR"]).status == 0)
+            #expect(try await alice.run(["accounts", "add", "Mine", "--currency", "EUR"]).status == 0)
+            #expect(try await alice.run(["add", "expense", "40", "--account", "Home", "--category", "food"]).status == 0)
+            #expect(try await alice.run(["add", "expense", "5", "--account", "Mine"]).status == 0)
+
+            // When she shares Home with Bob, offline: it is queued and said
+            let shared = try await alice.run(["accounts", "share", "Home", "--with", bobName], server: unreachableServer)
+            #expect(shared.status == 0, "\(shared.stderr)")
+            #expect(shared.stdout.hasPrefix("Shared Home and 1 transaction(s) with \(bobName) as editor"), "\(shared.stdout)")
+            let mine = try await Self.json(alice, ["accounts"])
+            let home = try #require(mine.first { $0["name"] as? String == "Home" }?["shared"] as? [String: Any])
+            #expect(home["with"] as? [String] == [bobName] && home["role"] as? String == "owner")
+            #expect(mine.first { $0["name"] as? String == "Mine" }?["shared"] is NSNull)
+            // Sharing again with the same person changes nothing
+            let again = try await alice.run(["accounts", "share", "home", "--with", bobName])
+            #expect(again.status == 0 && again.stdout.contains("is shared with \(bobName) already"), "\(again.stdout)\(again.stderr)")
+            #expect(try await alice.run(["sync"]).status == 0)
+
+            // Then Bob sees the invitation, accepts it, and has the account and its transaction, recorded by Alice
+            let invitation = try await Self.onlyInvitation(bob)
+            #expect(invitation["invitedBy"] as? String == aliceName && invitation["role"] as? String == "editor")
+            let id = try #require(invitation["id"] as? String)
+            let accepted = try await bob.run(["accept", String(id.suffix(8))])
+            #expect(accepted.status == 0, "\(accepted.stderr)")
+            #expect(accepted.stdout.hasPrefix("Accepted \(aliceName)'s invitation to"), "\(accepted.stdout)")
+            #expect(try await bob.run(["sync"]).status == 0)
+            let bobsAccounts = try await Self.json(bob, ["accounts"])
+            #expect(bobsAccounts.map { $0["name"] as? String } == ["Home"])
+            #expect((bobsAccounts.first?["shared"] as? [String: Any])?["with"] as? [String] == [aliceName])
+            #expect(bobsAccounts.first?["balanceMinor"] as? Int == -4000)
+            let bobsList = try await Self.json(bob, ["list"])
+            #expect(bobsList.count == 1 && bobsList.first?["recordedBy"] as? String == aliceName && bobsList.first?["space"] is String)
+
+            // When Bob records one, Alice sees it with his name, and hers as "you"
+            #expect(try await bob.run(["add", "expense", "12", "--account", "Home", "--note", "bread"]).status == 0)
+            #expect(try await bob.run(["sync"]).status == 0)
+            #expect(try await alice.run(["sync"]).status == 0)
+            let alicesList = try await Self.json(alice, ["list"])
+            #expect(Set(alicesList.compactMap { $0["recordedBy"] as? String }) == [aliceName, bobName])
+            #expect(alicesList.first { $0["note"] as? String == "bread" }?["recordedBy"] as? String == bobName)
+            let table = try await alice.run(["list"], environment: ["COLUMNS": "80"])
+            #expect(table.stdout.split(separator: "\n").allSatisfy { $0.count <= 80 }, "\(table.stdout)")
+            #expect(table.stdout.split(separator: "\n").first?.hasSuffix("BY") == true, "\(table.stdout)")
+            #expect(table.stdout.split(separator: "\n").contains { $0.contains("bread") && $0.hasSuffix(bobName) }, "\(table.stdout)")
+            #expect(table.stdout.split(separator: "\n").contains { $0.contains("food") && $0.hasSuffix("you") }, "\(table.stdout)")
+
+            // And the dashboard counts the shared account, with both people's spending
+            let dashboard = try #require(try await alice.run(["dashboard", "--json"]).json() as? [String: Any])
+            let balances = try #require(dashboard["accounts"] as? [[String: Any]])
+            #expect(balances.first { $0["name"] as? String == "Home" }?["balanceMinor"] as? Int == -5200)
+            let last30 = try #require(dashboard["last30Days"] as? [[String: Any]])
+            #expect(last30.first?["spentMinor"] as? Int == 5700)
+
+            // A viewer's write is failed with the reason; what else waits goes through
+            #expect(try await alice.run(["accounts", "add", "Trip", "--currency", "EUR"]).status == 0)
+            let viewer = try await alice.run(["accounts", "share", "Trip", "--with", bobName, "--role", "viewer"])
+            #expect(viewer.status == 0 && viewer.stdout.contains("as viewer"), "\(viewer.stdout)\(viewer.stderr)")
+            #expect(try await alice.run(["sync"]).status == 0)
+            let second = try await Self.onlyInvitation(bob)
+            #expect(second["role"] as? String == "viewer")
+            #expect(try await bob.run(["accept", try #require(second["id"] as? String)]).status == 0)
+            #expect(try await bob.run(["sync"]).status == 0)
+            #expect(try await bob.run(["add", "expense", "9", "--account", "Trip"]).status == 0)
+            #expect(try await bob.run(["add", "expense", "3", "--account", "Home"]).status == 0)
+            _ = try await bob.run(["sync"])
+            let status = try #require(try await bob.run(["status", "--json"]).json() as? [String: Any])
+            let entries = try #require(status["entries"] as? [[String: Any]])
+            let changes = entries.filter { ($0["summary"] as? String)?.hasPrefix("transaction") == true }
+            #expect(changes.count == 1 && changes.first?["state"] as? String == "failed", "\(status)")
+            #expect((changes.first?["lastError"] as? String)?.hasPrefix("You are a viewer of") == true, "\(entries)")
+            #expect(try await alice.run(["sync"]).status == 0)
+            let home2 = try await Self.json(alice, ["list", "--account", "Home"])
+            #expect(home2.count == 3)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func aWipedDeviceLosesItsCopyOfASharedAccountAndTheOtherMemberKeepsIt(_ backend: Backend) async throws {
+        try await Self.withServer(backend) { server, folder in
+            // Given Alice who shared an account with Bob, who accepted and recorded in it
+            let alice = try await SpendingUser.verified(on: server, scratch: folder, name: "alice")
+            let bob = try await SpendingUser.verified(on: server, scratch: folder, name: "bob")
+            let clock = TestClock()
+            let bobsFolder = folder.folder("bob-phone")
+            let alices = try await spendingDevice(folder.folder("alice-phone"), server: server).login(email: alice.email, password: alice.password).spending
+            _ = try await alices.ledger.addAccount(name: "Home", currency: "EUR")
+            _ = try await alices.record(.expense, TransactionDetails(amount: "20", account: "Home"))
+            let shared = try await alices.sharing.share("Home", with: bob.email)
+            #expect(shared.movedTransactions == 1 && !shared.already)
+            #expect(try await alices.sync().failure == nil)
+            let bobs = try await spendingDevice(bobsFolder, server: server, clock: clock).login(email: bob.email, password: bob.password).spending
+            let invitation = try #require(try await bobs.spaces.invitations().value.first)
+            try await bobs.sharing.accept(invitation.id)
+            #expect(try await bobs.sync().failure == nil)
+            #expect(try await bobs.sync().failure == nil)
+            _ = try await bobs.record(.expense, TransactionDetails(amount: "7", account: "Home"))
+            #expect(try await bobs.sync().failure == nil)
+            #expect(try bobs.ledger.transactions().count == 2)
+
+            // When Bob's phone stays offline past seven days, its data is wiped at the next start
+            clock.advance(.seconds(8 * 24 * 3600))
+            await #expect(throws: SpendingError.wipedAfterOfflineAge(days: 7)) {
+                try await spendingDevice(bobsFolder, server: unreachableServer, clock: clock).open()
+            }
+
+            // Then Alice still has the account and both transactions, and so does the server
+            #expect(try await alices.sync().failure == nil)
+            #expect(try alices.ledger.accounts().map(\.name) == ["Home"])
+            #expect(try alices.ledger.transactions().count == 2)
+            let back = try await spendingDevice(bobsFolder, server: server, clock: clock).login(email: bob.email, password: bob.password).spending
+            #expect(try back.ledger.accounts().map(\.name) == ["Home"] && back.ledger.transactions().count == 2)
+        }
+    }
+}
