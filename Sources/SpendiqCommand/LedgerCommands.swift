@@ -14,7 +14,9 @@ extension GlobalOptions {
 /// Prints what a write went over and sends it if the server answers within the local budget.
 func finish(_ spending: UserSpending, warnings: [LimitWarning] = []) async {
     for warning in warnings { print(Terminal.paint(Terminal.wrap(warning.description), .yellow)) }
-    await spending.trySend()
+    // NB: a write the server refused at once (a viewer's) is said now, not only at the next status.
+    guard let report = await spending.trySend(), let refusal = report.rejections.first else { return }
+    print(Terminal.paint(Terminal.wrap("The server refused it: \(refusal.message). See spendiq status, then spendiq retry ID or spendiq discard ID."), .yellow))
 }
 
 extension AccountKind: ExpressibleByArgument {}
@@ -39,7 +41,7 @@ struct AccountsList: AsyncParsableCommand {
         let balances = try spending.ledger.balances(includeArchived: archived)
         let shares = try spending.sharing.shares()
         if output.json {
-            struct Shared: Encodable { let space, spaceId, role: String; let with: [String] }
+            struct Shared: Encodable { let space, spaceId, role: String; let with: [String]; @JSONNullable var invitedAs: String? }
             struct Shape: Encodable {
                 let id, name, kind, currency: String; let balanceMinor: Int64; let archived: Bool; @JSONNullable var colour: String?
                 @JSONNullable var shared: Shared?
@@ -50,7 +52,7 @@ struct AccountsList: AsyncParsableCommand {
                       shared: entry.account.space.map { space in
                           let share = shares[space]
                           return Shared(space: share?.spaceName ?? space, spaceId: space, role: share?.role.rawValue ?? SpaceRole.viewer.rawValue,
-                                        with: share?.with ?? [])
+                                        with: share?.with ?? [], invitedAs: share?.invitedAs?.rawValue)
                       })
             }))
             return
@@ -79,7 +81,7 @@ extension AccountsList {
     static func sharing(_ share: AccountShare?) -> String {
         guard let share else { return "yes" }
         let with = share.with.isEmpty ? share.spaceName : "with " + share.with.joined(separator: ", ")
-        return with + (share.role == .viewer ? " (viewer)" : "")
+        return with + (share.role == .viewer ? ", read-only" : share.invitedAs == .viewer ? " (viewer)" : "")
     }
 }
 

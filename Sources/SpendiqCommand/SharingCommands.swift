@@ -12,7 +12,7 @@ struct AccountsShare: AsyncParsableCommand {
     enum Role: String, ExpressibleByArgument, CaseIterable { case editor, viewer }
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The account's name (or its 8-character id).") var account: String
-    @Option(name: .customLong("with"), help: "Their username or email.") var person: String
+    @Option(name: .customLong("with"), help: ArgumentHelp("Their username or email.", valueName: "user")) var person: String
     @Option(help: "editor (records too) or viewer (reads only).") var role: Role = .editor
 
     func run() async throws {
@@ -36,7 +36,7 @@ struct Invitations: AsyncParsableCommand {
 
     func run() async throws {
         let spending = try await global.spending()
-        let waiting = try await spending.spaces.invitations()
+        let waiting = try await spending.sharing.invitations()
         let invitations = waiting.value.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
         if output.json {
             struct Item: Encodable { let id, space, spaceId, invitedBy, role, createdAt: String }

@@ -74,6 +74,9 @@ struct SharedAccountsTests {
             #expect(again.status == 0 && again.stdout.contains("is shared with \(bobName) already"), "\(again.stdout)\(again.stderr)")
             #expect(try await alice.run(["sync"]).status == 0)
 
+            // Offline with no list yet, Bob is told to connect, in one line
+            let offline = try await bob.run(["invitations"], server: unreachableServer)
+            #expect(offline.isOneLineError && offline.stderr.hasPrefix("spendiq: Connect to see the invitations waiting for you"), "\(offline.stderr)")
             // Then Bob sees the invitation, accepts it, and has the account and its transaction, recorded by Alice
             let invitation = try await Self.onlyInvitation(bob)
             #expect(invitation["invitedBy"] as? String == aliceName && invitation["role"] as? String == "editor")
@@ -118,7 +121,10 @@ struct SharedAccountsTests {
             #expect(second["role"] as? String == "viewer")
             #expect(try await bob.run(["accept", try #require(second["id"] as? String)]).status == 0)
             #expect(try await bob.run(["sync"]).status == 0)
-            #expect(try await bob.run(["add", "expense", "9", "--account", "Trip"]).status == 0)
+            let refused = try await bob.run(["add", "expense", "9", "--account", "Trip"])
+            #expect(refused.status == 0 && refused.stdout.contains("The server refused it: You are a viewer of"), "\(refused.stdout)")
+            let trip = try #require(try await Self.json(alice, ["accounts"]).first { $0["name"] as? String == "Trip" }?["shared"] as? [String: Any])
+            #expect(trip["invitedAs"] as? String == "viewer" && trip["space"] as? String == "\(aliceName) & \(bobName), read-only")
             #expect(try await bob.run(["add", "expense", "3", "--account", "Home"]).status == 0)
             _ = try await bob.run(["sync"])
             let status = try #require(try await bob.run(["status", "--json"]).json() as? [String: Any])
@@ -130,6 +136,23 @@ struct SharedAccountsTests {
             let home2 = try await Self.json(alice, ["list", "--account", "Home"])
             #expect(home2.count == 3)
         }
+    }
+
+    @Test func theSharingCommandsHaveHelpThatFits80Columns() async throws {
+        let device = CommandProcess.spendiq(dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("help-\(UUID().uuidString)"),
+                                            server: unreachableServer)
+        for command in [["accounts", "share"], ["invitations"], ["accept"], ["decline"]] {
+            for help in [command + ["--help"], ["help"] + command, command + ["-h"]] {
+                let outcome = try await device.run(help, environment: ["COLUMNS": "80"])
+                #expect(outcome.status == 0 && outcome.stdout.contains("USAGE"), "\(help): \(outcome.stderr)")
+                #expect(outcome.stdout.split(separator: "\n").allSatisfy { $0.count <= 80 }, "\(outcome.stdout)")
+            }
+        }
+        // A role no one is given this way, and no one to share with, are usage mistakes
+        let owner = try await device.run(["accounts", "share", "Cash", "--with", "bob", "--role", "owner"])
+        #expect(owner.isOneLineError && owner.status == 64, "\(owner.stderr)")
+        let nobody = try await device.run(["accounts", "share", "Cash"])
+        #expect(nobody.isOneLineError && nobody.status == 64, "\(nobody.stderr)")
     }
 
     @Test(arguments: Backend.available)

@@ -65,6 +65,8 @@ public enum SpendingError: Error, Equatable, CustomStringConvertible {
     case alreadyShared(String, with: [String])
     /// An invitation that is not among those waiting for the person.
     case noSuchInvitation(String)
+    /// No list of invitations on this device yet, and the server cannot be reached (`reason`: why).
+    case invitationsNeedConnection(String)
     case notVerified
     case wipedAfterOfflineAge(days: Int)
     case offlineTooLongWithPendingChanges(days: Int, count: Int, email: String)
@@ -131,10 +133,11 @@ public enum SpendingError: Error, Equatable, CustomStringConvertible {
         case .transferCurrencies(let from, let to): return "A transfer moves one currency: the accounts hold \(from) and \(to)"
         case .transferToItself: return "A transfer needs two different accounts"
         case .transferAcrossSpaces(let from, let to):
-            return "\(from) and \(to) are not shared with the same people: record an expense from one and an income to the other"
+            return "\(from) and \(to) are not in the same shared space: record an expense from one and an income to the other"
         case .alreadyShared(let name, let with):
             return with.isEmpty ? "\(name) is shared already" : "\(name) is shared with \(with.joined(separator: ", ")) already"
         case .noSuchInvitation(let id): return "No invitation \(id) waits for you"
+        case .invitationsNeedConnection(let reason): return "Connect to see the invitations waiting for you (\(reason))"
         case .notVerified:
             return "Verify your email first: type the code we mailed you"
         case .wipedAfterOfflineAge(let days):

@@ -11,6 +11,8 @@ public struct AccountShare: Sendable, Equatable {
     public let role: SpaceRole
     /// Who else sees it: whom this device shared it with, or whoever shared it with the person.
     public let with: [String]
+    /// The role this device invited them as; nil when someone else shared it.
+    public let invitedAs: SpaceRole?
 }
 
 /// What `share` did.
@@ -55,15 +57,17 @@ public struct AccountSharing: Sendable {
         } else {
             // NB: the space, then the invitation, then the move: the outbox sends them in this
             // order, so the space exists on the server before the first record put in it.
-            spaceID = try await spaces.create(name: String("\(username) & \(person)".prefix(60)))
+            // NB: "alice & bob" and "alice & bob, read-only": two people may share in both ways.
+            let suffix = role == .viewer ? ", read-only" : ""
+            spaceID = try await spaces.create(name: String("\(username) & \(person)".prefix(60 - suffix.count)) + suffix)
             try await spaces.invite(person, to: spaceID, role: role)
+            // NB: kept once the invitation is queued: a share cut short after this reuses the space.
+            try await store.write { [now = ledger.now] tx in
+                try tx.db.execute(sql: "INSERT INTO spending_shares (space_id, invitee, role, sharedAt) VALUES (?, ?, ?, ?)",
+                                  arguments: [spaceID, person, role.rawValue, now])
+            }
         }
-        let now = ledger.now
         let moved = try await store.write { tx -> Int in
-            try tx.db.execute(sql: """
-                INSERT INTO spending_shares (space_id, invitee, role, sharedAt) VALUES (?, ?, ?, ?)
-                ON CONFLICT (space_id) DO NOTHING
-                """, arguments: [spaceID, person, role.rawValue, now])
             let current = try SpendingAccount.fetchOne(tx.db, sql: "SELECT * FROM spending_accounts WHERE id = ?", arguments: [account.id]) ?? account
             try Ledger.move(SpendingSchema.accounts, account.id, current.syncFields, to: spaceID, in: tx)
             // NB: transfers to it too: the other person's balance of the account is then yours.
@@ -75,20 +79,22 @@ public struct AccountSharing: Sendable {
             }
             return transactions.count
         }
-        let share = try shares()[spaceID] ?? AccountShare(spaceID: spaceID, spaceName: spaceID, role: .owner, with: [person])
+        let share = try shares()[spaceID] ?? AccountShare(spaceID: spaceID, spaceName: spaceID, role: .owner, with: [person], invitedAs: role)
         return SharedAccount(account: try ledger.account(account.id), share: share, already: false, movedTransactions: moved)
     }
 
     /// How each shared space of the person's accounts is shared, by space id.
     public func shares() throws -> [String: AccountShare] {
         let invitees = try store.reader.read { db in
-            try Row.fetchAll(db, sql: "SELECT space_id, invitee FROM spending_shares ORDER BY sharedAt, invitee")
+            try Row.fetchAll(db, sql: "SELECT space_id, invitee, role FROM spending_shares ORDER BY sharedAt, invitee")
         }
-        let offered = Dictionary(grouping: invitees, by: { $0["space_id"] as String }).mapValues { $0.map { $0["invitee"] as String } }
+        let offered = Dictionary(grouping: invitees, by: { $0["space_id"] as String })
         var shares: [String: AccountShare] = [:]
         for space in try spaces.list() where space.kind == .shared {
-            let others = offered[space.id] ?? (space.owner.map { $0 == username ? [] : [$0] } ?? [])
-            shares[space.id] = AccountShare(spaceID: space.id, spaceName: space.name, role: space.role, with: others)
+            let mine = offered[space.id] ?? []
+            let others = mine.isEmpty ? (space.owner.map { $0 == username ? [] : [$0] } ?? []) : mine.map { $0["invitee"] as String }
+            shares[space.id] = AccountShare(spaceID: space.id, spaceName: space.name, role: space.role, with: others,
+                                            invitedAs: mine.first.flatMap { SpaceRole(rawValue: $0["role"] as String) })
         }
         return shares
     }
@@ -134,6 +140,16 @@ extension AccountSharing {
         return invitation
     }
 
+    /// The invitations waiting for the person: the server's, else the last copy with its age.
+    public func invitations() async throws -> Cached<[SpaceInvitation]> {
+        do {
+            return try await spaces.invitations()
+        } catch let error as CacheError {
+            guard case .needsConnectionForFirstLoad(_, let reason) = error else { throw error }
+            throw SpendingError.invitationsNeedConnection(reason)
+        }
+    }
+
     /// The id `reference` names among the invitations waiting (the server's, else the last copy);
     /// as typed when no list could be read.
     private func invitation(_ reference: String) async throws -> (id: String, invitation: SpaceInvitation?) {
@@ -141,7 +157,7 @@ extension AccountSharing {
         guard !trimmed.isEmpty, !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw SpendingError.invalidField("Which invitation? Give its id, as the list of invitations shows it")
         }
-        guard let waiting = try? await spaces.invitations().value else { return (trimmed, nil) }
+        guard let waiting = try? await invitations().value else { return (trimmed, nil) }
         if let exact = waiting.first(where: { $0.id == trimmed }) { return (exact.id, exact) }
         guard trimmed.count >= Ledger.shownIDLength else { throw SpendingError.idTooShort(trimmed) }
         let matches = waiting.filter { $0.id.lowercased().hasSuffix(trimmed.lowercased()) }
