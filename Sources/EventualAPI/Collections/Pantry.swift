@@ -22,7 +22,10 @@ extension SyncCollections {
         "touchedAt": SyncField(.integer),
         /// Unix milliseconds when the item left the pantry.
         "finishedAt": SyncField(.integer),
-    ], scope: .space)
+    ], scope: .space, rules: [
+        .notBelow("quantity", 0),
+        .oneOf("status", ["inPantry", "consumed", "thrownAway"]),
+    ])
 
     /// Every collection of the pantry.
     public static let pantry = [pantryItems]

@@ -14,7 +14,9 @@ extension SyncCollections {
         "archived": SyncField(.boolean, nullable: false),
         /// Unix milliseconds.
         "createdAt": SyncField(.integer, nullable: false),
-    ], scope: .space)
+    ], scope: .space, rules: [
+        .oneOf("kind", ["cash", "bank", "card", "savings"]),
+    ])
 
     /// Money spent, received or moved between two accounts; in the space of its account.
     public static let spendingTransactions = SyncCollection(name: "spending_transactions", fields: [
@@ -35,7 +37,14 @@ extension SyncCollections {
         "automatic": SyncField(.boolean, nullable: false),
         /// For a transfer: the account the money went to.
         "toAccountId": SyncField(.string, maxLength: 128),
-    ], scope: .space)
+    ], scope: .space, rules: [
+        .oneOf("kind", ["expense", "income", "transfer"]),
+        // NB: where the writer can see it, not only in the transaction's space: sharing an
+        // account moves its transfers with it, so a transfer from a personal account lands in
+        // the shared space still naming that account.
+        .refersTo("accountId", collection: "spending_accounts", matching: ["currency": "currency"]),
+        .refersTo("toAccountId", collection: "spending_accounts", matching: ["currency": "currency"]),
+    ])
 
     /// A person's budgets: at most `amountMinor` of `currency` per period, on one category or on
     /// everything. One record per period, category and currency (its id is made from them, so

@@ -49,10 +49,13 @@ public struct SyncCollection: Sendable, Hashable {
     public let fields: [String: SyncField]
     /// Whether a change may name a space other than the person's own.
     public let scope: SyncScope
+    /// What its records keep after merging, checked in order (the first broken one is told).
+    public let rules: [SyncRule]
 
-    public init(name: String, fields: [String: SyncField], scope: SyncScope = .person) {
+    public init(name: String, fields: [String: SyncField], scope: SyncScope = .person, rules: [SyncRule] = []) {
         self.name = name
         self.fields = fields
         self.scope = scope
+        self.rules = rules
     }
 }

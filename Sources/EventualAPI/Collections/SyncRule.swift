@@ -1,0 +1,104 @@
+/// A rule a collection's records keep, checked on the record as merged: by the server on every
+/// pushed change before it is written, and by the device before a local write, with the same
+/// evaluator (`SyncCollection.violation`), so the two say the same words.
+public enum SyncRule: Sendable, Hashable {
+    /// A number (a counter: a pantry quantity) that a change must not take below `minimum`.
+    case notBelow(_ field: String, _ minimum: Double)
+    /// A string from a closed set (a pantry item's status).
+    case oneOf(_ field: String, _ allowed: [String])
+    /// The id of a record of `collection` that exists (not deleted) where the writer can see it,
+    /// and whose fields equal this record's: `matching` maps a field here to a field there (a
+    /// transaction's account, in the transaction's currency). A null or absent id refers to nothing.
+    case refersTo(_ field: String, collection: String, matching: [String: String] = [:])
+
+    /// The field the rule is about.
+    public var field: String {
+        switch self {
+        case .notBelow(let field, _), .oneOf(let field, _), .refersTo(let field, _, _): return field
+        }
+    }
+}
+
+/// Why a record breaks one of its collection's rules.
+public struct SyncRuleViolation: Error, Sendable, Hashable {
+    /// Which rule: `below_minimum`, `not_allowed`, `missing_reference` or `mismatched_reference`.
+    public let code: String
+    /// The field the rule is about.
+    public let field: String
+    /// A sentence a person reads.
+    public let message: String
+
+    public init(code: String, field: String, message: String) {
+        self.code = code
+        self.field = field
+        self.message = message
+    }
+
+    public static let belowMinimum = "below_minimum"
+    public static let notAllowed = "not_allowed"
+    public static let missingReference = "missing_reference"
+    public static let mismatchedReference = "mismatched_reference"
+}
+
+extension SyncCollection {
+    /// The first rule a write breaks, or nil. `merged` is every field of the record after the
+    /// write, `previous` before it (nil for a new record). A rule is checked only where the write
+    /// moves its field (or a matched field) — a counter only when it goes down — so a record that
+    /// broke a rule before the rule existed can still be edited and brought back within it.
+    /// `lookup` answers a record of a collection by id, nil when missing or deleted; an error it
+    /// throws propagates (a failure of storage, not a broken rule). Pure: no I/O of its own.
+    public func violation(
+        merged: [String: SyncValue], previous: [String: SyncValue]?,
+        lookup: (_ collection: String, _ recordID: String) throws -> [String: SyncValue]?
+    ) rethrows -> SyncRuleViolation? {
+        for rule in rules {
+            let value = merged[rule.field] ?? .null
+            let before = previous.map { $0[rule.field] ?? .null }
+            switch rule {
+            case .notBelow(let field, let minimum):
+                guard let number = value.doubleValue, number < minimum else { continue }
+                if let old = before?.doubleValue, number >= old { continue }
+                let left = before?.doubleValue.map { "Only \(Self.describe($0)) left: " } ?? ""
+                return SyncRuleViolation(code: SyncRuleViolation.belowMinimum, field: field,
+                                         message: "\(left)\(field) cannot go below \(Self.describe(minimum)) (it would be \(Self.describe(number)))")
+            case .oneOf(let field, let allowed):
+                guard value != before, value != .null else { continue }
+                if case .string(let text) = value, allowed.contains(text) { continue }
+                return SyncRuleViolation(code: SyncRuleViolation.notAllowed, field: field,
+                                         message: "\(field) cannot be \(Self.quoted(value)): it is one of \(allowed.joined(separator: ", "))")
+            case .refersTo(let field, let collection, let matching):
+                let moved = previous == nil || value != before
+                    || matching.keys.contains { (merged[$0] ?? .null) != (previous?[$0] ?? .null) }
+                guard moved, value != .null else { continue }
+                guard case .string(let id) = value, let target = try lookup(collection, id) else {
+                    return SyncRuleViolation(code: SyncRuleViolation.missingReference, field: field,
+                                             message: "\(field) names \(Self.quoted(value)), which is no record of \(collection) you can see"
+                                                 + " (never made, deleted, or in a space you are not in)")
+                }
+                for (mine, theirs) in matching.sorted(by: { $0.key < $1.key }) {
+                    let here = merged[mine] ?? .null, there = target[theirs] ?? .null
+                    guard here != there else { continue }
+                    return SyncRuleViolation(code: SyncRuleViolation.mismatchedReference, field: field,
+                                             message: "\(mine) is \(Self.quoted(here)) but the \(collection) record \(id) that \(field) names"
+                                                 + " has \(theirs) \(Self.quoted(there)): they must be the same")
+                }
+            }
+        }
+        return nil
+    }
+
+    /// A number as a person writes it: 2, not 2.0.
+    private static func describe(_ number: Double) -> String {
+        Int64(exactly: number).map(String.init) ?? String(number)
+    }
+
+    private static func quoted(_ value: SyncValue) -> String {
+        switch value {
+        case .null: return "nothing"
+        case .string(let text): return "'\(text.prefix(100))'"
+        case .integer(let number): return String(number)
+        case .number(let number): return describe(number)
+        case .boolean(let flag): return String(flag)
+        }
+    }
+}
