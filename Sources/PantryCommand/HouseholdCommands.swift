@@ -279,13 +279,14 @@ struct DestinationOptions: ParsableArguments {
 }
 
 /// What a command says of a membership change it queued: sent now if the server answers within
-/// the local budget, else queued, and why.
+/// its answer timeout (a person waits to see an invitation or a join taken; offline, the refused
+/// connection answers at once), else queued, and why.
 enum Delivery {
     /// `done` when the server took it now; `queued` and the reason it waits otherwise; a refusal is an error.
     static func send(_ pantry: UserPantry, done: String, queued: String, pull: Bool = false) async throws {
         let failedBefore = try pantry.outbox.counts().failed
         // NB: a join or a leave pulls too, so that the household's items arrive, or leave, now.
-        let report = pull ? await pantry.trySync() : await pantry.trySend()
+        let report = await pantry.trySend(pull: pull)
         let counts = try pantry.outbox.counts()
         if counts.failed > failedBefore {
             let reason = report?.rejections.last?.message ?? "pantry status says why"

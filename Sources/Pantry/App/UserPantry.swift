@@ -126,10 +126,13 @@ public final class UserPantry: Sendable {
     @discardableResult
     public func trySend() async -> SyncReport? { await device.trySend() }
 
-    /// Sends what waits and fetches what changed, waiting at most the local budget: nil when it did not finish by then.
+    /// Sends what waits (and, with `pull`, fetches what changed), waiting at most as long as the
+    /// server may take to answer: for a change a person waits to see taken (a household joined).
+    /// Nil when it did not finish by then; it stays queued.
     @discardableResult
-    public func trySync() async -> SyncReport? {
-        await engine.syncNow(waitingAtMost: device.configuration.localCommandSyncBudget)
+    public func trySend(pull: Bool) async -> SyncReport? {
+        let timeouts = device.configuration.timeouts
+        return await engine.syncNow(pull: pull, waitingAtMost: timeouts.connect + timeouts.firstByte)
     }
 }
 
