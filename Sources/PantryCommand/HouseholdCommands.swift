@@ -8,13 +8,13 @@ import Pantry
 struct HouseholdCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "household",
-        abstract: "Share the pantry with the people you live with: list (the default), create, invite, invitations, accept, decline, members, leave, remove, use.",
+        abstract: "Share the pantry with the people you live with: list (the default), create, invite, invitations, accept, decline, members, role, leave, remove, use.",
         discussion: """
             Every change to a household works offline: it is queued and reaches the server at the next sync.
             Example: pantry household create Home, then pantry household invite bob --role editor
             """,
         subcommands: [HouseholdList.self, HouseholdCreate.self, HouseholdInvite.self, HouseholdInvitations.self, HouseholdAccept.self,
-                      HouseholdDecline.self, HouseholdMembers.self, HouseholdLeave.self, HouseholdRemove.self, HouseholdUse.self],
+                      HouseholdDecline.self, HouseholdMembers.self, HouseholdRole.self, HouseholdLeave.self, HouseholdRemove.self, HouseholdUse.self],
         defaultSubcommand: HouseholdList.self)
     @OptionGroup var global: GlobalOptions
 }
@@ -55,7 +55,8 @@ struct HouseholdList: AsyncParsableCommand {
         var table = Table("NAME", "YOU ARE", "OWNER", "ID")
         table.whole = ["ID"]
         for household in households {
-            table.add(household.name + (household.id == current?.id ? " *" : ""), household.role.rawValue, household.owner ?? "-",
+            let owner = household.role == .owner ? "you" : household.owner ?? "-"
+            table.add(household.name + (household.id == current?.id ? " *" : ""), household.role.rawValue, owner,
                       String(household.id.suffix(8)))
         }
         print(table.render())
@@ -201,6 +202,31 @@ struct HouseholdMembers: AsyncParsableCommand {
     }
 }
 
+extension SpaceRole: ExpressibleByArgument {}
+
+struct HouseholdRole: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "role", abstract: "Make a member of a household you own an editor or a viewer, or hand it over (owner).",
+        discussion: "Handing over makes you an editor; then you can leave.\nExample: pantry household role bob owner --in Home")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The member's username, as pantry household members shows it.") var user: String
+    @Argument(help: "owner, editor or viewer.") var role: SpaceRole
+    @Option(name: .customLong("in"), help: "The household (default: the one you use, or your only one).") var household: String?
+
+    func validate() throws {
+        if user.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("Say who: a member's username") }
+        try checkedName(household, "--in")
+    }
+
+    func run() async throws {
+        let pantry = try global.app().open()
+        let who = user.trimmingCharacters(in: .whitespaces)
+        let space = try await pantry.household.setRole(role, of: who, in: household)
+        let done = role == .owner ? "Handed \(space.name) over to \(who); you are an editor of it now" : "Made \(who) \(role.rawValue) of \(space.name)"
+        try await Delivery.send(pantry, done: done, queued: "Making \(who) \(role.rawValue) of \(space.name)")
+    }
+}
+
 struct HouseholdLeave: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "leave", abstract: "Leave a household: its items leave this device; yours stay.",
@@ -288,9 +314,10 @@ enum Delivery {
         // NB: a join or a leave pulls too, so that the household's items arrive, or leave, now.
         let report = await pantry.trySend(pull: pull)
         let counts = try pantry.outbox.counts()
-        if counts.failed > failedBefore {
-            let reason = report?.rejections.last?.message ?? "pantry status says why"
-            throw CLIError("The server refused it: \(reason.hasSuffix(".") ? String(reason.dropLast()) : reason)")
+        if counts.failed > failedBefore, let refused = try pantry.outbox.entries(state: .failed).last {
+            let reason = refused.lastError ?? "no reason given"
+            // NB: a refused call stays in the outbox (sign-out minds it): say how to drop it.
+            throw CLIError("The server refused it: \(reason.hasSuffix(".") ? String(reason.dropLast()) : reason) (pantry discard \(refused.shortID) drops it)")
         }
         guard let report, report.failure == nil, counts.pending == 0 else {
             let why = switch report?.failure {

@@ -159,6 +159,29 @@ struct HouseholdTests {
         }
     }
 
+    @Test func anOwnerHandsTheHouseholdOverThenLeavesAndARefusalSaysHowToDropIt() async throws {
+        try await withLiveServer { server, scratch in
+            // Given Ann's household with Bob in it
+            let ann = try await PantryPerson.signUp("ann", server: server, scratch: scratch)
+            let bob = try await PantryPerson.signUp("bob", server: server, scratch: scratch)
+            try await household(ann: ann, bob: bob)
+            // When she invites someone who does not exist, or leaves while she owns it: refused, in the server's words
+            let nobody = try await ann.pantry.run(["household", "invite", "nobody_\(bob.username)"])
+            #expect(nobody.isOneLineError && nobody.stderr.contains("The server refused it") && nobody.stderr.contains("pantry discard"),
+                    "\(nobody.stderr)")
+            let leave = try await ann.pantry.run(["household", "leave", "Home"])
+            #expect(leave.isOneLineError && leave.stderr.contains("You own Home"), "\(leave.stderr)")
+            // When she hands it over to Bob, then leaves
+            let handed = try await ann.run(["household", "role", bob.username, "owner", "--in", "Home"])
+            #expect(handed.stdout.contains("Handed Home over to \(bob.username)"), "\(handed.stdout)")
+            let left = try await ann.run(["household", "leave"])
+            #expect(left.stdout.contains("Left Home"), "\(left.stdout)")
+            // Then Bob owns it alone
+            let members = try jsonObject(try await bob.run(["household", "members", "--json"]))
+            #expect(members["owner"] as? String == bob.username && (members["members"] as? [Any])?.count == 1, "\(members)")
+        }
+    }
+
     @Test func mistakesAreOneLineWithTheRightStatus() async throws {
         try await withLiveServer { server, scratch in
             let ann = try await PantryPerson.signUp("ann", server: server, scratch: scratch)
@@ -166,7 +189,7 @@ struct HouseholdTests {
                 ["household", "create", ""], ["household", "create", String(repeating: "x", count: 61)], ["household", "create", "a\tb"],
                 ["household", "invite", " "], ["household", "invite", "bob", "--role", "owner"], ["household", "accept", "ab12"],
                 ["household", "use"], ["household", "use", "Home", "--personal"], ["household", "members", ""],
-                ["add", "--name", "Jam", "--household", ""], ["household", "remove", ""],
+                ["add", "--name", "Jam", "--household", ""], ["household", "remove", ""], ["household", "role", "bob", "boss"],
             ]
             for arguments in usage {
                 let outcome = try await ann.pantry.run(arguments)
@@ -176,11 +199,13 @@ struct HouseholdTests {
                 ["household", "members"], ["household", "leave"], ["household", "invite", "bob"], ["household", "use", "Nowhere"],
                 ["add", "--name", "Jam", "--household", "Nowhere"], ["household", "accept", "00000000-0000-7000-8000-000000000000"],
             ]
+            let long = try await ann.pantry.run(["household", "create", String(repeating: "x", count: 10_000)])
+            #expect(long.status == 64 && long.stderr.count < 200, "\(long.stderr.count)")
             for arguments in failures {
                 let outcome = try await ann.pantry.run(arguments)
                 #expect(outcome.status == 1 && outcome.isOneLineError, "\(arguments): \(outcome.status) \(outcome.stderr)")
             }
-            for sub in ["list", "create", "invite", "invitations", "accept", "decline", "members", "leave", "remove", "use"] {
+            for sub in ["list", "create", "invite", "invitations", "accept", "decline", "members", "role", "leave", "remove", "use"] {
                 let help = try await ann.pantry.run(["household", sub, "--help"])
                 #expect(help.status == 0 && help.stdout.contains("Example: pantry household"), "\(sub): \(help.stdout)")
             }

@@ -28,6 +28,8 @@ public enum PantryError: Error, Equatable, CustomStringConvertible {
     case noHousehold(String)
     /// A name that more than one of the person's households has.
     case ambiguousHousehold(String)
+    /// A household of that name, which the person is in already.
+    case householdExists(String)
     /// No household named, and the person is in this many (not one).
     case whichHousehold(Int)
     /// A household where the person may only read.
@@ -63,6 +65,7 @@ public enum PantryError: Error, Equatable, CustomStringConvertible {
         case .unreachable(let reason): return reason
         case .noHousehold(let name): return "You are in no household called \(name) on this device"
         case .ambiguousHousehold(let name): return "You are in more than one household called \(name): give its id"
+        case .householdExists(let name): return "You are in a household called \(name) already: give the new one another name"
         case .whichHousehold(let count):
             return count == 0 ? "You are in no household yet" : "You are in \(count) households: say which"
         case .viewerOf(let name): return "You can only look at \(name)'s items (viewer): its owner can make you an editor"

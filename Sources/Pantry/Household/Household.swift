@@ -26,6 +26,11 @@ public struct Household: Sendable {
 
     /// Creates a household the person owns, usable at once on this device.
     public func create(_ name: String) async throws -> Space {
+        // NB: two households of one name could then be told apart only by their ids.
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let same = try list().first(where: { $0.name.caseInsensitiveCompare(trimmed) == .orderedSame }) {
+            throw PantryError.householdExists(same.name)
+        }
         let id = try await spoken { try await spaces.create(name: name) }
         return try spaces.space(id)
     }
@@ -91,6 +96,17 @@ public struct Household: Sendable {
         return household
     }
 
+    /// Gives a member of a household the person owns another role; `owner` hands the household
+    /// over (the person becomes an editor, and may then leave).
+    @discardableResult
+    public func setRole(_ role: SpaceRole, of member: String, in name: String?) async throws -> Space {
+        let member = member.trimmingCharacters(in: .whitespaces)
+        guard !member.isEmpty else { throw PantryError.invalidField("Say who: a member's username") }
+        let household = try self.household(name)
+        try await spoken { try await spaces.setRole(role, of: member, in: household.id) }
+        return household
+    }
+
     // MARK: - Where new items go
 
     /// Makes `name` the household new items go to (nil: the person's own items). Returns it.
@@ -144,7 +160,11 @@ public struct Household: Sendable {
             guard households.count == 1 else { throw PantryError.whichHousehold(households.count) }
             return households[0]
         }
-        let space = try spoken { try spaces.space(name.trimmingCharacters(in: .whitespaces)) }
+        let typed = name.trimmingCharacters(in: .whitespaces)
+        // NB: an id's last characters, as a listing shows them, name a household too (two of one name, say).
+        let byID = try list().filter { typed.count >= Self.shortestID && $0.id.lowercased().hasSuffix(typed.lowercased()) }
+        if byID.count == 1 { return byID[0] }
+        let space = try spoken { try spaces.space(typed) }
         guard space.kind == .shared else { throw PantryError.noHousehold(name) }
         return space
     }
@@ -157,7 +177,7 @@ public struct Household: Sendable {
     /// nil for a whole id this device has not seen (it is sent as typed: offline, the list may be old).
     private func invitation(_ typed: String) async throws -> SpaceInvitation? {
         let id = typed.trimmingCharacters(in: .whitespaces).lowercased()
-        guard id.count >= Self.shortestInvitationID else { throw PantryError.shortInvitationID(typed) }
+        guard id.count >= Self.shortestID else { throw PantryError.shortInvitationID(typed) }
         let known = (try? await invitations().value) ?? []
         let matches = known.filter { $0.id.lowercased() == id || $0.id.lowercased().hasSuffix(id) }
         if matches.count == 1 { return matches[0] }
@@ -166,8 +186,8 @@ public struct Household: Sendable {
         return nil
     }
 
-    /// An invitation's shortest id suffix taken: shorter ones may pick another.
-    static let shortestInvitationID = 6
+    /// The shortest end of an id (an invitation's, a household's) taken for it: shorter ones may pick another.
+    static let shortestID = 6
 
     /// The engine's refusals in the pantry's words.
     private func spoken<T>(_ body: () async throws -> T) async throws -> T {
@@ -183,7 +203,9 @@ extension PantryError {
     /// A space's refusal in the pantry's words: a household.
     init(_ error: SpaceError) {
         switch error {
-        case .badName(let name): self = .invalidField("'\(name)' is not a household's name: give 1 to 60 characters")
+        case .badName(let name):
+            let shown = name.count > 40 ? name.prefix(40) + "…" : name
+            self = .invalidField("'\(shown)' is not a household's name: give 1 to 60 characters")
         case .noOne: self = .invalidField("Say who: a username or an email")
         case .roleNotInvitable, .personalSpace: self = .invalidField(error.description)
         case .unknownSpace(let name): self = .noHousehold(name)
