@@ -61,7 +61,7 @@ struct TableMirrorTests {
         await #expect(throws: TestFailure.self) {
             try await store.write { tx in
                 try mirror.insert("a", ["name": "Milk"], in: tx)
-                try mirror.update("a", adding: ["quantity": -1], in: tx)
+                try mirror.update("a", adding: ["quantity": 1], in: tx)
                 throw TestFailure("the app failed half-way")
             }
         }

@@ -1,6 +1,7 @@
 import EventualAPI
 import Foundation
 import GRDB
+import Synchronization
 
 /// One signed-in user's database on this device: the app's tables, the outbox, the sync cursor
 /// and cached server data, in one SQLite file (WAL). Every local change goes through
@@ -14,6 +15,9 @@ public final class LocalStore: Sendable {
     /// Stamps every change made through `write(_:)`.
     public let clock: HybridLogicalClock
     private let didWrite: ChangeSignal
+    /// The table that mirrors each synced collection, by the collection's name: where a rule
+    /// that refers to another collection looks records up before a write.
+    private let mirroredTables = Mutex<[String: String]>([:])
 
     /// Opens (creating if needed) the database at `path`, applies the engine's migrations and
     /// then the app's, in order. `wallClock` is this device's clock in Unix milliseconds (a test
@@ -55,8 +59,9 @@ public final class LocalStore: Sendable {
     @discardableResult
     public func write<T: Sendable>(_ body: @Sendable (LocalTransaction) throws -> T) async throws -> T {
         let clock = self.clock
+        let tables = mirroredTables.withLock { $0 }
         let result = try await writer.write { db in
-            let transaction = LocalTransaction(db: db, clock: clock)
+            let transaction = LocalTransaction(db: db, clock: clock, tables: tables)
             let value = try body(transaction)
             if transaction.stampedChanges {
                 try EngineSchema.saveLastStamp(clock.latest, db)
@@ -74,6 +79,13 @@ public final class LocalStore: Sendable {
         // NB: written only when it moved by more than the header's precision: not a write per request.
         guard let offset = clock.serverOffset, before.map({ abs($0 - offset) > 1_000 }) ?? true else { return }
         try await writer.write { db in try EngineSchema.setValue(String(offset), for: .serverClockOffset, db) }
+    }
+
+    /// Tells the store which table mirrors each collection (the sync engine does, for its mirrors).
+    func register(_ mirrors: [TableMirror]) {
+        mirroredTables.withLock { tables in
+            for mirror in mirrors { tables[mirror.collection.name] = mirror.table }
+        }
     }
 
     /// Fires after every committed `write(_:)`: the sync engine listens to send soon.
@@ -99,11 +111,14 @@ public struct LocalMigration: Sendable {
 public final class LocalTransaction {
     public let db: Database
     let clock: HybridLogicalClock
+    /// The table of each mirrored collection, by name.
+    let tables: [String: String]
     private(set) var stampedChanges = false
 
-    init(db: Database, clock: HybridLogicalClock) {
+    init(db: Database, clock: HybridLogicalClock, tables: [String: String] = [:]) {
         self.db = db
         self.clock = clock
+        self.tables = tables
     }
 
     /// Queues a change of a record in a synced collection: fields set, amounts added to its

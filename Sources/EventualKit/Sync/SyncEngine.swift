@@ -48,6 +48,7 @@ public actor SyncEngine {
             (try? await client.getHealth()).map { if case .ok = $0 { true } else { false } } ?? false
         }
         self.collections = Dictionary(uniqueKeysWithValues: collections.map { ($0.collection.name, $0) })
+        store.register(collections.compactMap { $0 as? TableMirror })
         self.calls = calls.merging(SpaceCall.handlers) { _, engine in engine }
         self.configuration = configuration
         self.logger = logger

@@ -32,6 +32,7 @@ public struct TableMirror: SyncedCollectionStore {
     /// in `space` (nil: the person's own). Returns the id of the change's outbox entry.
     @discardableResult
     public func insert(_ id: String, _ fields: [String: SyncValue], space: String? = nil, in tx: LocalTransaction) throws -> String {
+        try checkRules(merged: fields, previous: nil, in: tx)
         let space = try tx.spaceOfChange(space, collection)
         // NB: a new record's empty fields are empty on every device already: sending them as
         // nulls only makes each change (an imported bank year is 100,000 of them) larger.
@@ -46,6 +47,11 @@ public struct TableMirror: SyncedCollectionStore {
     @discardableResult
     public func update(_ id: String, setting fields: [String: SyncValue] = [:], adding deltas: [String: Double] = [:],
                        in tx: LocalTransaction) throws -> String {
+        if !collection.rules.isEmpty, let previous = try fieldsOfRow(id, tx.db) {
+            var merged = previous.merging(fields) { $1 }
+            for (name, amount) in deltas { merged[name] = .number((previous[name]?.doubleValue ?? 0) + amount) }
+            try checkRules(merged: merged, previous: previous, in: tx)
+        }
         let entry = try record(id, fields: fields, deltas: deltas, space: try spaceOfRow(id, tx.db), in: tx)
         let names = fields.keys.sorted(), counters = deltas.keys.sorted()
         let assignments = names.map { "\($0.quotedDatabaseIdentifier) = ?" }
@@ -80,6 +86,38 @@ public struct TableMirror: SyncedCollectionStore {
 
     private var isInSpaces: Bool { collection.scope == .space }
 
+    /// Refuses a write that breaks one of the collection's rules, with the server's words, before
+    /// anything is written or queued. A record another rule refers to is looked up in its
+    /// collection's mirror on this device; a collection this device does not mirror is left to the server.
+    private func checkRules(merged: [String: SyncValue], previous: [String: SyncValue]?, in tx: LocalTransaction) throws {
+        guard !collection.rules.isEmpty else { return }
+        let violation: SyncRuleViolation?
+        do {
+            violation = try collection.violation(merged: merged, previous: previous) { name, id in
+                guard let table = name == collection.name ? table : tx.tables[name] else { throw NotMirrored() }
+                return try TableMirror.fields(of: id, in: table, tx.db)
+            }
+        } catch is NotMirrored {
+            return
+        }
+        if let violation { throw Refusal.rule(violation) }
+    }
+
+    private struct NotMirrored: Error {}
+
+    /// The fields of a record's row, as the rules read them; nil when there is no such row.
+    private func fieldsOfRow(_ id: String, _ db: Database) throws -> [String: SyncValue]? {
+        try Self.fields(of: id, in: table, db).map { $0.filter { collection.fields[$0.key] != nil } }
+    }
+
+    private static func fields(of id: String, in table: String, _ db: Database) throws -> [String: SyncValue]? {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM \(table.quotedDatabaseIdentifier) WHERE id = ?"),
+                                         arguments: [id.databaseValue]) else { return nil }
+        var fields: [String: SyncValue] = [:]
+        for column in row.columnNames { fields[column] = SyncValue.fromDatabaseValue(row[column]) }
+        return fields
+    }
+
     /// The space of a record's row (nil: the person's own, or no such row).
     private func spaceOfRow(_ id: String, _ db: Database) throws -> String? {
         guard isInSpaces else { return nil }
@@ -91,10 +129,13 @@ public struct TableMirror: SyncedCollectionStore {
     public enum Refusal: Error, Equatable, CustomStringConvertible {
         /// A counter both set and added to in one change.
         case setAndAdded(field: String)
+        /// A write that breaks one of the collection's rules: the server would refuse it with these words.
+        case rule(SyncRuleViolation)
 
         public var description: String {
             switch self {
             case .setAndAdded(let field): return "'\(field)' is both set and added to in one change: set it, or add to it"
+            case .rule(let violation): return violation.message
             }
         }
     }
