@@ -40,15 +40,18 @@ extension APIService {
             switch outcome {
             case .applied: counts.applied += 1
             case .duplicate: counts.duplicate += 1
-            case .rejected: counts.rejected += 1
+            case .rejected, .refused: counts.rejected += 1
             }
         }
         metrics.syncPushed(applied: counts.applied, duplicate: counts.duplicate, rejected: counts.rejected)
-        let results = zip(body.changes, outcomes).map { change, outcome in
+        let results = try zip(body.changes, outcomes).map { change, outcome in
             switch outcome {
             case .applied: return Components.Schemas.SyncResult(id: change.id, status: .applied)
             case .duplicate: return Components.Schemas.SyncResult(id: change.id, status: .duplicate)
             case .rejected(let message): return Components.Schemas.SyncResult(id: change.id, status: .rejected, message: message)
+            case .refused(let violation, let current):
+                return Components.Schemas.SyncResult(id: change.id, status: .rejected, message: violation.message, code: violation.code,
+                                                     field: violation.field, current: try current.map(Self.wireRecord))
             }
         }
         return .ok(.init(body: .json(.init(results: results))))
@@ -62,18 +65,21 @@ extension APIService {
             throw APIError.badRequest("limit must be from \(Self.pullLimits.lowerBound) to \(Self.pullLimits.upperBound), not \(limit)")
         }
         let page = try await sync.pull(userID: userID, after: cursor, limit: limit)
-        let changes = try page.records.map { record in
-            Components.Schemas.SyncRecord(
-                collection: record.collection, recordId: record.recordID,
-                fields: .init(additionalProperties: try OpenAPIObjectContainer(unvalidatedValue: record.state.fields.mapValues(\.anyValue))),
-                deleted: record.state.isDeleted, hlc: record.state.newestStamp?.description ?? "",
-                space: record.space, changedBy: record.changedBy
-            )
-        }
+        let changes = try page.records.map(Self.wireRecord)
         let spaces = page.spaces.map { space in
             Components.Schemas.SpaceSummary(id: space.id, name: space.name, kind: .init(space.kind), role: .init(space.role))
         }
         return .ok(.init(body: .json(.init(changes: changes, cursor: page.cursor.token, hasMore: page.hasMore, spaces: spaces,
                                            removed: page.removed.map { .init(id: $0.id, name: $0.name) }))))
+    }
+
+    /// A record as the wire carries it: in a pull, and as a rule's refusal's `current`.
+    private static func wireRecord(_ record: SyncedRecord) throws -> Components.Schemas.SyncRecord {
+        Components.Schemas.SyncRecord(
+            collection: record.collection, recordId: record.recordID,
+            fields: .init(additionalProperties: try OpenAPIObjectContainer(unvalidatedValue: record.state.fields.mapValues(\.anyValue))),
+            deleted: record.state.isDeleted, hlc: record.state.newestStamp?.description ?? "",
+            space: record.space, changedBy: record.changedBy
+        )
     }
 }

@@ -16,11 +16,14 @@ enum SyncOutcome: Sendable, Equatable {
     case applied
     case duplicate
     case rejected(String)
+    /// Merged, the record would break one of its collection's rules: not written. `current` is
+    /// the server's record as the push left it (nil when it holds none).
+    case refused(SyncRuleViolation, current: SyncedRecord?)
 }
 
 /// A record as a pull returns it: its space, its merged state, the counter value of its last
 /// change and the username of whoever made it (nil if unknown).
-struct SyncedRecord: Sendable {
+struct SyncedRecord: Sendable, Equatable {
     let space: String
     let collection: String
     let recordID: String
@@ -62,14 +65,29 @@ struct SyncPage: Sendable {
 /// The lock also serialises the merges themselves: a push reads the records it changes after it
 /// holds the lock, so it always merges into the latest committed state; and it reads the pusher's
 /// roles after it, so a change of members (which takes the same lock) is never half seen.
+///
+/// Rules (`SyncCollection.rules`) are checked on each record as merged, before it is written, in
+/// the push's transaction: a change that breaks one is refused alone and the rest of the batch
+/// applies. Two consumptions of the last unit cannot both pass, since the second push merges
+/// into what the first committed. A rule's lookups see the batch's earlier changes; those in the
+/// record's own space read under its lock, those in the pusher's other spaces (a transfer from a
+/// personal account into a shared one) read their latest committed state.
 struct SyncStore: Sendable {
     /// Rows per multi-row INSERT, well under SQLite's and PostgreSQL's limits on bound values.
     static let rowsPerStatement = 100
 
     let database: Database
+    /// The collections whose rules pushes are checked against.
+    var collections: [String: SyncCollection] = SyncCollections.all
 
     private struct RecordKey: Hashable {
         let space: String
+        let collection: String
+        let recordID: String
+    }
+
+    /// A record of some space.
+    private struct RecordRef: Hashable {
         let collection: String
         let recordID: String
     }
@@ -100,6 +118,22 @@ struct SyncStore: Sendable {
             let stored = try await states(of: keys, on: sql)
             var records = stored.mapValues(\.state)
             let existing = Set(records.keys)
+            let referenced = try await referencedStates(by: submissions, in: stored, allowed: access, of: userID, on: sql)
+            // The spaces each record the batch or its references touch lives in, for rules' lookups.
+            var holders: [RecordRef: Set<String>] = [:]
+            for key in existing.union(referenced.keys) {
+                holders[RecordRef(collection: key.collection, recordID: key.recordID), default: []].insert(key.space)
+            }
+            /// The fields of a live record the pusher can see: in `space` first, else in another of their spaces.
+            func visible(_ collection: String, _ recordID: String, from space: String) -> [String: SyncValue]? {
+                let ref = RecordRef(collection: collection, recordID: recordID)
+                for candidate in [space] + (holders[ref] ?? []).subtracting([space]).sorted() {
+                    let key = RecordKey(space: candidate, collection: collection, recordID: recordID)
+                    if let state = records[key] ?? referenced[key], !state.isDeleted { return state.fields }
+                }
+                return nil
+            }
+            var refusals: [(index: Int, key: RecordKey, violation: SyncRuleViolation)] = []
 
             var outcomes: [SyncOutcome] = []
             var newlyApplied: [String] = []
@@ -123,12 +157,22 @@ struct SyncStore: Sendable {
                         continue
                     }
                     let key = RecordKey(space: submission.space, collection: change.collection, recordID: change.recordID)
-                    var state = records[key] ?? SyncRecordState()
+                    let before = records[key]
+                    var state = before ?? SyncRecordState()
                     _ = state.apply(change)
+                    if let collection = collections[change.collection], !collection.rules.isEmpty, !state.isDeleted,
+                       let violation = collection.violation(merged: state.fields, previous: before.flatMap { $0.isDeleted ? nil : $0.fields },
+                                                            lookup: { visible($0, $1, from: submission.space) })
+                    {
+                        refusals.append((outcomes.count, key, violation))
+                        outcomes.append(.rejected(violation.message))
+                        continue
+                    }
                     // NB: a change that lost every comparison still moves its record to a new seq.
                     // Its device skipped the winning values in an earlier pull (its own edit was
                     // pending then, and pending edits are never overwritten); this brings them back.
                     if changedKeySet.insert(key).inserted { changedKeys.append(key) }
+                    if before == nil { holders[RecordRef(collection: key.collection, recordID: key.recordID), default: []].insert(key.space) }
                     records[key] = state
                     appliedIDs.insert(submission.id)
                     newlyApplied.append(submission.id)
@@ -165,6 +209,11 @@ struct SyncStore: Sendable {
             try await save(rows, changedBy: userID, now: now, on: sql)
             for (space, seq) in nextSeq.sorted(by: { $0.key < $1.key }) where seq != access[space]!.lastSeq {
                 try await sql.update("sync_counters").set("last_seq", to: seq).where("space_id", .equal, space).run()
+            }
+            if !refusals.isEmpty {
+                // NB: read after the save, so that `current` is what a pull would now return.
+                let current = try await syncedRecords(refusals.map(\.key), on: sql)
+                for refusal in refusals { outcomes[refusal.index] = .refused(refusal.violation, current: current[refusal.key]) }
             }
             return outcomes
         }
@@ -349,6 +398,60 @@ struct SyncStore: Sendable {
             }
         }
         return states
+    }
+
+    /// The stored states of the records that the rules of the batch's changes may look up (those
+    /// their `refersTo` fields name, pushed or stored), in every space the pusher is a member of.
+    /// Nothing is read for a batch whose collections refer to none.
+    private func referencedStates(
+        by submissions: [SyncSubmission], in stored: [RecordKey: (state: SyncRecordState, bytes: Int64)],
+        allowed access: [String: SpaceAccess], of userID: String, on sql: any SQLDatabase
+    ) async throws -> [RecordKey: SyncRecordState] {
+        var wanted: [String: Set<String>] = [:]
+        for submission in submissions {
+            guard case .success(let change) = submission.change, access[submission.space]?.refusal == nil,
+                  let rules = collections[change.collection]?.rules
+            else { continue }
+            let storedFields = stored[RecordKey(space: submission.space, collection: change.collection, recordID: change.recordID)]?.state.fields
+            for case .refersTo(let field, let target, _) in rules {
+                for id in [change.fields[field]?.stringValue, storedFields?[field]?.stringValue].compactMap({ $0 }) {
+                    wanted[target, default: []].insert(id)
+                }
+            }
+        }
+        var states: [RecordKey: SyncRecordState] = [:]
+        for (collection, ids) in wanted.sorted(by: { $0.key < $1.key }) {
+            for chunk in Self.chunks(of: ids.sorted()) {
+                let rows = try await sql.raw("""
+                    SELECT space_id, record_id, fields, field_stamps, counter_deltas, tombstone FROM sync_records
+                    WHERE collection = \(bind: collection) AND record_id IN (\(binds: Array(chunk)))
+                      AND space_id IN (SELECT space_id FROM space_members WHERE user_id = \(bind: userID) AND left_at IS NULL)
+                    """).all()
+                for row in rows {
+                    let key = RecordKey(space: try row.decode(column: "space_id", as: String.self), collection: collection,
+                                        recordID: try row.decode(column: "record_id", as: String.self))
+                    states[key] = try Self.state(of: row)
+                }
+            }
+        }
+        return states
+    }
+
+    /// The records of `keys` as a pull returns them, those that exist.
+    private func syncedRecords(_ keys: [RecordKey], on sql: any SQLDatabase) async throws -> [RecordKey: SyncedRecord] {
+        var records: [RecordKey: SyncedRecord] = [:]
+        for key in Set(keys) {
+            let row = try await sql.raw("""
+                SELECT r.fields, r.field_stamps, r.counter_deltas, r.tombstone, r.seq, u.username AS changed_by_name
+                FROM sync_records r LEFT JOIN users u ON u.id = r.changed_by
+                WHERE r.space_id = \(bind: key.space) AND r.collection = \(bind: key.collection) AND r.record_id = \(bind: key.recordID)
+                """).first()
+            guard let row else { continue }
+            records[key] = SyncedRecord(space: key.space, collection: key.collection, recordID: key.recordID, state: try Self.state(of: row),
+                                        seq: try row.decode(column: "seq", as: Int64.self),
+                                        changedBy: try row.decode(column: "changed_by_name", as: String?.self))
+        }
+        return records
     }
 
     private func recordApplied(_ ids: [String], userID: String, now: Int64, on sql: any SQLDatabase) async throws {
