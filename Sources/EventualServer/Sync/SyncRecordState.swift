@@ -86,14 +86,20 @@ extension SyncRecordState {
 
     init(_ columns: Columns) throws {
         let decoder = JSONDecoder()
-        fields = try decoder.decode([String: SyncValue].self, from: Data(columns.fields.utf8))
-        let stampTexts = try decoder.decode([String: String].self, from: Data(columns.fieldStamps.utf8))
-        stamps = try stampTexts.mapValues(Self.stamp)
-        if let text = columns.counterDeltas {
-            let stored = try decoder.decode([String: [StoredDelta]].self, from: Data(text.utf8))
-            deltas = try stored.mapValues { list in
-                try list.map { CounterDelta(stamp: try Self.stamp($0.hlc), amount: $0.amount) }
+        // NB: a stored row that does not decode is the server's failure (a 500, retried), never
+        // the DecodingError that the error mapping answers as the client's mistake (a 400).
+        do {
+            fields = try decoder.decode([String: SyncValue].self, from: Data(columns.fields.utf8))
+            let stampTexts = try decoder.decode([String: String].self, from: Data(columns.fieldStamps.utf8))
+            stamps = try stampTexts.mapValues(Self.stamp)
+            if let text = columns.counterDeltas {
+                let stored = try decoder.decode([String: [StoredDelta]].self, from: Data(text.utf8))
+                deltas = try stored.mapValues { list in
+                    try list.map { CounterDelta(stamp: try Self.stamp($0.hlc), amount: $0.amount) }
+                }
             }
+        } catch is DecodingError {
+            throw StorageError.corrupt("a sync record's fields, stamps or deltas are not the JSON the server writes")
         }
         if let text = columns.tombstone {
             tombstone = try Self.stamp(text)
