@@ -10,7 +10,7 @@ struct SpendiqCommand: AsyncParsableCommand {
             Register.self, Verify.self, Login.self, Logout.self, Whoami.self,
             Accounts.self, Add.self, Transfer.self, List.self, Edit.self, Delete.self,
             DashboardCommand.self, Offers.self, Locate.self, InsightsCommand.self, LimitsCommand.self,
-            Export.self, Import.self, Invitations.self, Accept.self, Decline.self, Status.self, Sync.self, Retry.self, Discard.self,
+            Export.self, Import.self, Invitations.self, Accept.self, Decline.self, Status.self, Sync.self, Failures.self, Settle.self, Retry.self, Discard.self,
         ]
     )
 

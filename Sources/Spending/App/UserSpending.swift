@@ -98,6 +98,48 @@ public final class UserSpending: Sendable {
 
     // MARK: - Sync
 
+    /// Each transaction's sync state: confirmed, waiting to be sent, or refused with the server's words.
+    public func syncStates(of transactions: [SpendingTransaction]) throws -> [String: SyncState] {
+        try device.syncStates(SyncCollections.spendingTransactions, ids: transactions.map(\.id))
+    }
+
+    /// The transactions matching `query` with their sync states now, then again at each committed
+    /// change of them, of the accounts, or of their states (a sync from another device included).
+    /// Cancel the iterating task to stop.
+    public func watchTransactions(_ query: TransactionQuery = TransactionQuery()) throws
+        -> AsyncThrowingStream<LiveSnapshot<SpendingTransaction>, any Error> {
+        device.observe(SpendingSchema.transactions, alsoTracking: [SpendingSchema.accountsTable], id: { $0.id },
+                       fetch: try ledger.transactionsFetch(query))
+    }
+
+    /// The changes the server refused, oldest first, with its words.
+    public func failures() throws -> [FailedChange] { try device.failures() }
+
+    /// A refused change in words: "expense EUR 9.00 on Trip", "account Home", "budget".
+    public func summary(of change: FailedChange) -> String {
+        switch change.collection {
+        case SyncCollections.spendingTransactions.name:
+            let current = try? ledger.transaction(change.recordID)
+            let kind = change.fields["kind"]?.stringValue ?? current?.kind.rawValue ?? "transaction"
+            let currency = change.fields["currency"]?.stringValue ?? current?.currency
+            let amount = (change.fields["amountMinor"]?.int64Value ?? current?.amountMinor).flatMap { minor in currency.map { Money(minorUnits: minor, currency: $0) } }
+            let accountID = change.fields["accountId"]?.stringValue ?? current?.accountId
+            let account = accountID.flatMap { try? ledger.account($0, allowArchived: true).name }
+            let what = [kind, amount?.description, account.map { "on \($0)" }].compactMap { $0 }.joined(separator: " ")
+            return change.deleted ? "deletion of \(kind) \(change.recordID.suffix(Ledger.shownIDLength))" : what
+        case SyncCollections.spendingAccounts.name:
+            let name = change.fields["name"]?.stringValue ?? (try? ledger.account(change.recordID, allowArchived: true).name)
+            return "account " + (name ?? String(change.recordID.suffix(Ledger.shownIDLength)))
+        case SyncCollections.spendingLimits.name: return "budget"
+        default: return change.collection
+        }
+    }
+
+    /// Settles a refused change (its id, or its last 8 characters): take the server's record, keep
+    /// and send the change again, or discard it.
+    @discardableResult
+    public func settle(_ id: String, _ choice: SettleChoice) async throws -> Settlement { try await device.settle(id, choice) }
+
     /// Online or offline, what waits in the outbox, and when the last sync was.
     public func status(probe: Bool = true) async throws -> DeviceStatus { try await device.status(probe: probe) }
 

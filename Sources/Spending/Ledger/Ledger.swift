@@ -259,28 +259,31 @@ public struct Ledger: Sendable {
 
     /// Transactions matching `query`, newest first.
     public func transactions(_ query: TransactionQuery = TransactionQuery()) throws -> [SpendingTransaction] {
+        try store.reader.read(try transactionsFetch(query))
+    }
+
+    /// How to read the transactions matching `query` inside a read: once, or again at each change (a live query).
+    func transactionsFetch(_ query: TransactionQuery) throws -> @Sendable (Database) throws -> [SpendingTransaction] {
         var conditions: [String] = []
-        var arguments: [any DatabaseValueConvertible] = []
+        var arguments: [DatabaseValue] = []
         if let days = query.days {
             guard (1...36_600).contains(days) else { throw SpendingError.invalidDays(days) }
             conditions.append("occurredAt >= ?")
-            arguments.append(now - Int64(days) * 86_400_000)
+            arguments.append((now - Int64(days) * 86_400_000).databaseValue)
         }
         if let name = query.account {
             let account = try account(name, allowArchived: true)
             conditions.append("(accountId = ? OR toAccountId = ?)")
-            arguments += [account.id, account.id]
+            arguments += [account.id.databaseValue, account.id.databaseValue]
         }
         if let category = Categories.normalized(query.category) {
             conditions.append("category = ?")
-            arguments.append(category)
+            arguments.append(category.databaseValue)
         }
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let limit = query.limit.map { " LIMIT \(max(0, $0))" } ?? ""
-        return try store.reader.read { db in
-            try SpendingTransaction.fetchAll(db, sql: "SELECT * FROM spending_transactions \(filter) ORDER BY occurredAt DESC, id DESC\(limit)",
-                                             arguments: StatementArguments(arguments))
-        }
+        let sql = "SELECT * FROM spending_transactions \(filter) ORDER BY occurredAt DESC, id DESC\(limit)"
+        return { [arguments] db in try SpendingTransaction.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)) }
     }
 
     /// Every account's balance now: opening balance, plus incomes and transfers in, minus expenses and transfers out.

@@ -1,0 +1,82 @@
+import CommandLineSupport
+import ArgumentParser
+import EventualAPI
+import EventualKit
+import Foundation
+import Spending
+
+struct Failures: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The changes the server refused, with its reasons: settle each with spendiq settle ID.")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let spending = try await global.spending()
+        let failures = try spending.failures()
+        if output.json {
+            struct Shape: Encodable {
+                let id, shortId, collection, recordId, what, reason: String
+                @JSONNullable var code: String?; @JSONNullable var field: String?; @JSONNullable var space: String?
+                let knowsServerState: Bool; let createdAt: String
+            }
+            print(try Terminal.json(failures.map {
+                Shape(id: $0.id, shortId: $0.shortID, collection: $0.collection, recordId: $0.recordID, what: spending.summary(of: $0),
+                      reason: $0.reason, code: $0.code, field: $0.field, space: $0.space, knowsServerState: $0.knowsServerState,
+                      createdAt: Timestamp.iso8601($0.createdAt))
+            }))
+            return
+        }
+        guard !failures.isEmpty else { print("Nothing was refused."); return }
+        var table = Table("ID", "WHAT", "REASON")
+        table.whole = ["ID"]
+        table.cutFirst = ["REASON"]
+        for failure in failures { table.add(failure.shortID, spending.summary(of: failure), failure.reason) }
+        print(table.render())
+        Terminal.say("Settle each: spendiq settle ID --keep-mine (send it again), --take-theirs (the server's version) or --discard.")
+    }
+}
+
+struct Settle: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Settle a refused change: send yours again, take the server's version, or discard yours.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The refused change's ID, as spendiq failures shows it (8 characters), or its whole id.") var id: String
+    @Flag(help: "Send your change again, as it is.") var keepMine = false
+    @Flag(help: "Take the server's version of the record and drop your change.") var takeTheirs = false
+    @Flag(help: "Drop your change and go back to the server's version.") var discard = false
+
+    func validate() throws {
+        try usageCheck {
+            let chosen = [keepMine, takeTheirs, discard].filter { $0 }.count
+            if chosen != 1 { throw CLIError("Give exactly one of --keep-mine, --take-theirs or --discard") }
+        }
+    }
+
+    func run() async throws {
+        let spending = try await global.spending()
+        let choice: SettleChoice = keepMine ? .keepMine() : takeTheirs ? .takeTheirs : .discard
+        let settlement: Settlement
+        do {
+            settlement = try await spending.settle(id, choice)
+        } catch SettleError.serverStateUnknown(let id) {
+            throw CLIError("The server did not say what it holds for that record: spendiq settle \(id) --keep-mine or --discard")
+        }
+        let what = spending.summary(of: settlement.change)
+        switch choice {
+        case .takeTheirs: Terminal.say("Took the server's version of the \(what); your change is dropped.")
+        case .discard:
+            Terminal.say("Discarded your change to the \(what); " + (settlement.restored ? "the server's version is back."
+                                                                   : "the server's version comes with the next sync."))
+        case .keepMine:
+            let record = settlement.change.recordID
+            let collection = SyncCollections.spending.first { $0.name == settlement.change.collection }
+            let state = try collection.flatMap { try spending.device.syncStates($0, ids: [record])[record] }
+            switch state {
+            case .failed(let reason)?: Terminal.say("Sent your \(what) again, and the server refused it again: \(reason).")
+            case .confirmed?: Terminal.say("Kept your \(what): the server has it now.")
+            default: Terminal.say("Kept your \(what): it is sent with the next sync.")
+            }
+        }
+    }
+}
