@@ -63,9 +63,14 @@ struct Sync: AsyncParsableCommand {
     func run() async throws {
         let pantry = try global.app().open()
         let bar = ProgressBar(enabled: Terminal.stderrIsTTY)
+        // NB: the report counts calls of every kind: a household's (a join, an invitation) is not a contribution.
+        let householdCalls = Set(try pantry.outbox.entries().filter { $0.kind == .call && $0.operation.hasPrefix("spaces.") && $0.state != .failed }.map(\.id))
         let report = try await pantry.sync { remaining, total in bar.show(done: total - remaining, total: total) }
         bar.finish()
-        let done = "sent \(report.sent - report.duplicates) change(s) and \(report.calls) knowledge-base contribution(s), fetched \(report.pulled)"
+        let household = householdCalls.subtracting(try pantry.outbox.entries().map(\.id)).count
+        let contributions = max(0, report.calls - household)
+        let done = "sent \(report.sent - report.duplicates) change(s) and \(contributions) knowledge-base contribution(s)"
+            + (household > 0 ? ", \(household) household change(s)" : "") + ", fetched \(report.pulled)"
         Terminal.say(try DeviceWords.pantry.synced(report, done: done))
     }
 }

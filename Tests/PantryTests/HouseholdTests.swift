@@ -150,8 +150,10 @@ struct HouseholdTests {
             try await ann.run(["add", "--name", "Bread", "--household", "Home"], server: unreachableServer)
             let invited = try await ann.run(["household", "invite", "someone@example.com"], server: unreachableServer)
             #expect(invited.stdout.contains("queued"), "\(invited.stdout)")
-            // Then one sync takes them all to the server, in order
-            try await ann.run(["sync"])
+            // Then one sync takes them all to the server, in order, and counts them as what they are
+            let synced = try await ann.run(["sync"])
+            #expect(synced.stdout.replacingOccurrences(of: "\n", with: " ")
+                .contains("sent 1 change(s) and 0 knowledge-base contribution(s), 2 household change(s)"), "\(synced.stdout)")
             let status = try jsonObject(try await ann.run(["status", "--json"]))
             #expect(status["pending"] as? Int == 0 && status["failed"] as? Int == 0, "\(status)")
             let members = try jsonObject(try await ann.run(["household", "members", "--json"]))
