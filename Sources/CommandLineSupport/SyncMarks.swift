@@ -1,0 +1,93 @@
+import ArgumentParser
+import EventualKit
+import Foundation
+
+/// The mark a list puts before a row that is not confirmed, the same in every app.
+public enum SyncMark: String, Sendable {
+    case none = " "
+    case waiting = "⋯"
+    case refused = "!"
+
+    public init(_ state: SyncState) {
+        switch state {
+        case .confirmed: self = .none
+        case .pending: self = .waiting
+        case .failed: self = .refused
+        }
+    }
+
+    /// The line under a list that says what its marks mean (nil when it shows none); `failures`
+    /// is the command that lists the refused ones ("pantry failures").
+    public static func legend(_ marks: [SyncMark], failures: String) -> String? {
+        var legend: [String] = []
+        if marks.contains(.waiting) { legend.append("\(waiting.rawValue) waits to be sent") }
+        if marks.contains(.refused) { legend.append("\(refused.rawValue) refused by the server: \(failures)") }
+        return legend.isEmpty ? nil : Terminal.wrap(legend.joined(separator: "; "))
+    }
+}
+
+/// A row's sync state in `--json`: `{"state":"confirmed"}`, `{"state":"pending","count":1}`, `{"state":"failed","reason":"…"}`.
+public struct SyncStateJSON: Encodable, Sendable {
+    let state: SyncState
+
+    public init(_ state: SyncState) { self.state = state }
+
+    enum CodingKeys: String, CodingKey { case state, count, reason }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch state {
+        case .confirmed: try container.encode("confirmed", forKey: .state)
+        case .pending(let count):
+            try container.encode("pending", forKey: .state)
+            try container.encode(count, forKey: .count)
+        case .failed(let reason):
+            try container.encode("failed", forKey: .state)
+            try container.encode(reason, forKey: .reason)
+        }
+    }
+}
+
+/// `--watch` and `--every` of a command that prints a list.
+public struct WatchOptions: ParsableArguments {
+    @Flag(help: "Keep the list on screen, printed again when it changes (a sync from another device too), until Ctrl-C.")
+    public var watch = false
+    @Option(parsing: .unconditional, help: "With --watch: seconds between syncs, 1 to 3600 (default 5).") public var every: Int = 5
+
+    public init() {}
+
+    public func validate() throws {
+        if !(1...3600).contains(every) { throw ValidationError("--every must be from 1 to 3600 seconds, not \(every)") }
+    }
+
+    /// Prints each text `render` makes of a snapshot that shows something new, until SIGINT or
+    /// SIGTERM (then it returns, status 0, never mid-print), syncing with `sync` every `every`
+    /// seconds meanwhile, as a phone's app does while its screen is open. On a terminal a list
+    /// replaces the last one; piped, each follows the last after a blank line (`json`: one per line).
+    public func run<Row: Sendable>(_ snapshots: AsyncThrowingStream<LiveSnapshot<Row>, any Error>, json: Bool,
+                                   sync: @escaping @Sendable () async -> Void,
+                                   render: @escaping @Sendable (LiveSnapshot<Row>) throws -> String) async throws {
+        let every = every
+        try await Interruption.untilSignalled {
+            let syncing = Task {
+                while !Task.isCancelled {
+                    await sync()
+                    try? await Task.sleep(for: .seconds(every))
+                }
+            }
+            defer { syncing.cancel() }
+            var shown: String?
+            for try await snapshot in snapshots {
+                let text = try render(snapshot)
+                guard text != shown else { continue }
+                shown = text
+                let page = json ? text + "\n" : (Terminal.stdoutIsTTY ? "\u{1B}[H\u{1B}[2J" + text + "\n" : text + "\n\n")
+                // NB: printed whole and at once: a script reads each list as it comes, and a signal
+                // (handled, never its default action) only cancels the task, after the print.
+                print(page, terminator: "")
+                // NB: a reader that went away (`| head`) took what it wanted: the watch ends.
+                if fflush(nil) != 0 { return }
+            }
+        }
+    }
+}
