@@ -239,6 +239,9 @@ guard householdReport.sent == changes, householdReport.rejected == 0, memberPull
     exit(1)
 }
 print("batched drain: \(batchedRequests) requests")
+// NB: the server checks every pushed change against its collection's rules; this says which ran.
+print("rules: \(SyncCollections.pantryItems.rules.count) on pantry_items (\(SyncCollections.pantryItems.rules.map(\.field).joined(separator: ", "))),"
+      + " checked on each drained change; refused: \(batchedReport.rejected + singleReport.rejected + householdReport.rejected)")
 print(String(format: "drain %d: batched %.2f s, one-by-one %.2f s, ratio %.1f, %.0f bytes/change | pull %d: %.2f s",
              changes, t1, t2, t2 / t1, bytesPerChange, records, t3))
 print(String(format: "household of 3: drain %d into the shared space %.2f s | pull %d by each of 2 members: %.2f s, %.2f s",

@@ -86,12 +86,6 @@ struct SyncStore: Sendable {
         let recordID: String
     }
 
-    /// A record of some space.
-    private struct RecordRef: Hashable {
-        let collection: String
-        let recordID: String
-    }
-
     /// What a pusher may do in one space of their batch, read under the space's counter lock.
     private struct SpaceAccess {
         let name: String
@@ -119,15 +113,11 @@ struct SyncStore: Sendable {
             var records = stored.mapValues(\.state)
             let existing = Set(records.keys)
             let referenced = try await referencedStates(by: submissions, in: stored, allowed: access, of: userID, on: sql)
-            // The spaces each record the batch or its references touch lives in, for rules' lookups.
-            var holders: [RecordRef: Set<String>] = [:]
-            for key in existing.union(referenced.keys) {
-                holders[RecordRef(collection: key.collection, recordID: key.recordID), default: []].insert(key.space)
-            }
+            // Where a rule's lookup may find a record: the spaces the batch writes, and those its references were read in.
+            let searched = Set(access.filter { $0.value.refusal == nil }.keys).union(referenced.keys.map(\.space)).sorted()
             /// The fields of a live record the pusher can see: in `space` first, else in another of their spaces.
             func visible(_ collection: String, _ recordID: String, from space: String) -> [String: SyncValue]? {
-                let ref = RecordRef(collection: collection, recordID: recordID)
-                for candidate in [space] + (holders[ref] ?? []).subtracting([space]).sorted() {
+                for candidate in [space] + searched.filter({ $0 != space }) {
                     let key = RecordKey(space: candidate, collection: collection, recordID: recordID)
                     if let state = records[key] ?? referenced[key], !state.isDeleted { return state.fields }
                 }
@@ -172,7 +162,6 @@ struct SyncStore: Sendable {
                     // Its device skipped the winning values in an earlier pull (its own edit was
                     // pending then, and pending edits are never overwritten); this brings them back.
                     if changedKeySet.insert(key).inserted { changedKeys.append(key) }
-                    if before == nil { holders[RecordRef(collection: key.collection, recordID: key.recordID), default: []].insert(key.space) }
                     records[key] = state
                     appliedIDs.insert(submission.id)
                     newlyApplied.append(submission.id)
