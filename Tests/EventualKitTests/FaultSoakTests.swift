@@ -18,10 +18,11 @@ struct FaultSoakTests {
             let port = try #require(server.port)
             let proxy = try await FaultProxy.start(upstreamPort: port, seed: 1)
             defer { Task { await proxy.stop() } }
-            var passed = 0, failed: [(seed: UInt64, problems: [String], schedule: [String])] = []
+            var passed = 0, refused = 0, failed: [(seed: UInt64, problems: [String], schedule: [String])] = []
             for seed in Self.seeds {
                 let run = try await SoakRun(seed: seed, serverPort: port, proxy: proxy, folder: scratch.url.appendingPathComponent("seed-\(seed)"))
                 let problems = try await run.execute()
+                refused += run.refusedByRule.load(ordering: .relaxed)
                 if problems.isEmpty {
                     passed += 1
                 } else {
@@ -31,6 +32,7 @@ struct FaultSoakTests {
                 }
                 try? FileManager.default.removeItem(at: scratch.url.appendingPathComponent("seed-\(seed)"))
             }
+            print("soak refusals: \(refused) changes refused by a rule (the people's outcome, not a loss), settled by discarding")
             print("soak: \(passed) passed, \(failed.count) failed")
             #expect(failed.isEmpty, "failing seeds: \(failed.map(\.seed))")
         }
@@ -58,29 +60,37 @@ private enum Place: String {
 
 /// What the people did, in order, to compute what everyone must end up with.
 private struct IntentModel {
+    /// One change of a record a person made, as queued: its outbox entry, and what it did to the quantity.
+    struct Change {
+        let step: Int
+        let entry: String
+        var setsQuantity: Double?
+        var addsToQuantity: Double?
+    }
     struct Record {
         var fields: [String: SyncValue] = [:]
+        var changes: [Change] = []
         var place = Place.first
-        var lastEdit = 0
         var deletedAt = 0
-        var isDeleted: Bool { deletedAt > lastEdit }
     }
     var records: [String: Record] = [:]
     var step = 0
     var postedBarcodes: [String] = []
+    /// The entries of changes the server refused by a rule: the people's outcome, not applied anywhere.
+    var refused: Set<String> = []
 
-    mutating func set(_ id: String, _ fields: [String: SyncValue]) {
+    mutating func set(_ id: String, _ fields: [String: SyncValue], entry: String) {
         step += 1
+        var fields = fields
+        let quantity = fields.removeValue(forKey: "quantity")?.doubleValue
         records[id, default: Record()].fields.merge(fields) { $1 }
-        records[id]!.lastEdit = step
+        records[id]!.changes.append(Change(step: step, entry: entry, setsQuantity: quantity))
     }
 
     /// A use of some of an item: a delta of its quantity counter, stamped after every earlier action.
-    mutating func consume(_ id: String, _ amount: Double) {
+    mutating func consume(_ id: String, _ amount: Double, entry: String) {
         step += 1
-        let left = (records[id]?.fields["quantity"]?.doubleValue ?? 0) - amount
-        records[id, default: Record()].fields["quantity"] = .number(left)
-        records[id]!.lastEdit = step
+        records[id, default: Record()].changes.append(Change(step: step, entry: entry, addsToQuantity: -amount))
     }
 
     mutating func delete(_ id: String) {
@@ -88,15 +98,33 @@ private struct IntentModel {
         records[id, default: Record()].deletedAt = step
     }
 
-    mutating func add(_ id: String, _ fields: [String: SyncValue], in place: Place) {
-        set(id, fields)
+    mutating func add(_ id: String, _ fields: [String: SyncValue], in place: Place, entry: String) {
+        set(id, fields, entry: entry)
         records[id]!.place = place
+    }
+
+    /// The changes of a record that count: all but those refused.
+    private func applied(_ record: Record) -> [Change] {
+        record.changes.filter { !refused.contains($0.entry) }
+    }
+
+    /// A counter as the server merges it: the last quantity set, plus what was added after it.
+    private func quantity(_ record: Record) -> Double {
+        let changes = applied(record)
+        let lastSet = changes.last { $0.setsQuantity != nil }
+        return (lastSet?.setsQuantity ?? 0)
+            + changes.filter { $0.step > (lastSet?.step ?? 0) }.compactMap(\.addsToQuantity).reduce(0, +)
+    }
+
+    /// A delete beats the changes made before it; one made after it brings the record back.
+    private func isDeleted(_ record: Record) -> Bool {
+        record.deletedAt > (applied(record).map(\.step).max() ?? 0)
     }
 
     /// What a device of the person who sees `places` must hold.
     func expected(in places: Set<Place>) -> [Item] {
-        records.filter { !$0.value.isDeleted && places.contains($0.value.place) }.map { id, record in
-            Item(id: id, name: record.fields["name"]?.stringValue ?? "", quantity: record.fields["quantity"]?.doubleValue ?? 0,
+        records.filter { !isDeleted($0.value) && places.contains($0.value.place) }.map { id, record in
+            Item(id: id, name: record.fields["name"]?.stringValue ?? "", quantity: quantity(record),
                  category: record.fields["category"]?.stringValue)
         }.sorted { $0.id < $1.id }
     }
@@ -143,6 +171,8 @@ private final class SoakRun: Sendable {
     /// The space the two people share.
     let shared = UUID().uuidString
     let schedule = Mutex<[String]>([])
+    /// Changes the server refused by a rule, settled by discarding them.
+    let refusedByRule = Atomic<Int>(0)
     private let credentials: (email: String, password: String)
     private let secondCredentials: (email: String, password: String)
 
@@ -203,19 +233,19 @@ private final class SoakRun: Sendable {
                 try await device.add("item \(model.step)", quantity: quantity, category: "c\(model.step % 3)", id: id,
                                      space: place == .shared ? shared : nil)
                 model.add(id, ["name": .string("item \(model.step)"), "quantity": .number(quantity), "category": .string("c\(model.step % 3)")],
-                          in: place)
+                          in: place, entry: try device.newestEntry())
                 log("\(name) add \(id) ×\(quantity) in \(place)")
             case 4 where !known.isEmpty:
                 let id = known[Int.random(in: 0..<known.count, using: &random)]
                 let quantity = Double(Int.random(in: 1...9, using: &random))
                 try await device.edit(id, quantity: quantity)
-                model.set(id, ["quantity": .number(quantity)])
+                model.set(id, ["quantity": .number(quantity)], entry: try device.newestEntry())
                 log("\(name) edit \(id) ×\(quantity)")
             case 5 where !known.isEmpty:
                 let id = known[Int.random(in: 0..<known.count, using: &random)]
                 let amount = Double(Int.random(in: 1...2, using: &random))
                 try await device.consume(id, amount)
-                model.consume(id, amount)
+                model.consume(id, amount, entry: try device.newestEntry())
                 log("\(name) consume \(amount) of \(id)")
             case 6 where !known.isEmpty:
                 let id = known[Int.random(in: 0..<known.count, using: &random)]
@@ -262,6 +292,18 @@ private final class SoakRun: Sendable {
             clean = try clean && devices.allSatisfy { try $0.outbox.counts().pending == 0 }
             cleanRounds = clean ? cleanRounds + 1 : 0
             if !clean { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        // A change the server refused by one of the collection's rules (two people used the last
+        // unit) is the people's outcome, not a loss: counted, settled as a person would (discarded:
+        // the device goes back to the server's record), and left out of what everyone must hold.
+        // Any other refusal stays in the outbox and fails the seed.
+        for (name, device) in [("A", a), ("B", b), ("C", c)] {
+            for failure in try device.engine.failures() where failure.code != nil {
+                model.refused.insert(failure.id)
+                try await device.engine.settle(failure.id, .discard)
+                refusedByRule.add(1, ordering: .relaxed)
+                log("\(name) discards its refused change of \(failure.recordID): \(failure.reason)")
+            }
         }
         return try await verify(model)
     }

@@ -120,6 +120,12 @@ final class Device: Sendable {
     }
 
     var outbox: Outbox { Outbox(store: store) }
+
+    /// The id of the entry queued last: the change just made.
+    func newestEntry() throws -> String {
+        guard let entry = try outbox.entries().last else { throw TestFailure("no change is queued") }
+        return entry.id
+    }
 }
 
 extension SyncConfiguration {
