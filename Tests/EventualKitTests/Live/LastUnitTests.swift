@@ -6,7 +6,7 @@ import Testing
 
 @Suite("Two devices use the last unit offline: the rule refuses one, the person settles it", .timeLimit(.minutes(3)))
 struct LastUnitTests {
-    /// Ann's phone and laptop, both holding `quantity` of milk, and each using some of it offline.
+    /// Ann's phone and laptop, both holding `quantity` of milk, and each using some of it (or none) offline.
     func bothUse(_ server: URL, _ scratch: ScratchFolder, quantity: Double, phoneUses: Double, laptopUses: Double)
         async throws -> (phone: Device, laptop: Device, ann: Person, milk: String) {
         let ann = try await registerPerson(server, name: "ann")
@@ -15,8 +15,8 @@ struct LastUnitTests {
         let milk = try await phone.put("Milk", quantity: quantity, in: nil)
         #expect(await phone.engine.syncNow().isComplete)
         #expect(await laptop.engine.syncNow().pulled == 1)
-        try await phone.use(milk, phoneUses)
-        try await laptop.use(milk, laptopUses)
+        if phoneUses > 0 { try await phone.use(milk, phoneUses) }
+        if laptopUses > 0 { try await laptop.use(milk, laptopUses) }
         return (phone, laptop, ann, milk)
     }
 
@@ -54,6 +54,26 @@ struct LastUnitTests {
             #expect(try await serverQuantity(ann, server, scratch, "fresh") == [0])
             #expect(try laptop.store.syncStates(SyncCollections.pantryItems, ids: [milk]) == [milk: .confirmed])
             await live.cancel()
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func aBatchWithOneChangeThatBreaksARuleHasItRefusedAndTheOthersApplied(backend: Backend) async throws {
+        try await withLiveServer(on: backend) { server, scratch in
+            let (phone, laptop, ann, milk) = try await bothUse(server, scratch, quantity: 1, phoneUses: 1, laptopUses: 0)
+            #expect(await phone.engine.syncNow().isComplete)
+            // Given the laptop, not knowing the milk is gone, adds tea, uses the milk and adds bread, in one batch
+            try await laptop.put("Tea", quantity: 1, in: nil)
+            try await laptop.use(milk, 1)
+            try await laptop.put("Bread", quantity: 2, in: nil)
+            let report = await laptop.engine.syncNow()
+            // Then only the use is refused, and the tea and the bread reach the server
+            #expect(report.sent == 2 && report.rejected == 1)
+            #expect(try laptop.engine.failures().map(\.recordID) == [milk])
+            let fresh = try await Device.of(ann, server: server, folder: scratch.url.appendingPathComponent("fresh"))
+            _ = await fresh.engine.syncNow()
+            #expect(try fresh.items().map(\.name).sorted() == ["Bread", "Milk", "Tea"])
+            #expect(try fresh.items().first { $0.name == "Milk" }?.quantity == 0)
         }
     }
 
