@@ -12,48 +12,26 @@ struct List: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Only the last N days (1 to 36600).") var days: Int?
     @Option(help: "Only this account.") var account: String?
     @Option(help: "Only this category.") var category: String?
-    @Flag(help: "Keep the list on screen, printed again when it changes (a sync from another device too), until Ctrl-C.") var watch = false
-    @Option(parsing: .unconditional, help: "With --watch: seconds between syncs, 1 to 3600 (default 5).") var every: Int = 5
+    @OptionGroup var watching: WatchOptions
 
     func validate() throws {
         try usageCheck {
             if let days, !(1...36_600).contains(days) { throw CLIError("--days must be from 1 to 36600, not \(days)") }
-            if !(1...3600).contains(every) { throw CLIError("--every must be from 1 to 3600 seconds, not \(every)") }
         }
     }
 
     func run() async throws {
         let spending = try await global.spending()
         let query = TransactionQuery(days: days, account: account, category: category)
-        guard watch else {
+        guard watching.watch else {
             let transactions = try spending.ledger.transactions(query)
             print(try Self.render(transactions, states: try spending.syncStates(of: transactions), of: spending, json: output.json))
             return
         }
-        let snapshots = try spending.watchTransactions(query)
-        let (json, every) = (output.json, every)
-        try await Interruption.untilSignalled {
-            // NB: the list changes when a sync brings another device's changes: this process syncs
-            // itself, as a phone's app does while its screen is open.
-            let syncing = Task {
-                while !Task.isCancelled {
-                    await spending.trySync()
-                    try? await Task.sleep(for: .seconds(every))
-                }
-            }
-            defer { syncing.cancel() }
-            var shown: String?
-            for try await snapshot in snapshots {
-                let states = Dictionary(snapshot.rows.map { ($0.row.id, $0.state) }, uniquingKeysWith: { first, _ in first })
-                let text = try Self.render(snapshot.rows.map(\.row), states: states, of: spending, json: json, oneLine: json)
-                // NB: an account's change that shows nothing new (its balance is not listed) prints nothing.
-                guard text != shown else { continue }
-                shown = text
-                // NB: on a terminal the list replaces the last one; piped, each follows the last after a blank line.
-                print(json ? text : (Terminal.stdoutIsTTY ? "\u{1B}[H\u{1B}[2J" + text : text + "\n"))
-                // NB: at once, not when a piped buffer fills: a script reads each list as it comes.
-                fflush(nil)
-            }
+        let json = output.json
+        try await watching.run(try spending.watchTransactions(query), json: json, sync: { _ = await spending.trySync() }) { snapshot in
+            let states = Dictionary(snapshot.rows.map { ($0.row.id, $0.state) }, uniquingKeysWith: { first, _ in first })
+            return try Self.render(snapshot.rows.map(\.row), states: states, of: spending, json: json, oneLine: json)
         }
     }
 
@@ -93,48 +71,7 @@ struct List: AsyncParsableCommand {
                 .map { Table.Cell($0) } + (shared ? [Table.Cell(by)] : [])
             table.rows.append((marked ? [Table.Cell(mark.rawValue, mark == .refused ? .red : .yellow)] : []) + cells)
         }
-        guard marked else { return table.render() }
-        var legend: [String] = []
-        if marks.contains(.waiting) { legend.append("\(SyncMark.waiting.rawValue) waits to be sent") }
-        if marks.contains(.refused) { legend.append("\(SyncMark.refused.rawValue) refused by the server: spendiq failures") }
-        return table.render() + "\n" + Terminal.wrap(legend.joined(separator: "; "))
-    }
-}
-
-/// The mark a list puts before a row that is not confirmed.
-enum SyncMark: String {
-    case none = " "
-    case waiting = "⋯"
-    case refused = "!"
-
-    init(_ state: SyncState) {
-        switch state {
-        case .confirmed: self = .none
-        case .pending: self = .waiting
-        case .failed: self = .refused
-        }
-    }
-}
-
-/// A row's sync state in `--json`: `{"state":"confirmed"}`, `{"state":"pending","count":1}`, `{"state":"failed","reason":"…"}`.
-struct SyncStateJSON: Encodable {
-    let state: SyncState
-
-    init(_ state: SyncState) { self.state = state }
-
-    enum CodingKeys: String, CodingKey { case state, count, reason }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        switch state {
-        case .confirmed: try container.encode("confirmed", forKey: .state)
-        case .pending(let count):
-            try container.encode("pending", forKey: .state)
-            try container.encode(count, forKey: .count)
-        case .failed(let reason):
-            try container.encode("failed", forKey: .state)
-            try container.encode(reason, forKey: .reason)
-        }
+        return table.render() + (SyncMark.legend(marks, failures: "spendiq failures").map { "\n" + $0 } ?? "")
     }
 }
 
