@@ -52,7 +52,7 @@ public struct SyncStateJSON: Encodable, Sendable {
 public struct WatchOptions: ParsableArguments {
     @Flag(help: "Keep the list on screen, printed again when it changes (a sync from another device too), until Ctrl-C.")
     public var watch = false
-    @Option(parsing: .unconditional, help: "With --watch: seconds between syncs, 1 to 3600 (default 5).") public var every: Int = 5
+    @Option(parsing: .unconditional, help: "With --watch: seconds between syncs, 1 to 3600.") public var every: Int = 5
 
     public init() {}
 

@@ -1,5 +1,6 @@
 import CommandLineSupport
 import ArgumentParser
+import EventualKit
 import Foundation
 import Pantry
 
@@ -25,7 +26,9 @@ struct Add: AsyncParsableCommand {
 extension ItemQuery.Sort: ExpressibleByArgument {}
 
 struct List: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "What is in the pantry, soonest expiry first.")
+    static let configuration = CommandConfiguration(
+        abstract: "What is in the pantry, soonest expiry first; marked when a change waits to be sent or was refused.",
+        discussion: "Example: pantry list --expiring 3d --watch")
     @OptionGroup var global: GlobalOptions
     @Option(help: "Sort by expiry, name, category or bought.") var sort: ItemQuery.Sort = .expiry
     @Option(parsing: .unconditional, help: "Only what expires within this window: 3d, 2w.") var expiring: String?
@@ -33,6 +36,7 @@ struct List: AsyncParsableCommand {
     @Option(help: "Only this category.") var category: String?
     @Option(name: .customLong("where"), help: "Only things bought at a place containing this text.") var place: String?
     @OptionGroup var output: OutputOptions
+    @OptionGroup var watching: WatchOptions
 
     func validate() throws {
         try usageCheck { _ = try expiring.map { try ExpiryParser().days($0) } }
@@ -42,15 +46,27 @@ struct List: AsyncParsableCommand {
         let pantry = try global.app().open()
         let query = ItemQuery(sort: sort, expiringWithinDays: try expiring.map { try ExpiryParser().days($0) },
                               expiredOnly: expired, category: category, placeContains: place)
-        let items = try pantry.items.list(query)
-        let owners = try ItemPrinting.Owners(pantry)
-        if output.json {
-            print(try ItemPrinting.json(items.map { ItemPrinting.JSONItem(item: $0, owners: owners) }))
-        } else if items.isEmpty {
-            print("Nothing here.")
-        } else {
-            print(ItemPrinting.table(items, owners: owners))
+        let json = output.json
+        guard watching.watch else {
+            let items = try pantry.items.list(query)
+            print(try Self.render(items, states: try pantry.items.syncStates(of: items), of: pantry, json: json))
+            return
         }
+        try await watching.run(pantry.items.watch(query), json: json, sync: { await pantry.trySend(pull: true) }) { snapshot in
+            let states = Dictionary(snapshot.rows.map { ($0.row.id, $0.state) }, uniquingKeysWith: { first, _ in first })
+            return try Self.render(snapshot.rows.map(\.row), states: states, of: pantry, json: json, oneLine: true)
+        }
+    }
+
+    /// The items as a table with their marks, or as JSON (`oneLine`: one document per line, for `--watch`).
+    static func render(_ items: [PantryItem], states: [String: SyncState], of pantry: UserPantry, json: Bool,
+                       oneLine: Bool = false) throws -> String {
+        let owners = try ItemPrinting.Owners(pantry)
+        if json {
+            let rows = items.map { ItemPrinting.JSONItem(item: $0, owners: owners, state: states[$0.id] ?? .confirmed) }
+            return oneLine ? try Terminal.jsonLine(rows) : try ItemPrinting.json(rows)
+        }
+        return items.isEmpty ? "Nothing here." : ItemPrinting.table(items, owners: owners, states: states)
     }
 }
 

@@ -1,26 +1,30 @@
 import CommandLineSupport
 import EventualAPI
+import EventualKit
 import Foundation
 import Pantry
 
 /// How items look on screen and in JSON.
 enum ItemPrinting {
     /// The items in a table; with `owners` of a person in a household, whose space each is in and who changed it last.
-    static func table(_ items: [PantryItem], owners: Owners? = nil, now: Date = Date()) -> String {
+    /// With `states`, a row that waits to be sent or was refused is marked, and a legend says what the marks mean.
+    static func table(_ items: [PantryItem], owners: Owners? = nil, states: [String: SyncState] = [:], now: Date = Date()) -> String {
         let today = Day(date: now)
         let shared = owners?.inHousehold == true
-        var table = shared ? Table("ID", "NAME", "QTY", "CATEGORY", "EXPIRES", "PLACE", "SPACE", "BY")
-                           : Table("ID", "NAME", "QTY", "CATEGORY", "EXPIRES", "PLACE")
-        table.whole = ["ID"]
+        let marks = items.map { SyncMark(states[$0.id] ?? .confirmed) }
+        let marked = marks.contains { $0 != .none }
+        var table = Table()
+        table.headers = (marked ? [""] : []) + ["ID", "NAME", "QTY", "CATEGORY", "EXPIRES", "PLACE"] + (shared ? ["SPACE", "BY"] : [])
+        table.whole = ["", "ID"]
         // NB: with two more columns in 80, the place and the category give way before the name.
         if shared { table.cutFirst = ["PLACE", "CATEGORY"] }
-        for item in items {
+        for (item, mark) in zip(items, marks) {
             var cells: [Table.Cell] = [.init(String(item.id.suffix(8))), .init(item.name), .init(quantity(item)), .init(item.category ?? "-"),
                                        expiry(item.expiresOn, today: today), .init(item.place ?? "-")]
             if let owners, shared { cells += [.init(owners.space(of: item)), .init(owners.changedBy(item))] }
-            table.rows.append(cells)
+            table.rows.append((marked ? [Table.Cell(mark.rawValue, mark == .refused ? .red : .yellow)] : []) + cells)
         }
-        return table.render()
+        return [table.render(), SyncMark.legend(marks, failures: "pantry failures")].compactMap { $0 }.joined(separator: "\n")
     }
 
     /// Whose the items are: the names of the person's spaces, and who the person is.
@@ -109,15 +113,18 @@ enum ItemPrinting {
     struct JSONItem: Encodable {
         let item: PantryItem
         let owners: Owners?
+        let state: SyncState?
 
-        init(item: PantryItem, owners: Owners?) {
+        /// `state`: the item's sync state, as `syncState` (lists say it; a single item's show does not).
+        init(item: PantryItem, owners: Owners?, state: SyncState? = nil) {
             self.item = item
             self.owners = owners
+            self.state = state
         }
 
         enum Keys: String, CodingKey {
             case id, barcode, productId, name, description, quantity, unit, category, expiresOn, boughtAt, place
-            case latitude, longitude, status, space, spaceId, changedBy
+            case latitude, longitude, status, space, spaceId, changedBy, syncState
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -139,6 +146,7 @@ enum ItemPrinting {
             try container.encode(item.space.map { owners?.names[$0] ?? $0 }, forKey: .space)
             try container.encode(item.space, forKey: .spaceId)
             try container.encode(item.changedBy, forKey: .changedBy)
+            if let state { try container.encode(SyncStateJSON(state), forKey: .syncState) }
         }
     }
 

@@ -9,7 +9,7 @@ struct PantryCommand: AsyncParsableCommand {
         subcommands: [
             Register.self, Login.self, Logout.self, Whoami.self,
             Scan.self, Vote.self, Add.self, List.self, Search.self, Show.self, Consume.self, Remove.self, Edit.self,
-            RemindersCommand.self, Places.self, HouseholdCommand.self, Status.self, Sync.self, Retry.self, Discard.self,
+            RemindersCommand.self, Places.self, HouseholdCommand.self, Status.self, Sync.self, Retry.self, Discard.self, Failures.self, Settle.self,
         ]
     )
 

@@ -74,6 +74,8 @@ struct CommandLineLayoutTests {
             let (pantry, _) = try await signedInProcess(server, scratch)
             let name = "Extra virgin olive oil from the hills above the lake, first cold pressing, 2026 harvest"
             #expect(try await pantry.run(["add", "--name", name, "--where", "Coop, Via Roma 1"]).status == 0)
+            // (sent, so that no row is marked as waiting: a command waits only 300 ms for the server)
+            _ = try await pantry.run(["sync"])
             // When it is listed in 40 columns, and piped with no COLUMNS
             for (columns, width) in [("40", 40), ("", 80)] {
                 let list = try await pantry.run(["list"], environment: ["COLUMNS": columns])

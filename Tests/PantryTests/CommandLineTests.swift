@@ -24,6 +24,8 @@ struct CommandLineTests {
             #expect(added.status == 0)
             #expect(added.stdout.hasPrefix("Added Yogurt"))
             _ = try await pantry.run(["add", "--name", "Salt"])
+            // (sent, so that no row is marked as waiting: a command waits only 300 ms for the server)
+            _ = try await pantry.run(["sync"])
             // Then the table is aligned, soonest expiry first, with a relative date
             let table = try await pantry.run(["list"])
             let lines = table.stdout.split(separator: "\n").map(String.init)

@@ -15,6 +15,7 @@ struct HouseholdTests {
             try await household(ann: ann, bob: bob)
             let added = try await ann.run(["add", "--name", "Yoghurt", "--quantity", "3", "--household", "Home"])
             #expect(added.stdout.contains("to Home."), "\(added.stdout)")
+            try await ann.run(["sync"])
             try await bob.run(["sync"])
             let id = try await bob.itemID("Yoghurt")
 
@@ -45,6 +46,7 @@ struct HouseholdTests {
             let bob = try await PantryPerson.signUp("bob", server: server, scratch: scratch)
             try await household(ann: ann, bob: bob, role: "viewer")
             try await ann.run(["add", "--name", "Milk", "--quantity", "2", "--household", "Home"])
+            try await ann.run(["sync"])
             try await bob.run(["sync"])
             let milk = try await bob.itemID("Milk")
 
@@ -82,6 +84,7 @@ struct HouseholdTests {
             try await ann.run(["household", "use", "Home"])
             #expect(try await ann.run(["add", "--name", "Rice"]).stdout.contains("Added Rice") )
             try await bob.run(["add", "--name", "Jam"])
+            try await ann.run(["sync"])
             try await bob.run(["sync"])
             #expect(Set(try await bob.items().compactMap { $0["name"] as? String }) == ["Rice", "Jam"])
             let rice = try await bob.itemID("Rice")
@@ -118,6 +121,7 @@ struct HouseholdTests {
             try await household(ann: ann, bob: bob)
             try await bob.run(["add", "--name", "Greek yoghurt with honey and walnuts", "--expires", "+1d", "--household", "Home",
                                "--category", "dairy products", "--where", "The big supermarket on the corner"])
+            try await bob.run(["sync"])
             try await ann.run(["sync"])
 
             // Then her list, 80 columns wide, says whose each item is and who changed it

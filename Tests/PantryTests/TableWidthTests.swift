@@ -50,6 +50,8 @@ struct TableWidthTests {
             #expect(try await pantry.run(["add", "--name", "🥛 Oat milk", "--category", "飲み物", "--where", "コンビニ"]).status == 0)
             #expect(try await pantry.run(["add", "--name", String(repeating: "抹茶", count: 30), "--category", "tea"]).status == 0)
             #expect(try await pantry.run(["add", "--name", "Salt", "--category", "spices"]).status == 0)
+            // (sent, so that no row is marked as waiting: a command waits only 300 ms for the server)
+            _ = try await pantry.run(["sync"])
             // When listed in 80 columns
             let list = try await pantry.run(["list"], environment: ["COLUMNS": "80"])
             let lines = list.stdout.split(separator: "\n").map(String.init)

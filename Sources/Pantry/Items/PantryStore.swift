@@ -129,8 +129,25 @@ public struct PantryStore: Sendable {
 
     /// The items in the pantry that match `query`.
     public func list(_ query: ItemQuery = ItemQuery(), now: Date = Date()) throws -> [PantryItem] {
+        let fetch = fetch(query, now: now)
+        return try store.reader.read { db in try fetch(db) }
+    }
+
+    /// Each item's sync state: confirmed, waiting to be sent, or refused with the server's words.
+    public func syncStates(of items: [PantryItem]) throws -> [String: SyncState] {
+        try store.syncStates(PantrySchema.items.collection, ids: items.map(\.id))
+    }
+
+    /// The items matching `query` with their sync states now, then again at each committed change
+    /// of them or of their states (a sync from another device included). Cancel the iterating task to stop.
+    public func watch(_ query: ItemQuery = ItemQuery(), now: Date = Date()) -> AsyncThrowingStream<LiveSnapshot<PantryItem>, any Error> {
+        store.observe(PantrySchema.items, id: { $0.id }, fetch: fetch(query, now: now))
+    }
+
+    /// The read of `list`, for a transaction of the caller's or a live query.
+    private func fetch(_ query: ItemQuery, now: Date) -> @Sendable (Database) throws -> [PantryItem] {
         var conditions = ["status = 'inPantry'"]
-        var arguments: [any DatabaseValueConvertible] = []
+        var arguments: [String] = []
         let today = Day(date: now, calendar: calendar)
         if let days = query.expiringWithinDays {
             conditions.append("expiresOn >= ? AND expiresOn <= ?")
@@ -155,9 +172,7 @@ public struct PantryStore: Sendable {
         case .bought: "boughtAt DESC, name COLLATE NOCASE"
         }
         let sql = "SELECT * FROM pantry_items WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(order)"
-        return try store.reader.read { db in
-            try PantryItem.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
-        }
+        return { [arguments] db in try PantryItem.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)) }
     }
 
     /// Full-text search over name, description, category and place of the items in the pantry,

@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+
+/// Each item's sync state through the real `pantry` command and a real server: marked while it
+/// waits or after a refusal, carried in `--json`, settled by the person, and watched live.
+@Suite("pantry shows each item's sync state and settles refusals", .timeLimit(.minutes(6)), .tags(.endToEnd))
+struct ItemSyncStateTests {
+    @Test func anOfflineAddIsMarkedWaitingThenConfirmedOnceSynced() async throws {
+        try await withLiveServer { server, scratch in
+            // Given an item added offline
+            let ann = try await PantryPerson.signUp("ann", server: server, scratch: scratch)
+            try await ann.run(["add", "--name", "Jam"], server: unreachableServer)
+            // Then the list marks it, with a legend, and the JSON says it waits
+            let waiting = try await ann.run(["list"], server: unreachableServer)
+            let lines = waiting.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.count == 3 && lines[1].hasPrefix("⋯") && lines[2].contains("⋯ waits to be sent"), "\(waiting.stdout)")
+            let state = try #require(try await ann.items(server: unreachableServer).first?["syncState"] as? [String: Any])
+            #expect(state["state"] as? String == "pending" && state["count"] as? Int == 1, "\(state)")
+            // When it is synced, then it is confirmed and the list has no mark column
+            try await ann.run(["sync"])
+            #expect(try await ann.items().first?["syncState"] as? [String: String] == ["state": "confirmed"])
+            #expect(try await ann.run(["list"]).stdout.hasPrefix("ID"))
+        }
+    }
+
+    @Test(arguments: Backend.available, ["--take-theirs", "--keep-mine"])
+    func twoPeopleUseTheLastEggsOfflineTheRefusedOneIsShownAndSettled(backend: Backend, choice: String) async throws {
+        try await withLiveServer(on: backend) { server, scratch in
+            // Given 3 eggs in Ann and Bob's household
+            let ann = try await PantryPerson.signUp("ann", server: server, scratch: scratch)
+            let bob = try await PantryPerson.signUp("bob", server: server, scratch: scratch)
+            try await household(ann: ann, bob: bob)
+            try await ann.run(["add", "--name", "Eggs", "--quantity", "3", "--household", "Home"])
+            try await ann.run(["sync"])
+            try await bob.run(["sync"])
+            let eggs = String(try await bob.itemID("Eggs").suffix(8))
+
+            // When each uses 2 offline, and both sync, Ann first
+            for person in [ann, bob] { try await person.run(["consume", eggs, "--quantity", "2"], server: unreachableServer) }
+            try await ann.run(["sync"])
+            let refused = try await bob.pantry.run(["sync"])
+            #expect(refused.status == 1 && refused.stderr.contains("quantity cannot go below 0"), "\(refused.stderr)")
+
+            // Then Bob's list marks the item refused with the server's words, and failures says why, with the rule's code
+            let list = try await bob.run(["list"])
+            #expect(list.stdout.contains("! refused by the server: pantry failures"), "\(list.stdout)")
+            let state = try #require(try await bob.items().first?["syncState"] as? [String: Any])
+            #expect(state["state"] as? String == "failed" && (state["reason"] as? String)?.contains("below 0") == true, "\(state)")
+            let failures = try #require(try await bob.run(["failures", "--json"]).json() as? [[String: Any]])
+            let failure = try #require(failures.first, "no failure")
+            #expect(failures.count == 1 && failure["code"] as? String == "below_minimum" && failure["what"] as? String == "use of 2 of Eggs",
+                    "\(failures)")
+            let id = try #require(failure["shortId"] as? String)
+
+            // When he settles it
+            let settled = try await bob.run(choice == "--keep-mine" ? ["settle", id, choice, "--quantity", "0"] : ["settle", id, choice])
+            try await ann.run(["sync"])
+            try await bob.run(["sync"])
+
+            // Then nothing is refused any more, and both devices agree: 1 left (theirs), or finished (mine, kept with 0)
+            #expect(try #require(try await bob.run(["failures", "--json"]).json() as? [Any]).isEmpty)
+            for person in [ann, bob] {
+                let items = try await person.items()
+                if choice == "--take-theirs" {
+                    #expect(settled.stdout.contains("Took the server's version (1 left)"), "\(settled.stdout)")
+                    #expect(items.first?["quantity"] as? Double == 1 && items.first?["syncState"] as? [String: String] == ["state": "confirmed"],
+                            "\(person.username): \(items)")
+                } else {
+                    #expect(settled.stdout.contains("Kept your use of 2 of Eggs"), "\(settled.stdout)")
+                    #expect(items.isEmpty, "\(person.username): \(items)")
+                }
+            }
+        }
+    }
+
+    @Test func settleTakesExactlyOneChoiceAndSaysWhenNothingWasRefused() async throws {
+        try await withLiveServer { server, scratch in
+            let ann = try await PantryPerson.signUp("ann", server: server, scratch: scratch)
+            for arguments in [["settle", "1a2b3c4d"], ["settle", "1a2b3c4d", "--keep-mine", "--discard"],
+                              ["settle", "1a2b3c4d", "--discard", "--quantity", "1"], ["settle", "1a2b3c4d", "--keep-mine", "--quantity", "-1"],
+                              ["settle", "1a", "--discard"], ["list", "--watch", "--every", "0"]] {
+                let outcome = try await ann.pantry.run(arguments)
+                #expect(outcome.status == 64 && outcome.isOneLineError, "\(arguments): \(outcome.stderr)")
+            }
+            let none = try await ann.pantry.run(["settle", "1a2b3c4d", "--discard"])
+            #expect(none.status == 1 && none.isOneLineError, "\(none.stderr)")
+            #expect(try await ann.run(["failures"]).stdout == "Nothing was refused.\n")
+            for command in ["failures", "settle"] {
+                #expect(try await ann.run([command, "--help"]).stdout.contains("Example: pantry"))
+            }
+        }
+    }
+
+    @Test(arguments: ["INT", "TERM"])
+    func watchReprintsWhenAnotherPersonsChangeArrivesAndEndsCleanlyOnASignal(signal: String) async throws {
+        try await withLiveServer { server, scratch in
+            // Given Ann and Bob's household with milk in it
+            let ann = try await PantryPerson.signUp("ann", server: server, scratch: scratch)
+            let bob = try await PantryPerson.signUp("bob", server: server, scratch: scratch)
+            try await household(ann: ann, bob: bob)
+            try await ann.run(["add", "--name", "Milk", "--household", "Home"])
+            try await ann.run(["sync"])
+            try await bob.run(["sync"])
+
+            // When Bob watches his list while Ann adds bread, until a signal ends the watch
+            async let watched = BuiltExecutable.run("/usr/bin/timeout", [
+                "--preserve-status", "-s", signal, "10", BuiltExecutable.path("pantry"), "list", "--watch", "--json", "--every", "1",
+            ], environment: ["PANTRY_DATA_DIR": bob.pantry.dataDirectory.path, "PANTRY_SERVER": server.absoluteString, "PANTRY_ANSWER_TIMEOUT": "5"])
+            try await Task.sleep(for: .seconds(3))
+            try await ann.run(["add", "--name", "Bread", "--household", "Home"])
+            try await ann.run(["sync"])
+            let outcome = try await watched
+
+            // Then it printed the list, then again with Ann's bread, one whole JSON document a line, and ended with status 0
+            #expect(outcome.status == 0 && outcome.stderr.isEmpty, "\(outcome.status) \(outcome.stderr)")
+            #expect(outcome.stdout.hasSuffix("\n"))
+            let documents = try outcome.stdout.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [[String: Any]] ?? [] }
+            #expect(documents.count >= 2, "\(outcome.stdout)")
+            #expect(documents.first?.compactMap { $0["name"] as? String } == ["Milk"])
+            #expect(Set(documents.last?.compactMap { $0["name"] as? String } ?? []) == ["Bread", "Milk"], "\(outcome.stdout)")
+            #expect(documents.last?.first { $0["name"] as? String == "Bread" }?["changedBy"] as? String == ann.username)
+        }
+    }
+}
