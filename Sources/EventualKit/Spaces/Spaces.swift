@@ -39,24 +39,34 @@ public struct Spaces: Sendable {
     /// in it straight away) and on the server with the next sync. Returns its id.
     @discardableResult
     public func create(name: String) async throws -> String {
+        try await store.write { tx in try create(name: name, in: tx) }
+    }
+
+    /// Creates a shared space in the caller's transaction, so that what the app does with it (the
+    /// invitation, the rows it moves into it) commits with it or not at all. Returns its id.
+    @discardableResult
+    public func create(name: String, in tx: LocalTransaction) throws -> String {
         let name = try Self.checkedName(name)
         let id = UUIDv7.make()
-        let owner = username
-        try await store.write { tx in
-            try SpaceTable.insertCreated(id: id, name: name, owner: owner, db: tx.db)
-            try tx.enqueueCall(SpaceCall.create.rawValue, payload: SpaceCall.Create(id: id, name: name), space: id)
-        }
+        try SpaceTable.insertCreated(id: id, name: name, owner: username, db: tx.db)
+        try tx.enqueueCall(SpaceCall.create.rawValue, payload: SpaceCall.Create(id: id, name: name), space: id)
         return id
     }
 
     /// Invites someone, by username or email, to a space the person owns. An invitation by email
     /// never says whether the email has an account.
     public func invite(_ invitee: String, to space: String, role: SpaceRole = .editor) async throws {
-        let invitee = invitee.trimmingCharacters(in: .whitespaces)
-        guard !invitee.isEmpty else { throw SpaceError.noOne }
-        guard role != .owner else { throw SpaceError.roleNotInvitable(role) }
+        _ = try Self.checkedInvitee(invitee, role)
         let space = try shared(space)
-        try await queue(.invite, SpaceCall.Invite(spaceId: space.id, invitee: invitee, role: role), space: space.id)
+        try await store.write { tx in try invite(invitee, toSpaceID: space.id, role: role, in: tx) }
+    }
+
+    /// Invites someone to the shared space `id` in the caller's transaction (one created in it too).
+    public func invite(_ invitee: String, toSpaceID id: String, role: SpaceRole = .editor, in tx: LocalTransaction) throws {
+        let invitee = try Self.checkedInvitee(invitee, role)
+        guard let space = try SpaceTable.space(id, tx.db) else { throw SpaceError.unknownSpace(id) }
+        guard space.kind == .shared else { throw SpaceError.personalSpace }
+        try tx.enqueueCall(SpaceCall.invite.rawValue, payload: SpaceCall.Invite(spaceId: space.id, invitee: invitee, role: role), space: space.id)
     }
 
     /// Accepts an invitation: the space's records arrive with the sync after the server hears it.
@@ -137,6 +147,14 @@ public struct Spaces: Sendable {
         let space = try space(idOrName)
         guard space.kind == .shared else { throw SpaceError.personalSpace }
         return space
+    }
+
+    /// Someone named, invited as an editor or a viewer; spaces at the ends dropped.
+    private static func checkedInvitee(_ invitee: String, _ role: SpaceRole) throws -> String {
+        let invitee = invitee.trimmingCharacters(in: .whitespaces)
+        guard !invitee.isEmpty else { throw SpaceError.noOne }
+        guard role != .owner else { throw SpaceError.roleNotInvitable(role) }
+        return invitee
     }
 
     /// 1 to 60 characters, no control character, spaces at the ends dropped.

@@ -37,6 +37,38 @@ struct SpaceMirrorTests {
 
     // MARK: - A person's changes
 
+    @Test func aSpaceItsInvitationAndTheRowsMovedIntoItCommitTogetherOrNotAtAll() async throws {
+        try await knowSpaces()
+        try await store.write { tx in try mirror.insert("tea", ["name": "Tea", "quantity": 1, "status": "inPantry"], in: tx) }
+        // When an app's one transaction creates a space, invites Bob and moves the tea into it, then fails
+        await #expect(throws: TestFailure.self) {
+            try await store.write { tx in
+                let flat = try spaces().create(name: "Flat", in: tx)
+                try spaces().invite("bob", toSpaceID: flat, in: tx)
+                try mirror.delete("tea", in: tx)
+                try mirror.insert("tea", ["name": "Tea", "quantity": 1, "status": "inPantry"], space: flat, in: tx)
+                throw TestFailure("the app failed half-way")
+            }
+        }
+        // Then nothing of it is left
+        #expect(try spaces().list().map(\.name) == ["Personal", "Home"])
+        #expect(try entries().count == 1 && row("tea")?["space_id"] as String? == nil)
+        // And when it succeeds, the space call, the invitation and the move wait in that order
+        let flat = try await store.write { tx in
+            let flat = try spaces().create(name: "Flat", in: tx)
+            try spaces().invite("bob", toSpaceID: flat, in: tx)
+            try mirror.delete("tea", in: tx)
+            try mirror.insert("tea", ["name": "Tea", "quantity": 1, "status": "inPantry"], space: flat, in: tx)
+            return flat
+        }
+        #expect(try entries().dropFirst().map(\.operation) == ["spaces.create", "spaces.invite", "pantry_items", "pantry_items"])
+        #expect(try row("tea")?["space_id"] as String? == flat)
+        // And a space the person does not share cannot be invited to
+        await #expect(throws: SpaceError.personalSpace) {
+            try await store.write { tx in try spaces().invite("bob", toSpaceID: "me", in: tx) }
+        }
+    }
+
     @Test func anItemPutInASpaceKeepsItInItsRowAndItsChange() async throws {
         try await store.write { tx in try mirror.insert("a", ["name": "Milk", "quantity": 3], space: "home", in: tx) }
         #expect(try row("a")?["space_id"] as String? == "home")
