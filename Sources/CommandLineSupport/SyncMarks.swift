@@ -64,9 +64,9 @@ public struct WatchOptions: ParsableArguments {
     /// SIGTERM (then it returns, status 0, never mid-print), syncing with `sync` every `every`
     /// seconds meanwhile, as a phone's app does while its screen is open. On a terminal a list
     /// replaces the last one; piped, each follows the last after a blank line (`json`: one per line).
-    public func run<Row: Sendable>(_ snapshots: AsyncThrowingStream<LiveSnapshot<Row>, any Error>, json: Bool,
-                                   sync: @escaping @Sendable () async -> Void,
-                                   render: @escaping @Sendable (LiveSnapshot<Row>) throws -> String) async throws {
+    public func run<Value: Sendable>(_ snapshots: AsyncThrowingStream<Value, any Error>, json: Bool,
+                                     sync: @escaping @Sendable () async -> Void,
+                                     render: @escaping @Sendable (Value) throws -> String) async throws {
         let every = every
         try await Interruption.untilSignalled {
             let syncing = Task {

@@ -78,34 +78,49 @@ struct ScanItem: AsyncParsableCommand {
 }
 
 struct Scans: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Your scans: waiting, classified, or failed with the reason.", usage: "sustainu scans [--json]")
+    static let configuration = CommandConfiguration(
+        abstract: "Your scans: waiting, classified, or failed with the reason; marked when one waits to be sent or was refused.",
+        usage: "sustainu scans [--json] [--watch [--every SECONDS]]",
+        discussion: "Example: sustainu scans --watch")
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: OutputOptions
+    @OptionGroup var watching: WatchOptions
 
     func run() async throws {
-        let scans = try await global.open(network: false).allScans()
-        if output.json {
-            print(try Terminal.json(scans.map(ScanJSON.init)))
+        let recycling = try await global.open(network: false)
+        let json = output.json
+        guard watching.watch else {
+            print(try Self.render(try await recycling.allScans(), json: json))
             return
         }
-        guard !scans.isEmpty else {
-            print("No scans yet: sustainu scan --image PHOTO, or --barcode CODE")
-            return
+        try await watching.run(recycling.watchScans(), json: json, sync: { _ = try? await recycling.sync() }) { scans in
+            try Self.render(scans, json: json, oneLine: true)
         }
-        var table = Table("WHEN", "STATE", "ITEM", "BIN", "POINTS", "NOTE")
+    }
+
+    /// The scans as a table with their marks, or as JSON (`oneLine`: one document per line, for `--watch`).
+    static func render(_ scans: [Scan], json: Bool, oneLine: Bool = false) throws -> String {
+        if json { return oneLine ? try Terminal.jsonLine(scans.map(ScanJSON.init)) : try Terminal.json(scans.map(ScanJSON.init)) }
+        guard !scans.isEmpty else { return "No scans yet: sustainu scan --image PHOTO, or --barcode CODE" }
+        let marks = scans.map { SyncMark($0.syncState) }
+        let marked = marks.contains { $0 != .none }
+        var table = Table()
+        table.headers = (marked ? [""] : []) + ["WHEN", "STATE", "ITEM", "BIN", "POINTS", "NOTE"]
+        table.whole = [""]
         // NB: the note (a reason, a nearest point) takes the width the short columns leave (a
         // long product name is cut to leave it some); on a narrow screen it gives way first.
         table.cutFirst = ["NOTE"]
-        for scan in scans {
+        for (scan, mark) in zip(scans, marks) {
             let colour: Terminal.Colour? = switch scan.state {
             case .waiting: .yellow
             case .failed: .red
             case .classified: scan.detected == false ? .yellow : nil
             }
-            table.add(.init(ScanText.when(scan.takenAt)), .init(ScanText.state(scan), colour), .init(Table.cut(ScanText.item(scan), to: 24)),
-                      .init(scan.bin ?? "-"), .init(scan.points.map { $0 > 0 ? "+\($0)" : "0" } ?? "-"), .init(ScanText.note(scan)))
+            let cells: [Table.Cell] = [.init(ScanText.when(scan.takenAt)), .init(ScanText.state(scan), colour), .init(Table.cut(ScanText.item(scan), to: 24)),
+                                       .init(scan.bin ?? "-"), .init(scan.points.map { $0 > 0 ? "+\($0)" : "0" } ?? "-"), .init(ScanText.note(scan))]
+            table.rows.append((marked ? [Table.Cell(mark.rawValue, mark == .refused ? .red : .yellow)] : []) + cells)
         }
-        print(table.render())
+        return [table.render(), SyncMark.legend(marks, failures: "sustainu failures")].compactMap { $0 }.joined(separator: "\n")
     }
 }
 
@@ -126,6 +141,7 @@ struct ScanJSON: Encodable {
     @JSONNullable var productName: String?
     @JSONNullable var pointId: String?
     @JSONNullable var specialPoint: String?
+    let syncState: SyncStateJSON
 
     /// One part of the packaging, and its bin.
     struct PartJSON: Encodable {
@@ -155,6 +171,7 @@ struct ScanJSON: Encodable {
         productName = scan.productName
         pointId = scan.pointId
         specialPoint = scan.specialPoint
+        syncState = SyncStateJSON(scan.syncState)
     }
 }
 

@@ -10,7 +10,7 @@ struct SustainUCommand: AsyncParsableCommand {
             Register.self, Login.self, Logout.self, Whoami.self,
             Points.self, PointDetails.self, Visit.self, ScanItem.self, Scans.self,
             ScoreCommand.self, Leaderboard.self, Tips.self, Reminders.self,
-            Status.self, Sync.self, Retry.self, Discard.self,
+            Status.self, Sync.self, Retry.self, Discard.self, Failures.self, Settle.self,
         ]
     )
 

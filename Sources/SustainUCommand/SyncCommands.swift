@@ -62,8 +62,11 @@ struct Retry: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var entry: RefusedEntryArgument
 
-    func run() async throws {
-        let (line, outcome) = try await OutboxWords.speak { try await global.app().open().retry(entry.id) }
+    func run() async throws { try await Self.retry(entry.id, global) }
+
+    /// Sends the refused entry `id` again, and says what came of it.
+    static func retry(_ id: String, _ global: GlobalOptions) async throws {
+        let (line, outcome) = try await OutboxWords.speak { try await global.app().open().retry(id) }
         let summary = line.summary
         switch outcome {
         case .refused(let reason): throw CLIError("The server refused the \(summary) again: \(reason)")
@@ -79,9 +82,58 @@ struct Discard: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var entry: RefusedEntryArgument
 
-    func run() async throws {
-        let line = try await OutboxWords.speak { try await global.app().open().discard(entry.id) }
+    func run() async throws { try await Self.discard(entry.id, global) }
+
+    /// Drops the refused entry `id`, and says so.
+    static func discard(_ id: String, _ global: GlobalOptions) async throws {
+        let line = try await OutboxWords.speak { try await global.app().open().discard(id) }
         say("Dropped the refused \(line.summary).")
+    }
+}
+
+struct Failures: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The scans and visits the server refused, with its reasons: settle each with sustainu settle ID.",
+        usage: "sustainu failures [--json]", discussion: "Example: sustainu failures --json")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let failures = try await global.open(network: false).failures()
+        if output.json {
+            struct Shape: Encodable { let id, shortId, what: String; @JSONNullable var reason: String?; let attempts: Int }
+            print(try Terminal.json(failures.map { Shape(id: $0.id, shortId: $0.shortID, what: $0.summary, reason: $0.lastError, attempts: $0.attempts) }))
+            return
+        }
+        guard !failures.isEmpty else { print("Nothing was refused."); return }
+        var table = Table("ID", "WHAT", "REASON")
+        table.whole = ["ID"]
+        for failure in failures { table.add(failure.shortID, failure.summary, failure.lastError ?? "-") }
+        print(table.render())
+        say("Settle each: sustainu settle ID --keep-mine (send it again) or --discard (drop it).")
+    }
+}
+
+struct Settle: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Settle a refused scan or visit: send yours again (--keep-mine) or drop it (--discard).",
+        usage: "sustainu settle ID --keep-mine | --discard",
+        discussion: "A scan or a visit has no server version to take: --take-theirs is for records (pantry, spendiq).\nExample: sustainu settle 1a2b3c4d --keep-mine")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var entry: RefusedEntryArgument
+    @Flag(help: "Send it again.") var keepMine = false
+    @Flag(help: "Not for scans and visits: the server keeps no version of them.") var takeTheirs = false
+    @Flag(help: "Drop it, for good.") var discard = false
+
+    func validate() throws {
+        try usageCheck {
+            if [keepMine, takeTheirs, discard].filter({ $0 }).count != 1 { throw CLIError("Give exactly one of --keep-mine or --discard") }
+            if takeTheirs { throw CLIError("A scan or a visit has no server version to take: --keep-mine sends it again, --discard drops it") }
+        }
+    }
+
+    func run() async throws {
+        if keepMine { try await Retry.retry(entry.id, global) } else { try await Discard.discard(entry.id, global) }
     }
 }
 

@@ -165,6 +165,36 @@ public final class UserRecycling: Sendable {
         return try scans.all()
     }
 
+    /// Every scan now, then again each time the list changes (a scan sent, answered or refused),
+    /// until the iterating task is cancelled.
+    // NB: scans are queued calls, not a mirrored collection: no live query covers them; reading
+    // them once a second is what a screen would do, and costs a millisecond.
+    public func watchScans() -> AsyncThrowingStream<[Scan], any Error> {
+        let scans = self.scans
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                var last: [Scan]?
+                while !Task.isCancelled {
+                    do {
+                        let now = try scans.all()
+                        if now != last { continuation.yield(now) }
+                        last = now
+                    } catch {
+                        return continuation.finish(throwing: error)
+                    }
+                    try? await Task.sleep(for: .seconds(1))
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// The scans and visits the server refused, oldest first, each with its words.
+    public func failures() throws -> [OutboxLine] {
+        try device.outbox.entries(state: .failed).map { try device.line($0) }
+    }
+
     /// How many scans were classified since the person was last told (and marks them told):
     /// "2 scans were classified while you were away".
     public func takeClassifiedWhileAway() async throws -> Int {

@@ -1,4 +1,5 @@
 import EventualAPI
+import EventualKit
 import Foundation
 import GRDB
 
@@ -87,4 +88,15 @@ public struct ScanOutcome: Sendable {
     public let sent: Bool
     /// Why it was not sent, if it was not.
     public let reason: String?
+}
+
+extension Scan {
+    /// Where the scan is on its way to the server: waiting to be sent, refused (with the reason), or answered.
+    public var syncState: SyncState {
+        switch state {
+        case .waiting: .pending(count: 1)
+        case .failed: .failed(reason: message ?? "Refused by the server")
+        case .classified: .confirmed
+        }
+    }
 }
