@@ -46,7 +46,7 @@ struct LiveQueryTests {
             _ = await phone.engine.syncNow()
             let live = LiveSnapshots(phone)
             try await live.wait { $0.rows.first?.state == .confirmed }
-            try await live.settle()
+            try await live.letStragglersArrive()
             let before = live.count
             // When the laptop uses one and adds bread, and the phone pulls them in one page
             try await laptop.store.write { tx in
@@ -57,7 +57,7 @@ struct LiveQueryTests {
             let report = await phone.engine.syncNow()
             #expect(report.pulled == 2)
             // Then the phone's live query emitted exactly once, with both
-            try await live.settle()
+            try await live.letStragglersArrive()
             #expect(live.count == before + 1)
             #expect(live.latest?.rows.map(\.row.description) == ["bread Bread ×1.0 [-]", "\(tea.prefix(8)) Tea ×2.0 [-]"])
             #expect(live.latest?.rows.map(\.state) == [.confirmed, .confirmed])
@@ -66,7 +66,7 @@ struct LiveQueryTests {
             try await phone.store.writer.write { db in try db.execute(sql: "CREATE TABLE notes (text TEXT)") }
             try await phone.store.write { tx in try tx.db.execute(sql: "INSERT INTO notes (text) VALUES ('hello')") }
             _ = await phone.engine.syncNow()
-            try await live.settle()
+            try await live.letStragglersArrive()
             #expect(live.count == quiet)
             await live.cancel()
         }
@@ -82,12 +82,12 @@ struct LiveQueryTests {
         try await live.wait { $0.rows.count == 1 }
         // When the task that iterates the stream is cancelled
         await live.cancel()
-        try await live.settle()
+        try await live.letStragglersArrive()
         let reads = live.fetches
         // Then later writes read nothing more for it: no observer is left
         try await phone.put("Beans", quantity: 1, in: nil)
         try await phone.put("Oats", quantity: 1, in: nil)
-        try await live.settle()
+        try await live.letStragglersArrive()
         #expect(live.fetches == reads)
         #expect(live.count == 2)
     }

@@ -52,7 +52,7 @@ final class LiveSnapshots: Sendable {
     }
 
     /// Lets the observation deliver anything still on its way.
-    func settle() async throws {
+    func letStragglersArrive() async throws {
         try await Task.sleep(for: .milliseconds(300))
     }
 
