@@ -100,7 +100,9 @@ struct Show: AsyncParsableCommand {
         let pantry = try global.app().open()
         let item = try pantry.items.item(id)
         let owners = try ItemPrinting.Owners(pantry)
-        print(output.json ? try ItemPrinting.json(ItemPrinting.JSONItem(item: item, owners: owners)) : ItemPrinting.details(item, owners: owners))
+        let state = try pantry.items.syncStates(of: [item])[item.id] ?? .confirmed
+        print(output.json ? try ItemPrinting.json(ItemPrinting.JSONItem(item: item, owners: owners, state: state))
+                          : ItemPrinting.details(item, owners: owners, state: state))
     }
 }
 

@@ -83,7 +83,7 @@ enum ItemPrinting {
         return .init("\(day) (\(RelativeDay.describe(day, today: today)))", colour)
     }
 
-    static func details(_ item: PantryItem, owners: Owners? = nil, now: Date = Date()) -> String {
+    static func details(_ item: PantryItem, owners: Owners? = nil, state: SyncState = .confirmed, now: Date = Date()) -> String {
         let today = Day(date: now)
         var lines: [(String, String)] = [("id", item.id), ("name", item.name)]
         if let barcode = item.barcode { lines.append(("barcode", (try? GTIN(barcode).shortForm) ?? barcode)) }
@@ -98,6 +98,11 @@ enum ItemPrinting {
         if let owners, owners.inHousehold || item.space != nil {
             lines.append(("space", owners.space(of: item)))
             lines.append(("changed by", owners.changedBy(item)))
+        }
+        switch state {
+        case .confirmed: break
+        case .pending: lines.append(("sync", "\(SyncMark.waiting.rawValue) waits to be sent"))
+        case .failed(let reason): lines.append(("sync", "\(SyncMark.refused.rawValue) refused by the server: \(reason) (pantry failures)"))
         }
         let width = lines.map(\.0.count).max() ?? 0
         return lines.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
@@ -115,7 +120,7 @@ enum ItemPrinting {
         let owners: Owners?
         let state: SyncState?
 
-        /// `state`: the item's sync state, as `syncState` (lists say it; a single item's show does not).
+        /// `state`: the item's sync state, as `syncState` (lists and show say it; search and reminders do not).
         init(item: PantryItem, owners: Owners?, state: SyncState? = nil) {
             self.item = item
             self.owners = owners

@@ -16,6 +16,10 @@ struct ItemSyncStateTests {
             #expect(lines.count == 3 && lines[1].hasPrefix("⋯") && lines[2].contains("⋯ waits to be sent"), "\(waiting.stdout)")
             let state = try #require(try await ann.items(server: unreachableServer).first?["syncState"] as? [String: Any])
             #expect(state["state"] as? String == "pending" && state["count"] as? Int == 1, "\(state)")
+            let jam = try #require(try await ann.items(server: unreachableServer).first?["id"] as? String)
+            #expect(try await ann.run(["show", jam], server: unreachableServer).stdout.contains("sync      ⋯ waits to be sent"))
+            let shown = try jsonObject(try await ann.run(["show", jam, "--json"], server: unreachableServer))
+            #expect((shown["syncState"] as? [String: Any])?["state"] as? String == "pending", "\(shown)")
             // When it is synced, then it is confirmed and the list has no mark column
             try await ann.run(["sync"])
             #expect(try await ann.items().first?["syncState"] as? [String: String] == ["state": "confirmed"])
