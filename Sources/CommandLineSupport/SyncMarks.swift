@@ -69,13 +69,8 @@ public struct WatchOptions: ParsableArguments {
                                      render: @escaping @Sendable (Value) throws -> String) async throws {
         let every = every
         try await Interruption.untilSignalled {
-            let syncing = Task {
-                while !Task.isCancelled {
-                    await sync()
-                    try? await Task.sleep(for: .seconds(every))
-                }
-            }
-            defer { syncing.cancel() }
+            var syncing: Task<Void, Never>?
+            defer { syncing?.cancel() }
             var shown: String?
             for try await snapshot in snapshots {
                 let text = try render(snapshot)
@@ -87,6 +82,15 @@ public struct WatchOptions: ParsableArguments {
                 print(page, terminator: "")
                 // NB: a reader that went away (`| head`) took what it wanted: the watch ends.
                 if fflush(nil) != 0 { return }
+                // NB: what the device holds is shown first, at once; the syncs start after it.
+                if syncing == nil {
+                    syncing = Task {
+                        while !Task.isCancelled {
+                            await sync()
+                            try? await Task.sleep(for: .seconds(every))
+                        }
+                    }
+                }
             }
         }
     }

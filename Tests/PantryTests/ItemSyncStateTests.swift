@@ -108,7 +108,7 @@ struct ItemSyncStateTests {
 
             // When Bob watches his list while Ann adds bread, until a signal ends the watch
             async let watched = BuiltExecutable.run("/usr/bin/timeout", [
-                "--preserve-status", "-s", signal, "10", BuiltExecutable.path("pantry"), "list", "--watch", "--json", "--every", "1",
+                "--preserve-status", "-s", signal, "15", BuiltExecutable.path("pantry"), "list", "--watch", "--json", "--every", "1",
             ], environment: ["PANTRY_DATA_DIR": bob.pantry.dataDirectory.path, "PANTRY_SERVER": server.absoluteString, "PANTRY_ANSWER_TIMEOUT": "5"])
             try await Task.sleep(for: .seconds(3))
             try await ann.run(["add", "--name", "Bread", "--household", "Home"])

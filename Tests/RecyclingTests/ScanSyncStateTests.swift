@@ -55,7 +55,7 @@ struct ScanSyncStateTests {
             #expect(try await phone.offline(["scan", "--barcode", SharedData.pastryBarcode]).status == 0)
             // When the list is watched online until SIGINT
             let outcome = try await BuiltExecutable.run("/usr/bin/timeout", [
-                "--preserve-status", "-s", "INT", "6", BuiltExecutable.path("sustainu"), "scans", "--watch", "--json", "--every", "1",
+                "--preserve-status", "-s", "INT", "12", BuiltExecutable.path("sustainu"), "scans", "--watch", "--json", "--every", "1",
             ], environment: ["SUSTAINU_DATA_DIR": scratch.folder("phone").path, "SUSTAINU_SERVER": server.absoluteString, "SUSTAINU_ANSWER_TIMEOUT": "5"])
             // Then it printed the scan waiting, then classified, one JSON document a line, and ended with status 0
             #expect(outcome.status == 0, "\(outcome.status) \(outcome.stderr)")
