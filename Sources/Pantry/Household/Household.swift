@@ -178,7 +178,14 @@ public struct Household: Sendable {
     private func invitation(_ typed: String) async throws -> SpaceInvitation? {
         let id = typed.trimmingCharacters(in: .whitespaces).lowercased()
         guard id.count >= Self.shortestID else { throw PantryError.shortInvitationID(typed) }
-        let known = (try? await invitations().value) ?? []
+        let known: [SpaceInvitation]
+        do {
+            known = try await invitations().value
+        } catch {
+            // NB: offline with no copy, a whole id is still sent as typed; a part of one cannot be looked up.
+            guard UUID(uuidString: id) != nil else { throw error }
+            known = []
+        }
         let matches = known.filter { $0.id.lowercased() == id || $0.id.lowercased().hasSuffix(id) }
         if matches.count == 1 { return matches[0] }
         if matches.count > 1 { throw PantryError.shortInvitationID(typed) }
