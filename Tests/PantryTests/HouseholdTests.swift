@@ -188,6 +188,29 @@ struct HouseholdTests {
         }
     }
 
+    @Test func aDeclinedInvitationBringsNothing() async throws {
+        try await withLiveServer { server, scratch in
+            // Given Ann's household with bread in it, and her invitation to Bob, by email
+            let ann = try await PantryPerson.signUp("ann", server: server, scratch: scratch)
+            let bob = try await PantryPerson.signUp("bob", server: server, scratch: scratch)
+            try await ann.run(["household", "create", "Home"])
+            try await ann.run(["add", "--name", "Bread", "--household", "Home"])
+            try await ann.run(["household", "invite", "\(bob.username.replacingOccurrences(of: "_", with: "."))@example.com", "--role", "viewer"])
+            try await ann.run(["sync"])
+            let invitations = try jsonObject(try await bob.run(["household", "invitations", "--json"]))
+            let id = try #require((invitations["invitations"] as? [[String: Any]])?.first?["id"] as? String, "\(invitations)")
+            // When he declines it
+            let declined = try await bob.run(["household", "decline", String(id.suffix(8))])
+            #expect(declined.stdout.contains("Declined the invitation to Home."), "\(declined.stdout)")
+            try await bob.run(["sync"])
+            // Then no invitation waits, he is in no household, and none of its items reached him
+            let after = try jsonObject(try await bob.run(["household", "invitations", "--json"]))
+            #expect((after["invitations"] as? [Any])?.isEmpty == true, "\(after)")
+            #expect(try await bob.items().isEmpty)
+            #expect(try await bob.run(["household"]).stdout.contains("You are in no household yet"))
+        }
+    }
+
     @Test func mistakesAreOneLineWithTheRightStatus() async throws {
         try await withLiveServer { server, scratch in
             let ann = try await PantryPerson.signUp("ann", server: server, scratch: scratch)
