@@ -26,12 +26,14 @@ public struct FailedChange: Sendable, Equatable, Identifiable {
     public let serverRecord: RemoteRecord?
     /// Unix milliseconds when the change was made.
     public let createdAt: Int64
+    /// The change made the record on this device (its id was made here): refused, the server never had it.
+    public let createsRecord: Bool
 
     /// The last `OutboxEntry.shortIDLength` characters of the id, as lists show it.
     public var shortID: String { String(id.suffix(OutboxEntry.shortIDLength)) }
 
     /// Whether the device knows what the server holds of the record: its record, or that it has none.
-    public var knowsServerState: Bool { serverRecord != nil || code != nil }
+    public var knowsServerState: Bool { serverRecord != nil || code != nil || createsRecord }
 
     /// Every failed change, oldest first.
     static func all(_ db: Database) throws -> [FailedChange] {
@@ -70,6 +72,7 @@ public struct FailedChange: Sendable, Equatable, Identifiable {
         code = row["rejection_code"]
         field = row["rejection_field"]
         createdAt = row["created_at"]
+        createsRecord = row["creates_record"]
         if let data = row["server_record"] as Data?, let record = try? JSONDecoder().decode(SyncWire.PulledRecord.self, from: data) {
             // NB: kept as the server sent it: the person's own space by its id, which the rows keep as NULL.
             let personal = try record.space.map { try SpaceTable.isPersonal($0, db) } ?? true

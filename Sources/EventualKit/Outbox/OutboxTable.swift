@@ -6,7 +6,7 @@ import GRDB
 enum OutboxTable {
     static func append(
         kind: OutboxEntry.Kind, operation: String, recordID: String?, space: String? = nil, payload: Data, coalescingKey: String?,
-        db: Database
+        createsRecord: Bool = false, db: Database
     ) throws -> String {
         let now = UnixMillis.now()
         let id = UUIDv7.make(millis: now)
@@ -16,9 +16,9 @@ enum OutboxTable {
                            arguments: [coalescingKey])
         }
         try db.execute(sql: """
-            INSERT INTO eventual_outbox (id, kind, operation, record_id, space, payload, coalescing_key, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [id, kind.rawValue, operation, recordID, space, payload, coalescingKey, now])
+            INSERT INTO eventual_outbox (id, kind, operation, record_id, space, payload, coalescing_key, created_at, creates_record)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [id, kind.rawValue, operation, recordID, space, payload, coalescingKey, now, createsRecord])
         return id
     }
 

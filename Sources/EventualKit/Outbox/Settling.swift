@@ -10,8 +10,9 @@ extension SyncEngine {
 
     /// Settles a refused change as the person chose, in one local transaction (`id`: the entry's
     /// id or its last 8 characters):
-    /// - take theirs: the row takes the server's record (removed when the server has none) and
-    ///   the change is dropped; refused when the server did not say what it holds;
+    /// - take theirs: the row takes the server's record (removed when the server has none: it
+    ///   said so, or the change made the record here) and the change is dropped; refused when the
+    ///   server's state is unknown;
     /// - keep mine: the change is stamped again with `edits` over it, written to the row, and
     ///   queued at the end of the outbox under a new id;
     /// - discard: the change is dropped and the row goes back to the server's record when known.

@@ -61,6 +61,11 @@ enum EngineSchema {
                 ALTER TABLE eventual_outbox ADD COLUMN server_record BLOB;
                 """)
         }
+        migrator.registerMigration("eventual-engine-4-creations") { db in
+            // NB: a change that made its record on this device: refused, it tells that the server
+            // never had the record (its id was made here), whatever the refusal says.
+            try db.execute(sql: "ALTER TABLE eventual_outbox ADD COLUMN creates_record INTEGER NOT NULL DEFAULT 0")
+        }
     }
 
     enum Key: String {

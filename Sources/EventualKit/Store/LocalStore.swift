@@ -129,6 +129,14 @@ public final class LocalTransaction {
         _ collection: SyncCollection, id recordID: String, fields: [String: SyncValue] = [:],
         adding deltas: [String: Double] = [:], deleted: Bool = false, space: String? = nil
     ) throws -> String {
+        try recordChange(collection, id: recordID, fields: fields, adding: deltas, deleted: deleted, space: space, createsRecord: false)
+    }
+
+    /// `createsRecord`: the change makes the record, with an id made on this device (a mirror's insert).
+    func recordChange(
+        _ collection: SyncCollection, id recordID: String, fields: [String: SyncValue], adding deltas: [String: Double],
+        deleted: Bool, space: String?, createsRecord: Bool
+    ) throws -> String {
         let space = try spaceOfChange(space, collection)
         for name in fields.keys where collection.fields[name] == nil {
             throw LocalStoreError.unknownField(collection: collection.name, field: name)
@@ -144,7 +152,7 @@ public final class LocalTransaction {
         let payload = ChangePayload(hlc: stamp.description, fields: fields, deltas: deltas.isEmpty ? nil : deltas, deleted: deleted)
         return try OutboxTable.append(
             kind: .change, operation: collection.name, recordID: recordID, space: space,
-            payload: try JSONEncoder.sorted.encode(payload), coalescingKey: nil, db: db
+            payload: try JSONEncoder.sorted.encode(payload), coalescingKey: nil, createsRecord: createsRecord, db: db
         )
     }
 

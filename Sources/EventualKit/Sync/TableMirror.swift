@@ -36,7 +36,7 @@ public struct TableMirror: SyncedCollectionStore {
         let space = try tx.spaceOfChange(space, collection)
         // NB: a new record's empty fields are empty on every device already: sending them as
         // nulls only makes each change (an imported bank year is 100,000 of them) larger.
-        let entry = try record(id, fields: fields.filter { !$0.value.isNull }, space: space, in: tx)
+        let entry = try record(id, fields: fields.filter { !$0.value.isNull }, space: space, creates: true, in: tx)
         try insertRow(id, fields, space: space, changedBy: nil, tx.db)
         return entry
     }
@@ -78,10 +78,10 @@ public struct TableMirror: SyncedCollectionStore {
     /// The one place where a person's change is checked against its collection and queued.
     @discardableResult
     private func record(_ id: String, fields: [String: SyncValue] = [:], deltas: [String: Double] = [:], deleted: Bool = false,
-                        space: String?, in tx: LocalTransaction) throws -> String {
+                        space: String?, creates: Bool = false, in tx: LocalTransaction) throws -> String {
         // NB: the row would take the amount added and the server the value set: they would differ.
         if let both = deltas.keys.sorted().first(where: { fields[$0] != nil }) { throw Refusal.setAndAdded(field: both) }
-        return try tx.recordChange(collection, id: id, fields: fields, adding: deltas, deleted: deleted, space: space)
+        return try tx.recordChange(collection, id: id, fields: fields, adding: deltas, deleted: deleted, space: space, createsRecord: creates)
     }
 
     private var isInSpaces: Bool { collection.scope == .space }

@@ -107,6 +107,22 @@ struct SettleTests {
         #expect(try phone.outbox.entries().isEmpty)
     }
 
+    @Test func aRefusedCreationIsARecordTheServerNeverHadWhateverTheRefusalSays() async throws {
+        defer { scratch.remove() }
+        // Given a record made here whose creation was refused with no code (a viewer's, say)
+        try await phone.put("Tea", quantity: 1, in: nil)
+        try await phone.put("Coffee", quantity: 1, in: nil)
+        let entries = try phone.outbox.entries().map(\.id)
+        try await phone.store.writer.write { db in
+            for entry in entries { try OutboxTable.markFailed(id: entry, message: "You are a viewer of Home", db: db) }
+        }
+        #expect(try phone.engine.failures().map(\.createsRecord) == [true, true])
+        // When one is discarded and the other taken from the server, both go from the device
+        #expect(try await phone.engine.settle(entries[0], .discard).restored)
+        #expect(try await phone.engine.settle(entries[1], .takeTheirs).restored)
+        #expect(try phone.items().isEmpty && phone.outbox.entries().isEmpty)
+    }
+
     @Test func whenTheServerDidNotSayWhatItHoldsTakingTheirsIsRefusedAndDiscardingSaysSo() async throws {
         defer { scratch.remove() }
         let (milk, entry) = try await refusedUse(code: nil, record: nil)
