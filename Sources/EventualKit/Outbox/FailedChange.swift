@@ -26,14 +26,15 @@ public struct FailedChange: Sendable, Equatable, Identifiable {
     public let serverRecord: RemoteRecord?
     /// Unix milliseconds when the change was made.
     public let createdAt: Int64
-    /// The change made the record on this device (its id was made here): refused, the server never had it.
+    /// The change made the record on this device (its id was made here): refused, the server never
+    /// had it, and discarding it removes the row.
     public let createsRecord: Bool
 
     /// The last `OutboxEntry.shortIDLength` characters of the id, as lists show it.
     public var shortID: String { String(id.suffix(OutboxEntry.shortIDLength)) }
 
     /// Whether the device knows what the server holds of the record: its record, or that it has none.
-    public var knowsServerState: Bool { serverRecord != nil || code != nil || createsRecord }
+    public var knowsServerState: Bool { serverRecord != nil || code != nil }
 
     /// Every failed change, oldest first.
     static func all(_ db: Database) throws -> [FailedChange] {

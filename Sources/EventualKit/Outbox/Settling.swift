@@ -10,12 +10,12 @@ extension SyncEngine {
 
     /// Settles a refused change as the person chose, in one local transaction (`id`: the entry's
     /// id or its last 8 characters):
-    /// - take theirs: the row takes the server's record (removed when the server has none: it
-    ///   said so, or the change made the record here) and the change is dropped; refused when the
-    ///   server's state is unknown;
+    /// - take theirs: the row takes the server's record (removed when the server has none) and
+    ///   the change is dropped; refused when the server did not say what it holds;
     /// - keep mine: the change is stamped again with `edits` over it, written to the row, and
     ///   queued at the end of the outbox under a new id;
-    /// - discard: the change is dropped and the row goes back to the server's record when known.
+    /// - discard: the change is dropped and the row goes back to the server's record when known,
+    ///   or goes when the change made it here (the server never had it).
     /// Other changes of the record that wait keep showing on the row.
     @discardableResult
     public func settle(_ id: String, _ choice: SettleChoice) async throws -> Settlement {
@@ -38,7 +38,7 @@ extension SyncEngine {
                 }
                 return Settlement(change: change, choice: choice, queued: queued, restored: false)
             case .takeTheirs, .discard:
-                guard change.knowsServerState else {
+                guard change.knowsServerState || change.createsRecord else {
                     // NB: what the server holds is unknown: the row keeps the change until the record is next pulled.
                     return Settlement(change: change, choice: choice, queued: nil, restored: false)
                 }
