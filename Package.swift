@@ -277,6 +277,7 @@ let package = Package(
             name: "EventualTestSupport",
             dependencies: [
                 "EventualServer",
+                "EventualStorage",
                 "EventualKit",
                 "EventualAPI",
                 "Spending",

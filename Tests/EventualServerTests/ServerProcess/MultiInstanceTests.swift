@@ -7,7 +7,8 @@ import Testing
 struct MultiInstanceTests {
     @Test(arguments: Backend.available)
     func tokensFromOneInstanceWorkOnTheOther(_ backend: Backend) async throws {
-        let scratch = try await ScratchDatabase.make(backend)
+        // NB: with no tables, so that both instances start by migrating it at once
+        let scratch = try await ScratchDatabase.make(backend, emptyOfTables: true)
         defer { Task { await scratch.remove() } }
         let first = try await buildApplication(testConfiguration(scratch.location))
         let second = try await buildApplication(testConfiguration(scratch.location))

@@ -8,7 +8,7 @@ import Testing
 struct StorageTests {
     @Test(arguments: Backend.available)
     func migrationsAreRecordedAndAppliedOnce(_ backend: Backend) async throws {
-        let scratch = try await ScratchDatabase.make(backend)
+        let scratch = try await ScratchDatabase.make(backend, emptyOfTables: true)
         let logger = Logger(label: "test")
         // Given a database opened (and migrated) twice
         let first = try await Database.open(scratch.location, logger: logger)
