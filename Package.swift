@@ -271,11 +271,14 @@ let package = Package(
         ),
 
         // MARK: Tests
+        // Limits how many tests run at once (6 per core), before `main`: see its source.
+        .target(name: "TestParallelism", path: "Tests/TestParallelism"),
         // What every test target shares: scratch folders and databases, a live server on a
         // loopback port, a server that never answers, the fault-injecting proxy.
         .target(
             name: "EventualTestSupport",
             dependencies: [
+                "TestParallelism",
                 "EventualServer",
                 "EventualStorage",
                 "EventualKit",
