@@ -9,20 +9,11 @@ import Testing
 struct SharedAccountsTests {
     /// A live server on a scratch database of `backend`, its mail in `folder/mail`.
     static func withServer(_ backend: Backend, _ body: @Sendable (URL, ScratchFolder) async throws -> Void) async throws {
-        let database = try await ScratchDatabase.make(backend)
         let folder = try ScratchFolder("spendiq-sharing")
-        do {
-            try await withLiveServer(configure: {
-                $0.database = database.location
-                $0.mail = .directory(folder.url.appendingPathComponent("mail").path)
-            }) { server, _ in try await body(server, folder) }
-        } catch {
-            folder.remove()
-            await database.remove()
-            throw error
-        }
-        folder.remove()
-        await database.remove()
+        defer { folder.remove() }
+        try await withLiveServer(on: backend, configure: {
+            $0.mail = .directory(folder.url.appendingPathComponent("mail").path)
+        }) { server, _ in try await body(server, folder) }
     }
 
     /// A person registered, verified and signed in through the command on their own device.

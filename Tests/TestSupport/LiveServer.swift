@@ -25,6 +25,27 @@ public func withLiveServer<T: Sendable>(
     }
 }
 
+/// Like `withLiveServer(configure:_:)`, on a fresh database of `backend` (PostgreSQL when
+/// `DATABASE_URL` is set), removed afterwards.
+public func withLiveServer<T: Sendable>(
+    on backend: Backend,
+    configure: (inout ServerConfiguration) -> Void = { _ in },
+    _ body: @Sendable (_ server: URL, _ scratch: ScratchFolder) async throws -> T
+) async throws -> T {
+    let database = try await ScratchDatabase.make(backend)
+    do {
+        let value = try await withLiveServer(configure: { configuration in
+            configuration.database = database.location
+            configure(&configuration)
+        }, body)
+        await database.remove()
+        return value
+    } catch {
+        await database.remove()
+        throw error
+    }
+}
+
 /// A loopback address where nothing listens: the server as seen from a basement.
 public let unreachableServer: URL = {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

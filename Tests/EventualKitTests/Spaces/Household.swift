@@ -21,18 +21,6 @@ func registerPerson(_ server: URL, name: String) async throws -> Person {
     return person
 }
 
-/// Runs `body` against a live server on a fresh database of `backend`.
-func withLiveServer(on backend: Backend, _ body: @Sendable (_ server: URL, _ scratch: ScratchFolder) async throws -> Void) async throws {
-    let database = try await ScratchDatabase.make(backend)
-    do {
-        try await withLiveServer(configure: { $0.database = database.location }, body)
-    } catch {
-        await database.remove()
-        throw error
-    }
-    await database.remove()
-}
-
 /// An item as a test of spaces reads it back: where it is and who changed it last.
 struct SpaceItem: Equatable, Sendable, CustomStringConvertible {
     let name: String

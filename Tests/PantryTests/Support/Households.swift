@@ -1,18 +1,6 @@
 import Foundation
 import Testing
 
-/// Runs `body` against a live server on a fresh database of `backend` (PostgreSQL when `DATABASE_URL` is set).
-func withLiveServer(on backend: Backend, _ body: @Sendable (_ server: URL, _ scratch: ScratchFolder) async throws -> Void) async throws {
-    let database = try await ScratchDatabase.make(backend)
-    do {
-        try await withLiveServer(configure: { $0.database = database.location }, body)
-    } catch {
-        await database.remove()
-        throw error
-    }
-    await database.remove()
-}
-
 /// A person's `pantry` device, signed up and signed in through the executable.
 struct PantryPerson: Sendable {
     let pantry: CommandProcess
