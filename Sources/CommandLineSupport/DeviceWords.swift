@@ -12,14 +12,22 @@ public struct DeviceWords: Sendable {
     public let one: String, many: String
     /// Said after a sign-out the server has not heard of yet.
     public let signOutQueued: String
+    /// The choices `settle` takes, as its usage says them: "--keep-mine | --take-theirs | --discard".
+    public let settleChoices: String
+    /// Whether `settle` takes every refused entry (sustainu's scans and visits are calls), not
+    /// only a change of a record: the engine retries or discards a refused call, never settles it.
+    public let settlesCalls: Bool
 
     public init(command: String, entries: String, one: String, many: String,
-                signOutQueued: String = "The server will hear of it when it can be reached.") {
+                signOutQueued: String = "The server will hear of it when it can be reached.",
+                settleChoices: String = "--keep-mine | --take-theirs | --discard", settlesCalls: Bool = false) {
         self.command = command
         self.entries = entries
         self.one = one
         self.many = many
         self.signOutQueued = signOutQueued
+        self.settleChoices = settleChoices
+        self.settlesCalls = settlesCalls
     }
 
     /// "1 scan or visit waits", "2 scans or visits wait": a count with its noun, and the verb that agrees.
@@ -37,15 +45,30 @@ public struct DeviceWords: Sendable {
         return "Signed in as \(username)." + (note.map { " " + $0 } ?? "")
     }
 
-    /// Why a sign-out was refused, and what clears each kind of unsent entry.
-    public func unsent(waiting: Int, refused: Int) -> CLIError {
+    /// Why a sign-out was refused, and what clears each kind of unsent entry (`refusedCalls`: of
+    /// the `refused`, those that are not a change of a record).
+    public func unsent(waiting: Int, refused: Int, refusedCalls: Int = 0) -> CLIError {
         var parts: [String] = []
         if waiting > 0 { parts.append("\(count(waiting, "still waits", "still wait")) to be sent: run `\(command) sync` when online") }
         if refused > 0 {
-            parts.append("\(count(refused, "was", "were")) refused by the server: see `\(command) status`, then `\(command) retry ID` or "
-                         + "`\(command) discard ID`, or sign out with --discard-refused")
+            parts.append("\(count(refused, "was", "were")) refused by the server: "
+                         + settling(changes: refused - refusedCalls, calls: refusedCalls) + ", or sign out with --discard-refused")
         }
         return CLIError(parts.joined(separator: "; ") + "; `\(command) logout --force` signs out and loses them all")
+    }
+
+    /// What to do with refused entries: "see `pantry failures`, then `pantry settle ID --keep-mine
+    /// | --take-theirs | --discard`" for `changes` of records; a refused call (an invitation, a
+    /// contribution), which `settle` does not take, is retried or discarded by its id in the status.
+    public func settling(changes: Int, calls: Int) -> String {
+        settling(changes: changes, calls: calls, retrying: "see `\(command) status`, then `\(command) retry ID` or `\(command) discard ID`")
+    }
+
+    private func settling(changes: Int, calls: Int, retrying: String) -> String {
+        let settled = settlesCalls ? changes + calls : changes, other = settlesCalls ? 0 : calls
+        let settle = "see `\(command) failures`, then `\(command) settle ID \(settleChoices)`"
+        guard other > 0 else { return settle }
+        return settled > 0 ? settle + "; for the others, " + retrying : retrying
     }
 
     /// Signs out with `signOut` and says so: "Signed out alice." and what the sign-out lost; a
@@ -53,8 +76,8 @@ public struct DeviceWords: Sendable {
     public func signOut(_ signOut: () async throws -> DeviceSignOut) async throws -> String {
         do {
             return signedOut(try await signOut())
-        } catch SessionError.unsentChanges(let waiting, let refused) {
-            throw unsent(waiting: waiting, refused: refused)
+        } catch SessionError.unsentChanges(let waiting, let refused, let refusedCalls) {
+            throw unsent(waiting: waiting, refused: refused, refusedCalls: refusedCalls)
         }
     }
 
@@ -78,7 +101,8 @@ public struct DeviceWords: Sendable {
             var parts = ["Sync incomplete (\(done))"]
             if report.rejected > 0 {
                 let reason = report.rejections.first.map { " (" + Terminal.oneLine(Table.cut($0.message, to: 80)) + ")" } ?? ""
-                parts.append("the server refused \(count(report.rejected))\(reason): see `\(command) status`, then `\(command) retry ID` or `\(command) discard ID`")
+                parts.append("the server refused \(count(report.rejected))\(reason): "
+                             + settling(changes: report.rejected - report.rejectedCalls, calls: report.rejectedCalls))
             }
             if report.clockRefused > 0 {
                 parts.append("\(count(report.clockRefused)) refused as stamped ahead of the server's clock:"
@@ -117,7 +141,7 @@ public struct DeviceWords: Sendable {
     public func report(_ status: DeviceStatus, recordColumn: String? = nil) -> String {
         var lines = [Self.connectivity(status.connectivity), counts(status)]
         if !status.entries.isEmpty { lines.append(table(status.entries, recordColumn: recordColumn)) }
-        if status.failed > 0 { lines.append(Terminal.wrap(refused(status.failed), width: Terminal.columns)) }
+        if status.failed > 0 { lines.append(Terminal.wrap(refused(in: status), width: Terminal.columns)) }
         return lines.joined(separator: "\n")
     }
 
@@ -156,9 +180,12 @@ public struct DeviceWords: Sendable {
 
     private static let rows = 50
 
-    /// What to do with `failed` refused entries, under a status that lists them.
-    public func refused(_ failed: Int) -> String {
-        "The server refused \(count(failed)): `\(command) retry ID` sends one again, `\(command) discard ID` drops it."
+    /// What to do with the refused entries of `status`, under a status that lists them.
+    public func refused(in status: DeviceStatus) -> String {
+        let calls = status.entries.filter { $0.state == .failed && $0.recordID == nil }.count
+        let doing = settling(changes: max(0, status.failed - calls), calls: calls,
+                             retrying: "`\(command) retry ID` sends one again, `\(command) discard ID` drops it")
+        return "The server refused \(count(status.failed)): " + doing + "."
     }
 }
 

@@ -16,7 +16,9 @@ func finish(_ spending: UserSpending, warnings: [LimitWarning] = []) async {
     for warning in warnings { print(Terminal.paint(Terminal.wrap(warning.description), .yellow)) }
     // NB: a write the server refused at once (a viewer's) is said now, not only at the next status.
     guard let report = await spending.trySend(), let refusal = report.rejections.first else { return }
-    print(Terminal.paint(Terminal.wrap("The server refused it: \(refusal.message). See spendiq status, then spendiq retry ID or spendiq discard ID."), .yellow))
+    let settling = DeviceWords.spendiq.settling(changes: report.rejected - report.rejectedCalls, calls: report.rejectedCalls)
+    print(Terminal.paint(Terminal.wrap("The server refused it: \(refusal.message). " + settling.prefix(1).uppercased() + settling.dropFirst() + "."),
+                         .yellow))
 }
 
 extension AccountKind: ExpressibleByArgument {}

@@ -87,5 +87,6 @@ struct Whoami: AsyncParsableCommand {
 extension DeviceWords {
     /// SustainU's words for its outbox.
     static let sustainu = DeviceWords(command: "sustainu", entries: "scans and visits", one: "scan or visit", many: "scans or visits",
-                                      signOutQueued: "You are offline: the server will hear of it when it can be reached.")
+                                      signOutQueued: "You are offline: the server will hear of it when it can be reached.",
+                                      settleChoices: "--keep-mine | --discard", settlesCalls: true)
 }

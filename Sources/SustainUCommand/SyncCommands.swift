@@ -50,7 +50,7 @@ struct Status: AsyncParsableCommand {
             if !device.entries.isEmpty {
                 print(DeviceWords.sustainu.table(device.entries))
             }
-            if device.failed > 0 { say(DeviceWords.sustainu.refused(device.failed)) }
+            if device.failed > 0 { say(DeviceWords.sustainu.refused(in: device)) }
         }
         await announceClassified(recycling, json: output.json)
     }
@@ -158,8 +158,9 @@ struct Sync: AsyncParsableCommand {
                 say("Sent \(count(sent, "scan or visit", "scans or visits"))" + (report.rejected > 0 ? ": the server took \(report.calls) and refused \(report.rejected)." : "."))
             }
             await announceClassified(recycling, json: false)
+            let settling = DeviceWords.sustainu.settling(changes: 0, calls: refused.count)
             throw CLIError("\(count(refused.count, "scan or visit was", "scans or visits were")) refused by the server: \(Self.reasons(refused.map(\.lastError))). "
-                           + "`sustainu status` lists them; `sustainu retry ID` or `sustainu discard ID`.\(clock)")
+                           + settling.prefix(1).uppercased() + settling.dropFirst() + ".\(clock)")
         }
         say("Synced: sent \(count(report.calls, "scan or visit", "scans or visits")); points and barcodes are up to date." + clock)
         await announceClassified(recycling, json: false)

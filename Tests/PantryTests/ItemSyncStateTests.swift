@@ -44,6 +44,15 @@ struct ItemSyncStateTests {
             try await ann.run(["sync"])
             let refused = try await bob.pantry.run(["sync"])
             #expect(refused.status == 1 && refused.stderr.contains("quantity cannot go below 0"), "\(refused.stderr)")
+            // And the sync, the status and a sign-out send him to failures and settle (not retry or discard), in 80 columns
+            let settle = "see `pantry failures`, then `pantry settle ID --keep-mine | --take-theirs | --discard`"
+            #expect(refused.stderr.contains(settle) && !refused.stderr.contains("retry"), "\(refused.stderr)")
+            let status = try await bob.pantry.run(["status"], environment: ["COLUMNS": "80"])
+            #expect(status.stdout.replacingOccurrences(of: "\n", with: " ").contains("The server refused 1 change(s): " + settle + "."), "\(status.stdout)")
+            #expect(status.stdout.split(separator: "\n").allSatisfy { $0.count <= 80 } && !status.stdout.contains("retry"), "\(status.stdout)")
+            let logout = try await bob.pantry.run(["logout"])
+            #expect(logout.isOneLineError && logout.stderr.contains("refused by the server: " + settle + ", or sign out with --discard-refused"),
+                    "\(logout.stderr)")
 
             // Then Bob's list marks the item refused with the server's words, and failures says why, with the rule's code
             let list = try await bob.run(["list"])

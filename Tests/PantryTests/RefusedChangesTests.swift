@@ -28,11 +28,14 @@ struct RefusedChangesTests {
             // Then the refused change has an id to act on, and the waiting one is told apart
             #expect(entry.count == 8)
             #expect(status.stdout.contains("\npending ") && status.stdout.contains("pantry retry ID"), "\(status.stdout)")
+            // (a vote is no change of a record: settle does not take it, so nothing sends the person there)
+            #expect(!status.stdout.contains("settle"), "\(status.stdout)")
 
             // When they sign out offline, with or without dropping the refused change
             let logout = try await pantry.run(["logout"], server: unreachableServer)
             #expect(logout.isOneLineError && logout.stderr.contains("1 change(s) still wait to be sent")
-                    && logout.stderr.contains("1 change(s) were refused by the server"), "\(logout.stderr)")
+                    && logout.stderr.contains("1 change(s) were refused by the server: see `pantry status`, then `pantry retry ID`")
+                    && !logout.stderr.contains("settle"), "\(logout.stderr)")
             let dropRefused = try await pantry.run(["logout", "--discard-refused"], server: unreachableServer)
             #expect(dropRefused.isOneLineError && dropRefused.stderr.contains("still wait to be sent"), "\(dropRefused.stderr)")
             #expect(try await pantry.run(["whoami"], server: unreachableServer).status == 0)

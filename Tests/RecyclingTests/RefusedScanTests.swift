@@ -21,16 +21,19 @@ struct RefusedScanTests {
             let id = try #require(entry["shortId"] as? String)
             #expect(status["failed"] as? Int == 1 && entry["state"] as? String == "failed" && id.count == 8)
             #expect((entry["lastError"] as? String)?.contains("cannot classify photos") == true, "\(entry)")
-            let text = try await phone.run(["status"])
-            #expect(text.stdout.contains(id) && text.stdout.contains("sustainu retry ID"), "\(text.stdout)")
+            // and sends the student to failures and settle (with no --take-theirs: a scan has no server version), in 80 columns
+            let settle = "see `sustainu failures`, then `sustainu settle ID --keep-mine | --discard`"
+            let text = try await phone.run(["status"], columns: 80)
+            #expect(text.stdout.contains(id) && text.stdout.replacingOccurrences(of: "\n", with: " ").contains(settle), "\(text.stdout)")
+            #expect(text.stdout.split(separator: "\n").allSatisfy { $0.count <= 80 } && !text.stdout.contains("retry"), "\(text.stdout)")
             // And a sync does not call that synced
             let sync = try await phone.run(["sync"])
             #expect(sync.isOneLineError && sync.stderr.contains("1 scan or visit was refused by the server: ") && sync.stderr.contains("cannot classify photos"),
                     "\(sync.stdout)\(sync.stderr)")
+            #expect(sync.stderr.contains("S" + settle.dropFirst()) && !sync.stderr.contains("retry"), "\(sync.stderr)")
             // And sign-out says what clears a refused scan, which a sync cannot
             let logout = try await phone.run(["logout"])
-            #expect(logout.isOneLineError && logout.stderr.contains("refused by the server") && logout.stderr.contains("sustainu discard ID"),
-                    "\(logout.stderr)")
+            #expect(logout.isOneLineError && logout.stderr.contains("refused by the server: " + settle), "\(logout.stderr)")
             #expect(!logout.stderr.contains("sync"), "\(logout.stderr)")
             // When the student retries it, the server refuses it again, and says so
             let retry = try await phone.run(["retry", id])

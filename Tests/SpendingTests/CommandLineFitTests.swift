@@ -137,6 +137,12 @@ struct CommandLineFitTests {
             let sync = try await device.run(["sync"])
             #expect(sync.isOneLineError && sync.status == 1, "\(sync.stdout) \(sync.stderr)")
             #expect(sync.stderr.contains("the server refused 1 change(s)") && sync.stderr.contains("note"), "\(sync.stderr)")
+            // and what to do with it: failures and settle, not retry or discard
+            let settle = "see `spendiq failures`, then `spendiq settle ID --keep-mine | --take-theirs | --discard`"
+            #expect(sync.stderr.contains(settle) && !sync.stderr.contains("retry"), "\(sync.stderr)")
+            let text = try await device.run(["status"], environment: ["COLUMNS": "80"])
+            #expect(text.stdout.replacingOccurrences(of: "\n", with: " ").contains("The server refused 1 change(s): " + settle + "."), "\(text.stdout)")
+            #expect(text.stdout.split(separator: "\n").allSatisfy { $0.count <= 80 } && !text.stdout.contains("retry"), "\(text.stdout)")
             // Status lists it with its id; sign-out is refused and says what to do
             let status = try #require(try await device.run(["status", "--json"]).json() as? [String: Any])
             let entries = try #require(status["entries"] as? [[String: Any]])
@@ -144,8 +150,8 @@ struct CommandLineFitTests {
             let shortID = try #require(failed["shortId"] as? String)
             #expect(shortID.count == 8 && failed["lastError"] is String)
             let logout = try await device.run(["logout"])
-            #expect(logout.isOneLineError && logout.stderr.contains("1 change(s) were refused by the server") && logout.stderr.contains("spendiq discard ID"),
-                    "\(logout.stderr)")
+            #expect(logout.isOneLineError && logout.stderr.contains("1 change(s) were refused by the server: " + settle)
+                    && !logout.stderr.contains("retry"), "\(logout.stderr)")
             // Retry sends it again (refused again); discard drops it; then sign-out works
             let retried = try await device.run(["retry", shortID])
             #expect(retried.status == 0, "\(retried.stderr)")

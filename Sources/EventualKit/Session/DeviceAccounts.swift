@@ -113,11 +113,11 @@ public struct DeviceAccounts: Sendable {
     /// how long the server may take to hear of it now (default: the configuration's timeouts).
     public func signOut(discarding: SignOutDiscard = .nothing, revokingWithin patience: Duration? = nil) async throws -> DeviceSignOut {
         guard let session = try vault.saved() else { throw AccountError.notSignedIn }
-        let counts = try unsentCounts(session.userID)
+        let (counts, failedCalls) = try unsent(session.userID)
         switch discarding {
         case .nothing where counts.pending > 0 || counts.failed > 0,
              .failed where counts.pending > 0:
-            throw SessionError.unsentChanges(waiting: counts.pending, refused: counts.failed)
+            throw SessionError.unsentChanges(waiting: counts.pending, refused: counts.failed, refusedCalls: failedCalls)
         default:
             break
         }
@@ -149,12 +149,15 @@ public struct DeviceAccounts: Sendable {
 
     /// A person's changes on this device that the server has not accepted: waiting to be sent
     /// (`pending`) and refused (`failed`); only the person's own work counts (`DeviceApp.isPersonsWork`).
-    public func unsentCounts(_ userID: String) throws -> OutboxCounts {
+    public func unsentCounts(_ userID: String) throws -> OutboxCounts { try unsent(userID).counts }
+
+    /// The counts of `unsentCounts`, and how many of the failed entries are calls (not changes of a record).
+    private func unsent(_ userID: String) throws -> (counts: OutboxCounts, failedCalls: Int) {
         let path = configuration.databasePath(userID)
-        guard FileManager.default.fileExists(atPath: path) else { return OutboxCounts() }
+        guard FileManager.default.fileExists(atPath: path) else { return (OutboxCounts(), 0) }
         let entries = try Outbox(store: try LocalStore(path: path, migrations: app.migrations)).entries().filter(app.isPersonsWork)
-        let failed = entries.filter { $0.state == .failed }.count
-        return OutboxCounts(pending: entries.count - failed, failed: failed)
+        let failed = entries.filter { $0.state == .failed }
+        return (OutboxCounts(pending: entries.count - failed.count, failed: failed.count), failed.filter { $0.kind == .call }.count)
     }
 
     private var offlineDays: Int { Int(configuration.maxOfflineAge.components.seconds / 86_400) }

@@ -52,8 +52,9 @@ public enum SessionError: Error, Equatable, CustomStringConvertible {
     case offlineSignInExpired(days: Int)
     case otherUserHasPendingChanges(username: String, count: Int)
     case pendingChanges(count: Int)
-    /// Changes that wait to be sent, and changes the server refused (retry or discard those).
-    case unsentChanges(waiting: Int, refused: Int)
+    /// Changes that wait to be sent, and changes the server refused (retry or discard those);
+    /// `refusedCalls`: of the refused, those that are not a change of a record.
+    case unsentChanges(waiting: Int, refused: Int, refusedCalls: Int = 0)
     case corruptSecret(String)
     case server(String)
 
@@ -67,7 +68,7 @@ public enum SessionError: Error, Equatable, CustomStringConvertible {
             return "\(username) has \(count) change(s) not yet sent from this device: sign in as \(username) and sync first"
         case .pendingChanges(let count):
             return "\(count) change(s) have not reached the server yet: sync first, or sign out anyway and lose them"
-        case .unsentChanges(let waiting, let refused):
+        case .unsentChanges(let waiting, let refused, _):
             var parts: [String] = []
             if waiting > 0 { parts.append("\(waiting) change(s) wait to be sent: sync first") }
             if refused > 0 { parts.append("\(refused) change(s) were refused by the server: retry or discard them") }

@@ -435,6 +435,7 @@ public actor SyncEngine {
             let message = "This app version cannot send '\(entry.operation)'"
             try await store.writer.write { db in try OutboxTable.markFailed(id: entry.id, message: message, db: db) }
             report.rejected += 1
+            report.rejectedCalls += 1
             report.rejections.append((entry.id, message))
             return
         }
@@ -445,6 +446,7 @@ public actor SyncEngine {
             try await reschedule([entry], after: failure)
             if case .rejected(_, let message) = failure {
                 report.rejected += 1
+                report.rejectedCalls += 1
                 report.rejections.append((entry.id, message))
                 connectivity.reportAnswer()
                 return

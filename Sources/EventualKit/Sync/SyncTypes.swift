@@ -106,6 +106,8 @@ public struct SyncReport: Sendable {
     public var rejected = 0
     /// Their ids and the server's reasons.
     public var rejections: [(entryID: String, message: String)] = []
+    /// Of `rejected`, the queued calls (not changes of a record): retried or discarded, never settled.
+    public var rejectedCalls = 0
     /// Changes the server refused only because this device's clock was ahead, stamped again by
     /// the server's time and sent again in this round.
     public var restamped = 0
