@@ -82,9 +82,11 @@ struct Settle: AsyncParsableCommand {
         let item = try? pantry.items.item(settlement.change.recordID)
         let now = item.map { $0.status == .inPantry ? " (\(ItemPrinting.quantity($0)) left)" : " (\(ItemPrinting.status($0.status)))" } ?? ""
         switch choice {
+        case .takeTheirs where settlement.removed:
+            Terminal.say("Took the server's version: it has no such item, so it is gone from this device; your \(what) is dropped.")
         case .takeTheirs: Terminal.say("Took the server's version\(now); your \(what) is dropped.")
         case .discard:
-            Terminal.say("Discarded your \(what); " + (settlement.restored ? "the server's version is back\(now)." : "the server's version comes with the next sync."))
+            Terminal.say("Discarded your \(what)" + settlement.discarded(now: now, record: "item"))
         case .keepMine:
             await pantry.trySend()
             switch try pantry.items.syncStates(of: item.map { [$0] } ?? [])[settlement.change.recordID] {

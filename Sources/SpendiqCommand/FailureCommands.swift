@@ -64,10 +64,10 @@ struct Settle: AsyncParsableCommand {
         }
         let what = spending.summary(of: settlement.change)
         switch choice {
+        case .takeTheirs where settlement.removed:
+            Terminal.say("Took the server's version: it has no such record, so the \(what) is gone from this device; your change is dropped.")
         case .takeTheirs: Terminal.say("Took the server's version of the \(what); your change is dropped.")
-        case .discard:
-            Terminal.say("Discarded your change to the \(what); " + (settlement.restored ? "the server's version is back."
-                                                                   : "the server's version comes with the next sync."))
+        case .discard: Terminal.say("Discarded your change to the \(what)" + settlement.discarded(record: "record"))
         case .keepMine:
             let record = settlement.change.recordID
             let collection = SyncCollections.spending.first { $0.name == settlement.change.collection }

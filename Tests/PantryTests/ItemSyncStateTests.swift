@@ -27,7 +27,7 @@ struct ItemSyncStateTests {
         }
     }
 
-    @Test(arguments: Backend.available, ["--take-theirs", "--keep-mine"])
+    @Test(arguments: Backend.available, ["--take-theirs", "--keep-mine", "--discard"])
     func twoPeopleUseTheLastEggsOfflineTheRefusedOneIsShownAndSettled(backend: Backend, choice: String) async throws {
         try await withLiveServer(on: backend) { server, scratch in
             // Given 3 eggs in Ann and Bob's household
@@ -70,12 +70,13 @@ struct ItemSyncStateTests {
             try await ann.run(["sync"])
             try await bob.run(["sync"])
 
-            // Then nothing is refused any more, and both devices agree: 1 left (theirs), or finished (mine, kept with 0)
+            // Then nothing is refused any more, and both devices agree: 1 left (theirs, or discarding his), or finished (mine, kept with 0)
             #expect(try #require(try await bob.run(["failures", "--json"]).json() as? [Any]).isEmpty)
             for person in [ann, bob] {
                 let items = try await person.items()
-                if choice == "--take-theirs" {
-                    #expect(settled.stdout.contains("Took the server's version (1 left)"), "\(settled.stdout)")
+                if choice != "--keep-mine" {
+                    let said = choice == "--take-theirs" ? "Took the server's version (1 left)" : "Discarded your use of 2 of Eggs; the server's version is back (1 left)."
+                    #expect(settled.stdout.replacingOccurrences(of: "\n", with: " ").contains(said), "\(settled.stdout)")
                     #expect(items.first?["quantity"] as? Double == 1 && items.first?["syncState"] as? [String: String] == ["state": "confirmed"],
                             "\(person.username): \(items)")
                 } else {
@@ -83,6 +84,32 @@ struct ItemSyncStateTests {
                     #expect(items.isEmpty, "\(person.username): \(items)")
                 }
             }
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func anItemAddedBeforeBeingMadeAViewerIsRefusedAndDiscardingItSaysTheServerNeverHadIt(backend: Backend) async throws {
+        try await withLiveServer(on: backend) { server, scratch in
+            // Given Bob, an editor of Ann's household, who adds jam to it offline
+            let ann = try await PantryPerson.signUp("ann", server: server, scratch: scratch)
+            let bob = try await PantryPerson.signUp("bob", server: server, scratch: scratch)
+            try await household(ann: ann, bob: bob)
+            try await bob.run(["add", "--name", "Jam", "--household", "Home"], server: unreachableServer)
+
+            // When Ann makes him a viewer before he syncs, the server refuses the jam
+            #expect(try await ann.run(["household", "role", bob.username, "viewer", "--in", "Home"]).stdout.contains("Made \(bob.username) viewer of Home"))
+            let sync = try await bob.pantry.run(["sync"])
+            #expect(sync.status == 1 && sync.stderr.contains("viewer"), "\(sync.stderr)")
+            let failures = try #require(try await bob.run(["failures", "--json"]).json() as? [[String: Any]])
+            #expect(failures.count == 1 && failures.first?["what"] as? String == "new item Jam", "\(failures)")
+            let id = try #require(failures.first?["shortId"] as? String)
+
+            // Then discarding it says what happened: the server never had the jam, and it is gone from his device
+            let discarded = try await bob.run(["settle", id, "--discard"])
+            #expect(discarded.stdout.replacingOccurrences(of: "\n", with: " ")
+                    == "Discarded your new item Jam: the server never had it, so it is gone from this device. ", "\(discarded.stdout)")
+            #expect(try await bob.items().isEmpty)
+            #expect(try #require(try await bob.run(["failures", "--json"]).json() as? [Any]).isEmpty)
         }
     }
 

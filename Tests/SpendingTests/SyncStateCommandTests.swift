@@ -62,9 +62,12 @@ struct SyncStateCommandTests {
             #expect(kept.status == 0 && kept.stdout.replacingOccurrences(of: "\n", with: " ").contains("the server refused it again: You are a viewer of"), "\(kept.stdout)\(kept.stderr)")
             let refusedAgain = try #require(try await bob.run(["failures", "--json"]).json() as? [[String: Any]])
             let again = try #require(refusedAgain.first?["shortId"] as? String)
-            // discarding drops it: nothing is refused any more
+            // discarding drops it, and says the truth: the server never had that expense, and it is gone from the device too
             let discarded = try await bob.run(["settle", again, "--discard"])
             #expect(discarded.status == 0 && discarded.stdout.hasPrefix("Discarded your change to the expense EUR 9.00 on Trip"), "\(discarded.stdout)")
+            #expect(discarded.stdout.replacingOccurrences(of: "\n", with: " ").contains(": the server never had it, so it is gone from this device.")
+                    && !discarded.stdout.contains("server's version"), "\(discarded.stdout)")
+            #expect(try await Self.states(bob)["refused"] == nil)
             #expect(try await bob.run(["failures"]).stdout == "Nothing was refused.\n")
             #expect(try #require(try await bob.run(["failures", "--json"]).json() as? [Any]).isEmpty)
         }

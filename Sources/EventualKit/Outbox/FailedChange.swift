@@ -107,6 +107,14 @@ public struct Settlement: Sendable, Equatable {
     /// refusal did not say what the server holds: the row keeps the change until the server's
     /// version of the record next arrives.
     public let restored: Bool
+
+    /// Whether the row went from this device because the server holds no such record (taking
+    /// theirs, or discarding): `neverOnServer` says when that is because the change made it here.
+    public var removed: Bool { restored && (change.serverRecord?.deleted ?? true) }
+
+    /// Whether the record was made on this device and the server never had it: discarding its
+    /// refused creation removed it.
+    public var neverOnServer: Bool { removed && change.createsRecord && change.serverRecord == nil }
 }
 
 /// Why a refused change could not be settled.

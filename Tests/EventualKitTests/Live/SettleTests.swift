@@ -93,7 +93,7 @@ struct SettleTests {
                            arguments: [try JSONEncoder.sorted.encode(serverMilk(milk, quantity: 1)), entry])
         }
         let settled = try await phone.engine.settle(entry, .discard)
-        #expect(settled.restored)
+        #expect(settled.restored && !settled.removed && !settled.neverOnServer)
         #expect(try self.milk()?.quantity == 1)
         // And a record the server never had (it refused its creation by a rule, and holds none) goes from the device
         try await phone.put("Tea", quantity: 1, in: nil)
@@ -102,7 +102,8 @@ struct SettleTests {
             try OutboxTable.markFailed(id: created, message: "Choose one of inPantry, consumed, thrownAway", code: "not_allowed",
                                        field: "status", db: db)
         }
-        try await phone.engine.settle(created, .discard)
+        let gone = try await phone.engine.settle(created, .discard)
+        #expect(gone.removed && gone.neverOnServer)
         #expect(try phone.items().map(\.id) == [milk])
         #expect(try phone.outbox.entries().isEmpty)
     }
@@ -121,8 +122,10 @@ struct SettleTests {
         await #expect(throws: SettleError.serverStateUnknown(String(entries[1].suffix(8)))) {
             try await phone.engine.settle(entries[1], .takeTheirs)
         }
-        #expect(try await phone.engine.settle(entries[0], .discard).restored)
-        #expect(try await phone.engine.settle(entries[1], .discard).restored)
+        for entry in entries {
+            let settled = try await phone.engine.settle(entry, .discard)
+            #expect(settled.restored && settled.removed && settled.neverOnServer)
+        }
         #expect(try phone.items().isEmpty && phone.outbox.entries().isEmpty)
     }
 
@@ -134,7 +137,7 @@ struct SettleTests {
         }
         #expect(try phone.engine.failures().count == 1)
         let settled = try await phone.engine.settle(entry, .discard)
-        #expect(!settled.restored)
+        #expect(!settled.restored && !settled.removed && !settled.neverOnServer)
         #expect(try self.milk()?.id == milk)
         #expect(try phone.outbox.entries().isEmpty)
         // And a refused call is retried or discarded, never settled
