@@ -71,6 +71,13 @@ public struct DeviceWords: Sendable {
         return settled > 0 ? settle + "; for the others, " + retrying : retrying
     }
 
+    /// The error of a refused change or entry sent again (settle --keep-mine, retry) that the
+    /// server refused again: "The server refused the use of 2 of Eggs again: … (`pantry failures` lists it)".
+    public func refusedAgain(_ what: String, reason: String) -> CLIError {
+        let reason = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
+        return CLIError("The server refused the \(what) again: \(reason) (`\(command) failures` lists it)")
+    }
+
     /// Signs out with `signOut` and says so: "Signed out alice." and what the sign-out lost; a
     /// sign-out refused for what has not reached the server says what clears each kind.
     public func signOut(_ signOut: () async throws -> DeviceSignOut) async throws -> String {

@@ -90,7 +90,7 @@ struct Settle: AsyncParsableCommand {
         case .keepMine:
             await pantry.trySend()
             switch try pantry.items.syncStates(of: item.map { [$0] } ?? [])[settlement.change.recordID] {
-            case .failed(let reason)?: Terminal.say("Sent your \(what) again, and the server refused it again: \(reason).")
+            case .failed(let reason)?: throw DeviceWords.pantry.refusedAgain(what, reason: reason)
             case .confirmed?: Terminal.say("Kept your \(what): the server has it now\(now).")
             default: Terminal.say("Kept your \(what): it is sent with the next sync.")
             }

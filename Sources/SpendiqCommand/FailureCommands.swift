@@ -73,7 +73,7 @@ struct Settle: AsyncParsableCommand {
             let collection = SyncCollections.spending.first { $0.name == settlement.change.collection }
             let state = try collection.flatMap { try spending.device.syncStates($0, ids: [record])[record] }
             switch state {
-            case .failed(let reason)?: Terminal.say("Sent your \(what) again, and the server refused it again: \(reason).")
+            case .failed(let reason)?: throw DeviceWords.spendiq.refusedAgain(what, reason: reason)
             case .confirmed?: Terminal.say("Kept your \(what): the server has it now.")
             default: Terminal.say("Kept your \(what): it is sent with the next sync.")
             }

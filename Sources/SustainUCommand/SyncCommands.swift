@@ -69,7 +69,7 @@ struct Retry: AsyncParsableCommand {
         let (line, outcome) = try await OutboxWords.speak { try await global.app().open().retry(id) }
         let summary = line.summary
         switch outcome {
-        case .refused(let reason): throw CLIError("The server refused the \(summary) again: \(reason)")
+        case .refused(let reason): throw DeviceWords.sustainu.refusedAgain(summary, reason: reason)
         case .waiting: say("The \(summary) will be sent again with the next sync.")
         case .sent: say("Sent the \(summary) again: the server took it (sustainu scans shows the result).")
         }

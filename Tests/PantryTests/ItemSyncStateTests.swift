@@ -88,7 +88,7 @@ struct ItemSyncStateTests {
     }
 
     @Test(arguments: Backend.available)
-    func anItemAddedBeforeBeingMadeAViewerIsRefusedAndDiscardingItSaysTheServerNeverHadIt(backend: Backend) async throws {
+    func anItemAddedBeforeBeingMadeAViewerIsRefusedKeptInVainThenDiscardedAsOneTheServerNeverHad(backend: Backend) async throws {
         try await withLiveServer(on: backend) { server, scratch in
             // Given Bob, an editor of Ann's household, who adds jam to it offline
             let ann = try await PantryPerson.signUp("ann", server: server, scratch: scratch)
@@ -102,7 +102,16 @@ struct ItemSyncStateTests {
             #expect(sync.status == 1 && sync.stderr.contains("viewer"), "\(sync.stderr)")
             let failures = try #require(try await bob.run(["failures", "--json"]).json() as? [[String: Any]])
             #expect(failures.count == 1 && failures.first?["what"] as? String == "new item Jam", "\(failures)")
-            let id = try #require(failures.first?["shortId"] as? String)
+            let first = try #require(failures.first?["shortId"] as? String)
+
+            // When he keeps it, the server refuses it again: an error, exit 1, as in the other apps
+            let kept = try await bob.pantry.run(["settle", first, "--keep-mine"])
+            #expect(kept.isOneLineError && kept.status == 1, "\(kept.stdout)\(kept.stderr)")
+            #expect(kept.stderr.hasPrefix("pantry: The server refused the new item Jam again: ") && kept.stderr.contains("viewer")
+                    && kept.stderr.hasSuffix(" (`pantry failures` lists it)\n"), "\(kept.stderr)")
+            let again = try #require(try await bob.run(["failures", "--json"]).json() as? [[String: Any]])
+            let id = try #require(again.first?["shortId"] as? String)
+            #expect(again.count == 1 && id != first, "\(again)")
 
             // Then discarding it says what happened: the server never had the jam, and it is gone from his device
             let discarded = try await bob.run(["settle", id, "--discard"])

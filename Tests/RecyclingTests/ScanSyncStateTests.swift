@@ -38,7 +38,8 @@ struct ScanSyncStateTests {
                 #expect(refused.status == 64 && refused.isOneLineError, "\(arguments): \(refused.stderr)")
             }
             let kept = try await phone.run(["settle", id, "--keep-mine"])
-            #expect(kept.isOneLineError && kept.stderr.contains("refused the scan of a photo again"), "\(kept.stderr)")
+            #expect(kept.isOneLineError && kept.status == 1 && kept.stderr.hasPrefix("sustainu: The server refused the scan of a photo again: ")
+                    && kept.stderr.hasSuffix(" (`sustainu failures` lists it)\n"), "\(kept.stderr)")
             let dropped = try await phone.run(["settle", id, "--discard"])
             #expect(dropped.status == 0 && dropped.stdout.contains("Dropped the refused scan of a photo"), "\(dropped.stderr)")
             #expect(try await phone.run(["failures"]).stdout == "Nothing was refused.\n")

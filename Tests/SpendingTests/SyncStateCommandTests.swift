@@ -57,9 +57,11 @@ struct SyncStateCommandTests {
             #expect(none.isOneLineError && none.status == 64, "\(none.stderr)")
             let theirs = try await bob.run(["settle", id, "--take-theirs"])
             #expect(theirs.isOneLineError && theirs.stderr.contains("--keep-mine or --discard"), "\(theirs.stderr)")
-            // keeping it sends it again, and the server refuses it again, said at once
+            // keeping it sends it again, and the server refuses it again: an error, exit 1, as in the other apps
             let kept = try await bob.run(["settle", id, "--keep-mine"])
-            #expect(kept.status == 0 && kept.stdout.replacingOccurrences(of: "\n", with: " ").contains("the server refused it again: You are a viewer of"), "\(kept.stdout)\(kept.stderr)")
+            #expect(kept.isOneLineError && kept.status == 1, "\(kept.stdout)\(kept.stderr)")
+            #expect(kept.stderr.hasPrefix("spendiq: The server refused the expense EUR 9.00 on Trip again: You are a viewer of")
+                    && kept.stderr.hasSuffix(" (`spendiq failures` lists it)\n"), "\(kept.stderr)")
             let refusedAgain = try #require(try await bob.run(["failures", "--json"]).json() as? [[String: Any]])
             let again = try #require(refusedAgain.first?["shortId"] as? String)
             // discarding drops it, and says the truth: the server never had that expense, and it is gone from the device too
