@@ -1,6 +1,7 @@
 import EventualAPI
 import EventualKit
 import Foundation
+import Spending
 import Testing
 
 @Suite("spendiq shows what waits and what was refused, and settles it, on SQLite and PostgreSQL", .timeLimit(.minutes(6)), .tags(.endToEnd))
@@ -15,11 +16,11 @@ struct SyncStateCommandTests {
     @Test(arguments: Backend.available)
     func listMarksWaitingAndRefusedRowsAndEachRefusalIsSettled(_ backend: Backend) async throws {
         try await SharedAccountsTests.withServer(backend) { server, folder in
-            // Given Alice's account shared with Bob as a viewer, and one of her own, shared with him as an editor
+            // Given Alice's account shared with Bob as an editor, and one of his own
             let (alice, _) = try await SharedAccountsTests.person("alice", server, folder)
             let (bob, bobName) = try await SharedAccountsTests.person("bob", server, folder)
             #expect(try await alice.run(["accounts", "add", "Trip", "--currency", "EUR"]).status == 0)
-            #expect(try await alice.run(["accounts", "share", "Trip", "--with", bobName, "--role", "viewer"]).status == 0)
+            #expect(try await alice.run(["accounts", "share", "Trip", "--with", bobName]).status == 0)
             #expect(try await alice.run(["sync"]).status == 0)
             let invitation = try await SharedAccountsTests.onlyInvitation(bob)
             #expect(try await bob.run(["accept", try #require(invitation["id"] as? String)]).status == 0)
@@ -40,8 +41,17 @@ struct SyncStateCommandTests {
             #expect(try await Self.states(bob)["offline"] as? [String: String] == ["state": "confirmed"])
             #expect(!(try await bob.run(["list"]).stdout.contains("⋯")))
 
-            // When he records in the account he only views, the server refuses it: marked, with its words
-            _ = try await bob.run(["add", "expense", "9", "--account", "Trip", "--note", "refused"])
+            // When Alice makes him a viewer of Trip (from her phone) and he records in it before his device hears of it,
+            // the server refuses it, said at once with what to do: marked, with its words
+            let alices = try await spendingDevice(alice.dataDirectory, server: server).open()
+            let space = try #require(try alices.sharing.shares().keys.first)
+            try await alices.spaces.setRole(.viewer, of: bobName, in: space)
+            #expect(try await alices.sync().isComplete)
+            let recorded = try await bob.run(["add", "expense", "9", "--account", "Trip", "--note", "refused"])
+            let said = recorded.stdout.replacingOccurrences(of: "\n", with: " ")
+            #expect(recorded.status == 0 && said.contains("The server refused it: You are a viewer of")
+                    && said.contains("See `spendiq failures`, then `spendiq settle ID --keep-mine | --take-theirs | --discard`."), "\(recorded.stdout)")
+            #expect(recorded.stdout.split(separator: "\n").allSatisfy { $0.count <= 80 }, "\(recorded.stdout)")
             let refused = try await Self.states(bob)["refused"]
             #expect(refused?["state"] as? String == "failed" && (refused?["reason"] as? String)?.hasPrefix("You are a viewer of") == true, "\(String(describing: refused))")
             let marked = try await bob.run(["list"])

@@ -61,6 +61,8 @@ public enum SpendingError: Error, Equatable, CustomStringConvertible {
     case transferToItself
     /// A transfer between an account shared in a space and one that is not in it.
     case transferAcrossSpaces(from: String, to: String)
+    /// A write to an account shared with the person as a viewer (`space`: the space it is in).
+    case viewerOf(account: String, space: String)
     /// An account shared already, with someone else (`with`: who, as this device knows).
     case alreadyShared(String, with: [String])
     /// An invitation that is not among those waiting for the person.
@@ -134,6 +136,8 @@ public enum SpendingError: Error, Equatable, CustomStringConvertible {
         case .transferToItself: return "A transfer needs two different accounts"
         case .transferAcrossSpaces(let from, let to):
             return "\(from) and \(to) are not in the same shared space: record an expense from one and an income to the other"
+        case .viewerOf(let account, let space):
+            return "You can only look at \(account) (viewer of \(space)): only its owner and editors change it"
         case .alreadyShared(let name, let with):
             return with.isEmpty ? "\(name) is shared already" : "\(name) is shared with \(with.joined(separator: ", ")) already"
         case .noSuchInvitation(let id): return "No invitation \(id) waits for you"

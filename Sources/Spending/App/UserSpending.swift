@@ -18,7 +18,7 @@ public final class UserSpending: Sendable {
         device = try SignedInDevice(session: session, accounts: app.accounts,
                                     collections: [SpendingSchema.accounts, SpendingSchema.transactions, SpendingSchema.limits],
                                     calls: SpendingCalls.handlers)
-        ledger = Ledger(store: device.store, configuration: app.configuration)
+        ledger = Ledger(store: device.store, configuration: app.configuration, spaces: device.spaces)
         location = LocationTracker(store: device.store, clock: app.configuration.clock)
         cache = ReadCache(store: device.store)
     }

@@ -104,7 +104,9 @@ public struct CSVExchange: Sendable {
             return try await importExport(table, export, decimal: decimal)
         }
         guard let reference else { throw SpendingError.whichAccount(ofFile: true) }
-        return try await importBank(table, name: name, account: try ledger.account(reference), map: map, decimal: decimal, dates: dates)
+        let account = try ledger.account(reference)
+        try ledger.checkWritable(account)
+        return try await importBank(table, name: name, account: account, map: map, decimal: decimal, dates: dates)
     }
 
     private static func read(_ url: URL) throws -> CSVTable {
@@ -321,6 +323,7 @@ struct SpendiqExport {
         guard Currency.isCode(currency) else { throw SpendingError.invalidCurrency(currency) }
         guard let name = text(self.account) else { throw SpendingError.invalidField("the account is missing") }
         let owner = try await account(name, currency)
+        try ledger.checkWritable(owner)
         guard owner.currency == currency else {
             throw SpendingError.invalidField("the row is in \(currency) but the account \(owner.name) holds \(owner.currency)")
         }

@@ -52,6 +52,14 @@ public struct Recorded: Sendable, Equatable {
 public struct Ledger: Sendable {
     let store: LocalStore
     let configuration: SpendingConfiguration
+    /// The spaces the person is in, for their role in each; nil for a ledger alone (no one shares with it).
+    let spaces: Spaces?
+
+    init(store: LocalStore, configuration: SpendingConfiguration, spaces: Spaces? = nil) {
+        self.store = store
+        self.configuration = configuration
+        self.spaces = spaces
+    }
 
     var now: Int64 { configuration.clock() }
     var limits: Limits { Limits(store: store, configuration: configuration) }
@@ -80,6 +88,7 @@ public struct Ledger: Sendable {
     @discardableResult
     public func editAccount(_ reference: String, name: String? = nil, kind: AccountKind? = nil, colour: String? = nil) async throws -> SpendingAccount {
         let account = try self.account(reference, allowArchived: true)
+        try checkWritable(account)
         var fields: [String: SyncValue] = [:]
         // NB: a name of nothing or of spaces would sync an account nobody can name again.
         if let name = try name.map({ text throws(SpendingError) in try Self.text(text, field: "name", collection: SyncCollections.spendingAccounts, required: true)! }) {
@@ -101,6 +110,7 @@ public struct Ledger: Sendable {
     @discardableResult
     public func archiveAccount(_ reference: String) async throws -> SpendingAccount {
         var account = try self.account(reference, allowArchived: true)
+        try checkWritable(account)
         try await store.write { [id = account.id] tx in try SpendingSchema.accounts.update(id, setting: ["archived": .boolean(true)], in: tx) }
         account.archived = true
         return account
@@ -148,6 +158,7 @@ public struct Ledger: Sendable {
         precondition(kind != .transfer, "transfers go through transfer(_:from:to:)")
         guard let accountName = details.account else { throw SpendingError.whichAccount(ofFile: false) }
         let account = try self.account(accountName)
+        try checkWritable(account)
         guard let amountText = details.amount else { throw SpendingError.invalidAmount("") }
         let amount = try AmountText.parse(amountText, currency: account.currency)
         let transaction = SpendingTransaction(
@@ -170,6 +181,7 @@ public struct Ledger: Sendable {
         // NB: a transfer is in its source account's space: the other space's members would see
         // money arrive from, or vanish to, nowhere, and their balance would differ from yours.
         guard source.space == target.space else { throw SpendingError.transferAcrossSpaces(from: source.name, to: target.name) }
+        try checkWritable(source)
         let transaction = SpendingTransaction(
             id: UUIDv7.make(), accountId: source.id, kind: .transfer, amountMinor: try AmountText.parse(amountText, currency: source.currency),
             currency: source.currency, category: "transfer",
@@ -184,11 +196,13 @@ public struct Ledger: Sendable {
     @discardableResult
     public func edit(_ reference: String, _ details: TransactionDetails) async throws -> Recorded {
         let current = try transaction(reference)
+        try checkWritable(current)
         var fields: [String: SyncValue] = [:]
         var currency = current.currency
         var space = current.space
         if let name = details.account {
             let account = try self.account(name)
+            try checkWritable(account)
             if let to = current.toAccountId, let target = try? self.account(to, allowArchived: true), target.space != account.space {
                 throw SpendingError.transferAcrossSpaces(from: account.name, to: target.name)
             }
@@ -229,6 +243,7 @@ public struct Ledger: Sendable {
     @discardableResult
     public func delete(_ reference: String) async throws -> SpendingTransaction {
         let current = try transaction(reference)
+        try checkWritable(current)
         try await store.write { tx in try SpendingSchema.transactions.delete(current.id, in: tx) }
         return current
     }
@@ -306,6 +321,27 @@ public struct Ledger: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// Refuses a write to `account` when the person only views the space it is shared in, before
+    /// anything is written or queued: the server would refuse it.
+    func checkWritable(_ account: SpendingAccount) throws {
+        try checkWritable(space: account.space, naming: account.name)
+    }
+
+    /// Refuses a change of `transaction` when the person only views the space it is in.
+    func checkWritable(_ transaction: SpendingTransaction) throws {
+        guard transaction.space != nil else { return }
+        let name = (try? account(transaction.accountId, allowArchived: true).name) ?? String(transaction.accountId.suffix(Self.shownIDLength))
+        try checkWritable(space: transaction.space, naming: name)
+    }
+
+    private func checkWritable(space id: String?, naming account: String) throws {
+        guard let id, let spaces else { return }
+        let space: Space
+        // NB: a space this device does not know (yet) is the server's to judge.
+        do { space = try spaces.space(id) } catch is SpaceError { return }
+        if space.role == .viewer { throw SpendingError.viewerOf(account: account, space: space.name) }
+    }
 
     /// Writes a new transaction in its account's space: a shared account's transactions are its members'.
     static func insert(_ transaction: SpendingTransaction, in tx: LocalTransaction) throws {
