@@ -22,8 +22,11 @@ struct AccountsShare: AsyncParsableCommand {
         if shared.already {
             Terminal.say("\(shared.account.name) is shared with \(with) already (space \(shared.share.spaceName)).")
         } else {
+            let space = shared.share.spaceName
+            let when = shared.memberAlready ? "\(with) is already in \(space): they see it at their next sync."
+                : "They see it once they accept: spendiq invitations, then spendiq accept ID."
             Terminal.say("Shared \(shared.account.name) and \(shared.movedTransactions) transaction(s) with \(with) as \(role.rawValue) "
-                         + "(space \(shared.share.spaceName)). They see it once they accept: spendiq invitations, then spendiq accept ID.")
+                         + "(space \(space)). " + when)
         }
         await finish(spending)
     }

@@ -143,6 +143,35 @@ struct SharedAccountsTests {
         }
     }
 
+    @Test(arguments: Backend.available)
+    func aSecondAccountSharedWithSomeoneAlreadyInTheSpaceIsSaidToReachThemAtTheirNextSync(_ backend: Backend) async throws {
+        try await Self.withServer(backend) { server, folder in
+            // Given Alice's Joint shared with Erin, who accepted
+            let (alice, aliceName) = try await Self.person("alice", server, folder)
+            let (erin, erinName) = try await Self.person("erin", server, folder)
+            #expect(try await alice.run(["accounts", "add", "Joint", "--currency", "EUR"]).status == 0)
+            let first = try await alice.run(["accounts", "share", "Joint", "--with", erinName])
+            #expect(first.stdout.replacingOccurrences(of: "\n", with: " ").contains("They see it once they accept: spendiq invitations"), "\(first.stdout)")
+            #expect(try await alice.run(["sync"]).status == 0)
+            #expect(try await erin.run(["accept", try #require(try await Self.onlyInvitation(erin)["id"] as? String)]).status == 0)
+            #expect(try await erin.run(["sync"]).status == 0)
+
+            // When Alice shares Savings with her too
+            #expect(try await alice.run(["accounts", "add", "Savings", "--currency", "EUR"]).status == 0)
+            let shared = try await alice.run(["accounts", "share", "Savings", "--with", erinName])
+
+            // Then it says the truth: Erin is in the space already and sees it at her next sync, with no invitation to accept
+            let said = shared.stdout.replacingOccurrences(of: "\n", with: " ")
+            #expect(shared.status == 0 && said.contains("\(erinName) is already in \(aliceName) & \(erinName): they see it at their next sync.")
+                    && !said.contains("accept"), "\(shared.stdout)\(shared.stderr)")
+            #expect(shared.stdout.split(separator: "\n").allSatisfy { $0.count <= 80 }, "\(shared.stdout)")
+            let invitations = try #require(try await erin.run(["invitations", "--json"]).json() as? [String: Any])
+            #expect((invitations["invitations"] as? [Any])?.isEmpty == true, "\(invitations)")
+            #expect(try await erin.run(["sync"]).status == 0)
+            #expect(Set(try await Self.json(erin, ["accounts"]).compactMap { $0["name"] as? String }) == ["Joint", "Savings"])
+        }
+    }
+
     @Test func theSharingCommandsHaveHelpThatFits80Columns() async throws {
         let device = CommandProcess.spendiq(dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("help-\(UUID().uuidString)"),
                                             server: unreachableServer)

@@ -23,6 +23,10 @@ public struct SharedAccount: Sendable, Equatable {
     public let already: Bool
     /// How many of its transactions moved with it.
     public let movedTransactions: Int
+    /// True when they are in the space already (they accepted an earlier share), as the server
+    /// last said: no invitation is made, and the account reaches them with their next sync. Not
+    /// asked when `already`.
+    public let memberAlready: Bool
 }
 
 /// Sharing accounts with another person: an account and its transactions move to a space the two
@@ -38,7 +42,8 @@ public struct AccountSharing: Sendable {
 
     /// Puts `reference` and its transactions (transfers to it too) in a space shared with `person`
     /// (a username or an email) as `role`: the space this person already made for them with that
-    /// role, else a new one, to which they are invited. They see it once they accept.
+    /// role, else a new one, to which they are invited. They see it once they accept, or at their
+    /// next sync when they are in that space already.
     public func share(_ reference: String, with person: String, role: SpaceRole = .editor) async throws -> SharedAccount {
         let person = try Self.checkedPerson(person)
         guard person.lowercased() != username.lowercased() else { throw SpendingError.invalidField("The account is yours already: share it with someone else") }
@@ -47,13 +52,15 @@ public struct AccountSharing: Sendable {
         if let current = account.space {
             let share = try shares()[current]
             if let share, share.with.contains(where: { $0.lowercased() == person.lowercased() }) {
-                return SharedAccount(account: account, share: share, already: true, movedTransactions: 0)
+                return SharedAccount(account: account, share: share, already: true, movedTransactions: 0, memberAlready: false)
             }
             throw SpendingError.alreadyShared(account.name, with: share?.with ?? [])
         }
         let spaceID: String
+        var memberAlready = false
         if let reused = try reusableSpace(with: person, role: role) {
             spaceID = reused
+            memberAlready = await isMember(person, of: reused)
         } else {
             // NB: the space, then the invitation, then the move: the outbox sends them in this
             // order, so the space exists on the server before the first record put in it.
@@ -80,7 +87,15 @@ public struct AccountSharing: Sendable {
             return transactions.count
         }
         let share = try shares()[spaceID] ?? AccountShare(spaceID: spaceID, spaceName: spaceID, role: .owner, with: [person], invitedAs: role)
-        return SharedAccount(account: try ledger.account(account.id), share: share, already: false, movedTransactions: moved)
+        return SharedAccount(account: try ledger.account(account.id), share: share, already: false, movedTransactions: moved,
+                             memberAlready: memberAlready)
+    }
+
+    /// Whether `person` (a username) is a member of `space`, as the server says now or said last;
+    /// false when this device cannot tell (offline with no copy, or an email given).
+    private func isMember(_ person: String, of space: String) async -> Bool {
+        guard let details = try? await spaces.members(of: space) else { return false }
+        return details.value.members.contains { $0.username.lowercased() == person.lowercased() }
     }
 
     /// How each shared space of the person's accounts is shared, by space id.
