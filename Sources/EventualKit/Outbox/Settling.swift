@@ -29,9 +29,10 @@ extension SyncEngine {
             switch choice {
             case .keepMine(let edits):
                 // NB: an edited counter is set: added to as well, the row and the server would differ.
+                // NB: a kept creation still makes the record: refused again, discarding it removes the row.
                 let queued = try tx.recordChange(mirror.collection, id: change.recordID, fields: change.fields.merging(edits) { $1 },
                                                  adding: change.deltas.filter { edits[$0.key] == nil }, deleted: change.deleted,
-                                                 space: change.space)
+                                                 space: change.space, createsRecord: change.createsRecord)
                 if !edits.isEmpty, !change.deleted {
                     try mirror.apply(RemoteRecord(collection: change.collection, recordID: change.recordID, fields: edits, deleted: false,
                                                   hlc: "", space: change.space), pending: PendingEdits(), in: tx.db)

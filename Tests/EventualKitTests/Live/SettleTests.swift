@@ -129,6 +129,22 @@ struct SettleTests {
         #expect(try phone.items().isEmpty && phone.outbox.entries().isEmpty)
     }
 
+    @Test func aKeptCreationRefusedAgainIsStillOneTheServerNeverHad() async throws {
+        defer { scratch.remove() }
+        // Given a record made here whose creation was refused with no code (a viewer's, say)
+        try await phone.put("Tea", quantity: 1, in: nil)
+        let created = try #require(try phone.outbox.entries().first).id
+        try await phone.store.writer.write { db in try OutboxTable.markFailed(id: created, message: "You are a viewer of Home", db: db) }
+        // When the person keeps it, and the server refuses it again
+        let kept = try #require(try await phone.engine.settle(created, .keepMine()).queued)
+        try await phone.store.writer.write { db in try OutboxTable.markFailed(id: kept, message: "You are a viewer of Home", db: db) }
+        // Then it still makes the record: discarding it removes the row the server never had
+        #expect(try phone.engine.failures().map(\.createsRecord) == [true])
+        let settled = try await phone.engine.settle(kept, .discard)
+        #expect(settled.restored && settled.neverOnServer)
+        #expect(try phone.items().isEmpty && phone.outbox.entries().isEmpty)
+    }
+
     @Test func whenTheServerDidNotSayWhatItHoldsTakingTheirsIsRefusedAndDiscardingSaysSo() async throws {
         defer { scratch.remove() }
         let (milk, entry) = try await refusedUse(code: nil, record: nil)
