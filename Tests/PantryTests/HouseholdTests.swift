@@ -41,23 +41,19 @@ struct HouseholdTests {
     @Test(arguments: Backend.available)
     func aViewersUseIsRefusedWithTheReasonInTheStatus(backend: Backend) async throws {
         try await withLiveServer(on: backend) { server, scratch in
-            // Given Bob, a viewer of Ann's household, who sees its milk
+            // Given Bob, an editor of Ann's household, who sees its milk
             let ann = try await PantryPerson.signUp("ann", server: server, scratch: scratch)
             let bob = try await PantryPerson.signUp("bob", server: server, scratch: scratch)
-            try await household(ann: ann, bob: bob, role: "viewer")
+            try await household(ann: ann, bob: bob, role: "editor")
             try await ann.run(["add", "--name", "Milk", "--quantity", "2", "--household", "Home"])
             try await ann.run(["sync"])
             try await bob.run(["sync"])
-            let milk = try await bob.itemID("Milk")
+            let milk = String(try await bob.itemID("Milk").suffix(8))
 
-            // When he adds to it, or chooses it for new items: refused on his device, in one line
-            let add = try await bob.pantry.run(["add", "--name", "Jam", "--household", "Home"])
-            #expect(add.isOneLineError && add.status == 1 && add.stderr.contains("viewer"), "\(add.stderr)")
-            let use = try await bob.pantry.run(["household", "use", "Home"])
-            #expect(use.isOneLineError && use.stderr.contains("viewer"), "\(use.stderr)")
-
-            // When he uses some of the milk anyway
-            try await bob.run(["consume", String(milk.suffix(8)), "--quantity", "1"])
+            // When Ann makes him a viewer, and he uses some of the milk before his device hears of it
+            try await ann.run(["household", "role", bob.username, "viewer"])
+            try await ann.run(["sync"])
+            try await bob.run(["consume", milk, "--quantity", "1"])
             try await bob.pantry.run(["sync"])
 
             // Then the status shows the change failed, with the server's reason naming the household and the role
@@ -68,6 +64,17 @@ struct HouseholdTests {
             #expect(reason.contains("Home") && reason.contains("viewer"), "\(reason)")
             let text = try await bob.run(["status"])
             #expect(text.stdout.contains("Home") && text.stdout.contains("viewer"), "\(text.stdout)")
+
+            // And now that his device knows he is a viewer, every change to the household is refused
+            // on it, in one line, with nothing queued
+            for attempt in [["add", "--name", "Jam", "--household", "Home"], ["household", "use", "Home"],
+                            ["consume", milk, "--quantity", "1"], ["edit", milk, "--category", "dairy"], ["remove", milk]] {
+                let refused = try await bob.pantry.run(attempt)
+                #expect(refused.isOneLineError && refused.status == 1 && refused.stderr.contains("viewer"),
+                        "pantry \(attempt.joined(separator: " ")): \(refused.stderr)")
+            }
+            let after = try jsonObject(try await bob.run(["status", "--json"]))
+            #expect(after["pending"] as? Int == 0 && after["failed"] as? Int == 1, "\(after)")
             // And Ann's milk is untouched
             try await ann.run(["sync"])
             #expect(try await ann.items().first { $0["name"] as? String == "Milk" }?["quantity"] as? Double == 2)

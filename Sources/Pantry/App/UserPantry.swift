@@ -17,7 +17,7 @@ public final class UserPantry: Sendable {
         device = try SignedInDevice(session: session, accounts: app.accounts,
                                     collections: [PantrySchema.items],
                                     calls: KnowledgeBaseCalls.handlers)
-        items = PantryStore(store: device.store)
+        items = PantryStore(store: device.store, spaces: device.spaces)
         knowledgeBase = KnowledgeBase(store: device.store, client: device.link.client, policy: app.configuration.lookupPolicy,
                                       analytics: device.analytics)
         household = Household(spaces: device.spaces, store: device.store)

@@ -8,9 +8,13 @@ import GRDB
 public struct PantryStore: Sendable {
     let store: LocalStore
     let calendar: Calendar
+    /// The spaces the person is in, to refuse on the device what the server would refuse: a
+    /// viewer's change to a household's item (nil: no such check).
+    let spaces: Spaces?
 
-    init(store: LocalStore, calendar: Calendar = .current) {
+    init(store: LocalStore, spaces: Spaces? = nil, calendar: Calendar = .current) {
         self.store = store
+        self.spaces = spaces
         self.calendar = calendar
     }
 
@@ -41,6 +45,7 @@ public struct PantryStore: Sendable {
     public func consume(_ id: String, quantity: Double? = nil, now: Date = Date()) async throws -> PantryItem {
         if let quantity { try ItemDetails.checkQuantity(quantity) }
         var item = try inPantry(id)
+        try checkWritable(item)
         let used = min(quantity ?? item.quantity, item.quantity)
         let millis = UnixMillis.milliseconds(now)
         item.quantity -= used
@@ -66,6 +71,7 @@ public struct PantryStore: Sendable {
     @discardableResult
     public func remove(_ id: String, now: Date = Date()) async throws -> PantryItem {
         var item = try inPantry(id)
+        try checkWritable(item)
         item.status = .thrownAway
         item.finishedAt = UnixMillis.milliseconds(now)
         item.touchedAt = UnixMillis.milliseconds(now)
@@ -79,6 +85,7 @@ public struct PantryStore: Sendable {
     public func edit(_ id: String, _ details: ItemDetails, clearExpiry: Bool = false, now: Date = Date()) async throws -> PantryItem {
         try details.validate()
         let current = try item(id)
+        try checkWritable(current)
         var fields: [String: SyncValue] = ["touchedAt": .integer(UnixMillis.milliseconds(now))]
         if let name = details.name { fields["name"] = .string(name) }
         if let description = details.description { fields["description"] = .string(description) }
@@ -94,6 +101,16 @@ public struct PantryStore: Sendable {
         }
         try await update(current.id, fields)
         return try item(current.id)
+    }
+
+    /// Refuses a change of an item in a household the person only views, before anything is
+    /// written or queued (the server would refuse it). A space this device does not know yet is
+    /// the server's to judge.
+    private func checkWritable(_ item: PantryItem) throws {
+        guard let id = item.space, let spaces else { return }
+        let space: Space
+        do { space = try spaces.space(id) } catch is SpaceError { return }
+        if space.role == .viewer { throw PantryError.viewerOf(space.name) }
     }
 
     private func update(_ id: String, _ fields: [String: SyncValue], adding deltas: [String: Double] = [:]) async throws {
