@@ -73,9 +73,19 @@ public struct DeviceWords: Sendable {
 
     /// The error of a refused change or entry sent again (settle --keep-mine, retry) that the
     /// server refused again: "The server refused the use of 2 of Eggs again: … (`pantry failures` lists it)".
-    public func refusedAgain(_ what: String, reason: String) -> CLIError {
+    public func refusedAgain(_ what: String, reason: String, listedBy listing: String = "failures") -> CLIError {
         let reason = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
-        return CLIError("The server refused the \(what) again: \(reason) (`\(command) failures` lists it)")
+        return CLIError("The server refused the \(what) again: \(reason) (`\(command) \(listing)` lists it)")
+    }
+
+    /// Says what came of sending a refused entry again (`retry`): sent, waiting for the network,
+    /// or refused again (an error: `status` lists it, as `failures` does not list refused calls).
+    public func retried(_ what: String, _ outcome: RetryOutcome) throws -> String {
+        switch outcome {
+        case .refused(let reason): throw refusedAgain(what, reason: reason, listedBy: "status")
+        case .waiting: return "The \(what) will be sent again with the next sync."
+        case .sent: return "Sent the \(what) again: the server took it."
+        }
     }
 
     /// Signs out with `signOut` and says so: "Signed out alice." and what the sign-out lost; a

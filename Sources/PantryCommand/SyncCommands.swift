@@ -40,8 +40,8 @@ struct Retry: AsyncParsableCommand {
     @OptionGroup var entry: RefusedEntryArgument
 
     func run() async throws {
-        let (line, _) = try await global.app().open().device.retry(entry.id)
-        Terminal.say("\(line.summary.prefix(1).uppercased() + line.summary.dropFirst()) will be sent again with the next sync.")
+        let (line, outcome) = try await global.app().open().device.retry(entry.id)
+        Terminal.say(try DeviceWords.pantry.retried(line.summary, outcome))
     }
 }
 

@@ -31,8 +31,8 @@ struct Retry: AsyncParsableCommand {
     @OptionGroup var entry: RefusedEntryArgument
 
     func run() async throws {
-        let (line, _) = try await global.spending().device.retry(entry.id)
-        Terminal.say("The \(line.summary) will be sent again with the next sync.")
+        let (line, outcome) = try await global.spending().device.retry(entry.id)
+        Terminal.say(try DeviceWords.spendiq.retried(line.summary, outcome))
     }
 }
 
