@@ -152,9 +152,11 @@ struct CommandLineFitTests {
             let logout = try await device.run(["logout"])
             #expect(logout.isOneLineError && logout.stderr.contains("1 change(s) were refused by the server: " + settle)
                     && !logout.stderr.contains("retry"), "\(logout.stderr)")
-            // Retry sends it again (refused again); discard drops it; then sign-out works
+            // Retry sends it again and says it was refused again (one line, status 1); discard drops
+            // it; then sign-out works
             let retried = try await device.run(["retry", shortID])
-            #expect(retried.status == 0, "\(retried.stderr)")
+            #expect(retried.isOneLineError && retried.status == 1 && retried.stderr.contains("refused the")
+                    && retried.stderr.contains("again"), "\(retried.stdout) \(retried.stderr)")
             let discarded = try await device.run(["discard", shortID])
             #expect(discarded.status == 0 && discarded.stdout.hasPrefix("Dropped the refused change"), "\(discarded.stderr)")
             let gone = try #require(try await device.run(["status", "--json"]).json() as? [String: Any])
