@@ -35,6 +35,16 @@ public struct Spaces: Sendable {
         return named[0]
     }
 
+    /// The space `id` names when the person may only look at it (a viewer), so that an app
+    /// refuses their change on the device as the server would; nil for no space (the personal
+    /// one), one they may change, or one this device does not know yet (the server judges that).
+    public func viewedOnly(_ id: String?) throws -> Space? {
+        guard let id else { return nil }
+        let space: Space
+        do { space = try self.space(id) } catch is SpaceError { return nil }
+        return space.role == .viewer ? space : nil
+    }
+
     /// Creates a shared space owned by the person, at once on this device (its changes can go
     /// in it straight away) and on the server with the next sync. Returns its id.
     @discardableResult

@@ -107,10 +107,7 @@ public struct PantryStore: Sendable {
     /// written or queued (the server would refuse it). A space this device does not know yet is
     /// the server's to judge.
     private func checkWritable(_ item: PantryItem) throws {
-        guard let id = item.space, let spaces else { return }
-        let space: Space
-        do { space = try spaces.space(id) } catch is SpaceError { return }
-        if space.role == .viewer { throw PantryError.viewerOf(space.name) }
+        if let space = try spaces?.viewedOnly(item.space) { throw PantryError.viewerOf(space.name) }
     }
 
     private func update(_ id: String, _ fields: [String: SyncValue], adding deltas: [String: Double] = [:]) async throws {

@@ -336,11 +336,7 @@ public struct Ledger: Sendable {
     }
 
     private func checkWritable(space id: String?, naming account: String) throws {
-        guard let id, let spaces else { return }
-        let space: Space
-        // NB: a space this device does not know (yet) is the server's to judge.
-        do { space = try spaces.space(id) } catch is SpaceError { return }
-        if space.role == .viewer { throw SpendingError.viewerOf(account: account, space: space.name) }
+        if let space = try spaces?.viewedOnly(id) { throw SpendingError.viewerOf(account: account, space: space.name) }
     }
 
     /// Writes a new transaction in its account's space: a shared account's transactions are its members'.
