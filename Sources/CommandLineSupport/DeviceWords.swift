@@ -1,3 +1,4 @@
+import EventualAPI
 import EventualKit
 import Foundation
 
@@ -157,6 +158,7 @@ public struct DeviceWords: Sendable {
     /// do with refused entries.
     public func report(_ status: DeviceStatus, recordColumn: String? = nil) -> String {
         var lines = [Self.connectivity(status.connectivity), counts(status)]
+        if let firstSync = firstSync(status) { lines.append(firstSync) }
         if !status.entries.isEmpty { lines.append(table(status.entries, recordColumn: recordColumn)) }
         if status.failed > 0 { lines.append(Terminal.wrap(refused(in: status), width: Terminal.columns)) }
         return lines.joined(separator: "\n")
@@ -170,6 +172,19 @@ public struct DeviceWords: Sendable {
     /// "online" in green, or "offline" in yellow.
     public static func connectivity(_ connectivity: Connectivity) -> String {
         connectivity == .online ? Terminal.paint("online", .green) : Terminal.paint("offline", .yellow)
+    }
+
+    /// "first sync 12,345 of 30,000 records (41%), running", while a first sync has still to
+    /// come; "stopped" and how to go on when no page came in the last 10 seconds.
+    public func firstSync(_ status: DeviceStatus, now: Int64 = UnixMillis.now()) -> String? {
+        guard let progress = status.firstSyncUnderWay else { return nil }
+        let total = max(progress.total, progress.received)
+        let percent = total > 0 ? " (\(progress.received * 100 / total)%)" : ""
+        let counted = total > 0 ? "\(FirstSyncBar.grouped(progress.received)) of \(FirstSyncBar.grouped(total)) records\(percent)"
+            : "not started"
+        let state = progress.updatedAt > 0 && now - progress.updatedAt < 10_000 ? "running"
+            : "stopped; `\(command) sync` goes on from there"
+        return "first sync \(counted), \(state)"
     }
 
     /// "pending 2, failed 1, last sync 3 minutes ago".

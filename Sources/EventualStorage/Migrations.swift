@@ -483,5 +483,16 @@ extension Migration {
             "DROP TABLE sync_counters",
             "ALTER TABLE space_counters RENAME TO sync_counters",
         ]),
+        Migration(version: 12, name: "deleted records and their purge", statements: [
+            // `deleted`: 1 when the record's newest change is its delete, 0 when it is alive; NULL
+            // for a row with a tombstone written before this migration, until housekeeping reads it
+            // (an edit stamped after a delete brings a record back, which SQL cannot see).
+            "ALTER TABLE sync_records ADD COLUMN deleted INTEGER",
+            "UPDATE sync_records SET deleted = 0 WHERE tombstone IS NULL",
+            "CREATE INDEX sync_records_deleted ON sync_records (updated_at) WHERE deleted = 1",
+            "CREATE INDEX sync_records_unclassified ON sync_records (space_id) WHERE deleted IS NULL",
+            // The newest seq of a deleted record purged from the space: a cursor below it missed a deletion.
+            "ALTER TABLE sync_counters ADD COLUMN purged_through BIGINT NOT NULL DEFAULT 0",
+        ]),
     ]
 }

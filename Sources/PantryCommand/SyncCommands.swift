@@ -65,7 +65,9 @@ struct Sync: AsyncParsableCommand {
         let bar = ProgressBar(enabled: Terminal.stderrIsTTY)
         // NB: the report counts calls of every kind: a household's (a join, an invitation) is not a contribution.
         let householdCalls = Set(try pantry.outbox.entries().filter { $0.kind == .call && $0.operation.hasPrefix("spaces.") && $0.state != .failed }.map(\.id))
-        let report = try await pantry.sync { remaining, total in bar.show(done: total - remaining, total: total) }
+        let report = try await FirstSyncBar.whileRunning(pantry.engine) {
+            try await pantry.sync { remaining, total in bar.show(done: total - remaining, total: total) }
+        }
         bar.finish()
         let household = householdCalls.subtracting(try pantry.outbox.entries().map(\.id)).count
         let contributions = max(0, report.calls - household)

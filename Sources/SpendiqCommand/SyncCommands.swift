@@ -53,7 +53,9 @@ struct Sync: AsyncParsableCommand {
 
     func run() async throws {
         let spending = try await global.spending()
-        let report = try await spending.sync()
+        let report = try await FirstSyncBar.whileRunning(spending.engine, readyNote: "the last 30 days are in") {
+            try await spending.sync()
+        }
         let done = "sent \(report.sent - report.duplicates) change(s) and \(report.calls) other update(s), fetched \(report.pulled)"
         Terminal.say(try DeviceWords.spendiq.synced(report, done: done))
     }

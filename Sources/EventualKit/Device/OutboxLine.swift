@@ -42,6 +42,18 @@ public struct DeviceStatus: Sendable, Equatable {
     public let lastSyncAt: Int64?
     /// Sign-outs the server has not heard of yet.
     public let pendingRevocations: Int
+    /// The first sync of each priority of the app's subscriptions, most urgent first.
+    public var firstSync: [PullProgress] = []
+
+    /// The first sync, summed over priorities, while some of it has still to come; nil once done.
+    public var firstSyncUnderWay: PullProgress? {
+        guard firstSync.contains(where: { !$0.isComplete }) else { return nil }
+        return firstSync.reduce(into: PullProgress(priority: 0)) { sum, progress in
+            sum.received += progress.received
+            sum.total += progress.total
+            sum.updatedAt = max(sum.updatedAt, progress.updatedAt)
+        }
+    }
 }
 
 /// What became of a refused entry sent again.

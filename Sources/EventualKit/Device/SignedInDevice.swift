@@ -26,16 +26,18 @@ public final class SignedInDevice: Sendable {
 
     /// Opens the person's store (creating it if need be) and builds the engine around it.
     /// `wallClock`: the clock the store stamps changes by (a test sets a wrong one).
+    /// `subscriptions`: what the device pulls, by priority (nil: every collection of `collections` at once).
     public convenience init(session: Session, accounts: DeviceAccounts, collections: [any SyncedCollectionStore] = [],
-                            calls: [String: CallHandler] = [:], wallClock: @escaping @Sendable () -> Int64 = { UnixMillis.now() }) throws {
+                            subscriptions: [SyncSubscription]? = nil, calls: [String: CallHandler] = [:],
+                            wallClock: @escaping @Sendable () -> Int64 = { UnixMillis.now() }) throws {
         let store = try Self.store(of: session, accounts: accounts, wallClock: wallClock)
-        self.init(session: session, store: store, accounts: accounts, collections: collections, calls: calls)
+        self.init(session: session, store: store, accounts: accounts, collections: collections, subscriptions: subscriptions, calls: calls)
     }
 
     /// Builds the engine around a store the app opened itself (`store(of:accounts:)`), for calls
     /// that need the store before the engine exists.
     public init(session: Session, store: LocalStore, accounts: DeviceAccounts, collections: [any SyncedCollectionStore] = [],
-                calls: [String: CallHandler] = [:]) {
+                subscriptions: [SyncSubscription]? = nil, calls: [String: CallHandler] = [:]) {
         self.session = session
         self.store = store
         self.accounts = accounts
@@ -46,7 +48,8 @@ public final class SignedInDevice: Sendable {
                               isEnabled: configuration.analyticsEnabled, logger: logger)
         var sync = configuration.sync
         sync.sendsAnalytics = sync.sendsAnalytics && configuration.analyticsEnabled
-        engine = SyncEngine(store: store, link: accounts.link, collections: collections, calls: calls, configuration: sync, logger: logger)
+        engine = SyncEngine(store: store, link: accounts.link, collections: collections, subscriptions: subscriptions, calls: calls,
+                            configuration: sync, logger: logger)
     }
 
     /// The person's store, with the app's tables.
@@ -72,7 +75,8 @@ public final class SignedInDevice: Sendable {
         return DeviceStatus(connectivity: connectivity, pending: lines.filter { $0.state == .pending }.count,
                             failed: lines.filter { $0.state == .failed }.count, entries: lines,
                             lastSyncAt: engine.currentStatus.lastSyncAt,
-                            pendingRevocations: (try? accounts.vault.pendingRevocations().count) ?? 0)
+                            pendingRevocations: (try? accounts.vault.pendingRevocations().count) ?? 0,
+                            firstSync: engine.currentStatus.firstSync)
     }
 
     /// An outbox entry in the app's words (a space call in the engine's).

@@ -66,9 +66,11 @@ enum EngineSchema {
             // never had the record (its id was made here), whatever the refusal says.
             try db.execute(sql: "ALTER TABLE eventual_outbox ADD COLUMN creates_record INTEGER NOT NULL DEFAULT 0")
         }
+        SubscriptionTable.register(in: &migrator)
     }
 
     enum Key: String {
+        /// `pullCursor`: the one cursor of a device from before subscriptions (`SubscriptionTable` takes it over).
         case node, lastStamp, pullCursor, lastSyncAt
         /// The server's clock minus this device's, in milliseconds, as last learned.
         case serverClockOffset

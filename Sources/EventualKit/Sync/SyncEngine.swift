@@ -12,6 +12,8 @@ public actor SyncEngine {
     public let link: ServerLink
     public let connectivity: ConnectivityMonitor
     let collections: [String: any SyncedCollectionStore]
+    /// What the device pulls, by priority (see `SyncSubscription`).
+    public nonisolated let subscriptions: [SyncSubscription]
     private let calls: [String: CallHandler]
     private let configuration: SyncConfiguration
     private let logger: Logger
@@ -37,6 +39,7 @@ public actor SyncEngine {
         link: ServerLink,
         connectivity: ConnectivityMonitor? = nil,
         collections: [any SyncedCollectionStore] = [],
+        subscriptions: [SyncSubscription]? = nil,
         calls: [String: CallHandler] = [:],
         configuration: SyncConfiguration = SyncConfiguration(),
         logger: Logger = Logger(label: "eventual.sync")
@@ -48,6 +51,12 @@ public actor SyncEngine {
             (try? await client.getHealth()).map { if case .ok = $0 { true } else { false } } ?? false
         }
         self.collections = Dictionary(uniqueKeysWithValues: collections.map { ($0.collection.name, $0) })
+        let names = collections.map(\.collection.name).sorted()
+        self.subscriptions = subscriptions ?? (names.isEmpty ? [] : [.all(names)])
+        // NB: a subscription to a collection the device does not mirror would download records it
+        // drops, and one the subscriptions leave out would never arrive: the app's mistake.
+        precondition(Set(self.subscriptions.flatMap(\.collections)) == Set(names),
+                     "the subscriptions must name every synced collection of the app, and only those")
         store.register(collections.compactMap { $0 as? TableMirror })
         self.calls = calls.merging(SpaceCall.handlers) { _, engine in engine }
         self.configuration = configuration
@@ -64,15 +73,25 @@ public actor SyncEngine {
     public func refreshStatus() {
         let counts = (try? store.reader.read { db in try OutboxTable.counts(db) }) ?? OutboxCounts()
         let lastSync = try? store.reader.read { db in try EngineSchema.value(.lastSyncAt, db).flatMap { Int64($0) } }
+        let subscriptions = self.subscriptions
+        let firstSync = (try? store.reader.read { db in try SubscriptionTable.progress(of: subscriptions, db: db) }) ?? []
         let connectivity = connectivity.current
         let paused = pausedForSignIn
         statusBroadcast.update { status in
+            status.firstSync = firstSync
             status.pending = counts.pending
             status.failed = counts.failed
             status.connectivity = connectivity
             status.needsSignIn = paused
             status.lastSyncAt = lastSync ?? nil
         }
+    }
+
+    /// Returns once every subscription of `priority` and the more urgent ones has pulled
+    /// everything once (at once if they have), or when the task is cancelled. The rest goes on
+    /// loading: SpendiQ shows its dashboard after priority 0.
+    public nonisolated func synced(priority: Int) async {
+        for await status in status where status.hasSynced(priority: priority) { return }
     }
 
     // MARK: - Running in the background
@@ -460,21 +479,78 @@ public actor SyncEngine {
 
     // MARK: Pull
 
+    /// Pulls each subscription in priority order. A server that no longer keeps what a cursor
+    /// missed (410) makes the device start over once, in the same round.
     private func pull(_ report: inout SyncReport) async throws {
+        var startedOver = false
         while true {
-            let cursor = try await store.reader.read { db in try EngineSchema.value(.pullCursor, db) }
+            do {
+                let now = UnixMillis.now()
+                let collections = self.collections, subscriptions = self.subscriptions
+                let rows = try await store.writer.write { db in
+                    try SubscriptionTable.prepare(subscriptions, mirrors: collections, now: now, db: db)
+                }
+                for (index, row) in rows.enumerated() {
+                    try await pull(row, isLastSubscription: index == rows.count - 1, &report)
+                }
+                return
+            } catch is CursorExpired where !startedOver {
+                startedOver = true
+                report.startedOver = true
+                logger.notice("the server no longer keeps what this device missed: starting over from a first sync")
+                try await startOver()
+            }
+        }
+    }
+
+    /// The server answered 410 to a pull: the cursor is older than the deletions it keeps.
+    private struct CursorExpired: Error {}
+
+    /// Deletes every mirrored record no waiting change is about and sends every subscription back
+    /// to a first pull, in one transaction: what the device has still to send stays and goes.
+    private func startOver() async throws {
+        let mirrors = Array(collections.values)
+        try await store.writer.write { db in
+            for mirror in mirrors { try mirror.deleteRecordsWithoutWaitingChanges(in: db) }
+            let holdsNothing = try mirrors.allSatisfy { try !$0.hasRecords(in: db) }
+            try SubscriptionTable.startOver(fresh: holdsNothing, db: db)
+        }
+        refreshStatus()
+    }
+
+    /// Pulls one subscription to its end, a page per transaction. While its first sync runs it
+    /// asks the server how many records remain (on its first page in a round, and again when the
+    /// count it had is used up), so that its progress has a total.
+    private func pull(_ subscription: SubscriptionRow, isLastSubscription: Bool, _ report: inout SyncReport) async throws {
+        var row = subscription
+        var remaining: Int?
+        while true {
+            let counting = !row.complete && (remaining ?? 0) <= 0
             var query = URLComponents()
             query.queryItems = [URLQueryItem(name: "limit", value: String(configuration.pullLimit))]
-                + (cursor.map { [URLQueryItem(name: "since", value: $0)] } ?? [])
-            let (response, body) = try await link.send(.get, "/v1/sync/pull?" + (query.percentEncodedQuery ?? ""), json: nil,
-                                                       operationID: "syncPull")
+                + (row.since.map { [URLQueryItem(name: "since", value: $0)] } ?? [])
+                + row.query.map { URLQueryItem(name: "collection", value: $0) }
+                + (counting ? [URLQueryItem(name: "count", value: "true")] : [])
+            // NB: `+` in a bound is a plus, not a space, to the server.
+            let encoded = (query.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
+            let (response, body) = try await link.send(.get, "/v1/sync/pull?" + encoded, json: nil, operationID: "syncPull")
+            if response.status.code == 410 { throw CursorExpired() }
             guard response.status == .ok else { throw RemoteFailure.answer(response.status.code, body) }
             let page = try JSONDecoder().decode(SyncWire.PulledPage.self, from: body)
             connectivity.reportAnswer()
             let personalSpace = page.personalSpace
             let records = page.changes.map { $0.remote(personalSpace: personalSpace) }
             let isLast = !page.hasMore || records.isEmpty
-            let (clockProblems, echoes, failed) = try await apply(records, of: page, isLast: isLast)
+            remaining = isLast ? 0 : page.remaining ?? max(0, (remaining ?? 0) - records.count)
+            row.cursor = page.cursor
+            if !row.complete {
+                row.received += records.count
+                row.total = max(row.total, row.received + (remaining ?? 0))
+                row.complete = isLast
+                row.updatedAt = UnixMillis.now()
+            }
+            let (clockProblems, echoes, failed) = try await apply(records, of: page, subscription: row,
+                                                                  isLast: isLast && isLastSubscription)
             report.pulled += records.count - echoes
             report.echoes += echoes
             report.rejected += failed.count
@@ -483,17 +559,26 @@ public actor SyncEngine {
             if let problem = clockProblems.first {
                 statusBroadcast.update { $0.lastError = problem }
             }
+            if !subscription.complete { publishProgress(of: row) }
             if isLast { return }
         }
     }
 
+    /// Puts a subscription's progress in the status, folded into its priority's.
+    private func publishProgress(of row: SubscriptionRow) {
+        let subscriptions = self.subscriptions
+        guard let firstSync = try? store.reader.read({ db in try SubscriptionTable.progress(of: subscriptions, db: db) }) else { return }
+        statusBroadcast.update { $0.firstSync = firstSync }
+    }
+
     /// Writes a page in one transaction, so a crash never skips nor half-applies one: the spaces
     /// the person is in; the rows of those they left or were removed from, deleted, and their
-    /// changes to them still waiting, failed; the pulled records; the cursor that follows them;
+    /// changes to them still waiting, failed; the pulled records; the subscription's cursor that
+    /// follows them and its progress;
     /// after the last page, the time of this sync (a live query's snapshot of the page has it).
     /// Returns clock warnings, how many records were this device's own changes coming back, and
     /// the changes failed.
-    private func apply(_ records: [RemoteRecord], of page: SyncWire.PulledPage, isLast: Bool) async throws
+    private func apply(_ records: [RemoteRecord], of page: SyncWire.PulledPage, subscription: SubscriptionRow, isLast: Bool) async throws
         -> (problems: [String], echoes: Int, failed: [(id: String, message: String)]) {
         let collections = self.collections
         let clock = store.clock
@@ -528,7 +613,7 @@ public actor SyncEngine {
                 guard !pending.deletes else { continue }
                 try mirror.apply(record, pending: pending, in: db)
             }
-            try EngineSchema.setValue(page.cursor, for: .pullCursor, db)
+            try SubscriptionTable.save(subscription, db: db)
             if isLast { try EngineSchema.setValue(String(UnixMillis.now()), for: .lastSyncAt, db) }
             return (problems, echoes, failed)
         }

@@ -37,6 +37,11 @@ public protocol SyncedCollectionStore: Sendable {
     /// Deletes every record of `space` from this device (the person left it, or was removed);
     /// nothing for a collection whose records are not in spaces.
     func deleteRecords(inSpace space: String, in db: Database) throws
+    /// Whether the device holds any record of the collection.
+    func hasRecords(in db: Database) throws -> Bool
+    /// Deletes every record that no change waiting in the outbox is about: the device starts
+    /// over from a first sync and keeps what it has still to send.
+    func deleteRecordsWithoutWaitingChanges(in db: Database) throws
 }
 
 /// The local edits of one record that are still in the outbox.
@@ -133,6 +138,10 @@ public struct SyncReport: Sendable {
     /// The server could not file usage events this round (its daily limit, a restart): they wait
     /// on the device, and the person's own changes are not held up by them.
     public var eventsDeferred = false
+    /// The server no longer kept what this device's cursor had missed (it was offline longer than
+    /// the server keeps deleted records): the device started over from a first sync, keeping its
+    /// waiting changes.
+    public var startedOver = false
     /// Why the round stopped early, if it did.
     public var failure: RemoteFailure?
 
@@ -166,6 +175,14 @@ public struct SyncStatus: Sendable, Equatable {
     public var lastSyncAt: Int64?
     public var lastError: String?
     public var lastEvent: SyncEvent?
+    /// The first sync of each priority of the app's subscriptions, most urgent first.
+    public var firstSync: [PullProgress] = []
 
     public init() {}
+
+    /// Every subscription of `priority` and the more urgent ones has pulled everything once.
+    public func hasSynced(priority: Int) -> Bool {
+        let concerned = firstSync.filter { $0.priority <= priority }
+        return !concerned.isEmpty && concerned.allSatisfy(\.isComplete)
+    }
 }

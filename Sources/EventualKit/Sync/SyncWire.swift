@@ -62,6 +62,8 @@ enum SyncWire {
         let spaces: [PulledSpace]?
         /// Spaces the person was in at the cursor and is no longer in.
         let removed: [RemovedSpace]?
+        /// With `count=true`: how many records the subscription has still to send after this page.
+        let remaining: Int?
 
         /// The person's own space, whose records the engine keeps with no space id.
         var personalSpace: String? { spaces?.first { $0.kind == SpaceKind.personal.rawValue }?.id }

@@ -173,6 +173,17 @@ public struct TableMirror: SyncedCollectionStore {
         try db.execute(sql: "DELETE FROM \(table.quotedDatabaseIdentifier) WHERE space_id = ?", arguments: [space])
     }
 
+    public func hasRecords(in db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table.quotedDatabaseIdentifier))") ?? false
+    }
+
+    public func deleteRecordsWithoutWaitingChanges(in db: Database) throws {
+        try db.execute(sql: """
+            DELETE FROM \(table.quotedDatabaseIdentifier) WHERE id NOT IN (
+                SELECT record_id FROM eventual_outbox WHERE kind = 'change' AND operation = ? AND record_id IS NOT NULL)
+            """, arguments: [collection.name])
+    }
+
     // MARK: - Rows
 
     /// `space` and `changedBy` go to their columns in a collection in spaces (the others have none).

@@ -17,6 +17,8 @@ enum Refusal: Error, Equatable, CustomStringConvertible {
     case conflict(String)
     /// What the person sent is not acceptable (a wrong or expired code).
     case invalid(String)
+    /// What the request builds on is no longer kept (a sync cursor older than the purged deletions).
+    case gone(String)
     /// The server has too much of this to do at once; retry in `retryAfter` seconds.
     case overloaded(String, retryAfter: Int)
 
@@ -24,7 +26,7 @@ enum Refusal: Error, Equatable, CustomStringConvertible {
     var message: String {
         switch self {
         case .quotaExceeded(let message), .notFound(let message), .notTheOwner(let message), .notPermitted(let message),
-             .alreadyTaken(let message), .conflict(let message), .invalid(let message):
+             .alreadyTaken(let message), .conflict(let message), .invalid(let message), .gone(let message):
             return message
         case .limitReached(let message, _), .overloaded(let message, _):
             return message

@@ -5,7 +5,8 @@ import SQLKit
 import ServiceLifecycle
 
 /// Forgets what has expired: idempotency answers past their 24 hours, access tokens past their
-/// 7 days, throttle counts past their windows, applied sync change ids past the retention, and
+/// 7 days, throttle counts past their windows, applied sync change ids and deleted records past
+/// the retention, and
 /// the hours of filed usage events past the day their limit counts.
 /// Runs at start-up and then hourly.
 struct Housekeeping: Service {
@@ -35,7 +36,10 @@ struct Housekeeping: Service {
     func sweep(now: Int64) async throws {
         try await idempotency.purge(now: now)
         try await throttle.purge(now: now)
-        try await SyncStore(database: database).purgeAppliedChanges(before: now - appliedChangeRetention.milliseconds)
+        let sync = SyncStore(database: database)
+        try await sync.purgeAppliedChanges(before: now - appliedChangeRetention.milliseconds)
+        // NB: the same horizon: a device offline longer is told to start over (SyncStore.pull).
+        try await sync.purgeDeletedRecords(before: now - appliedChangeRetention.milliseconds)
         try await database.withConnection { sql in
             try await sql.delete(from: "access_tokens").where("expires_at", .lessThanOrEqual, now).run()
         }

@@ -64,13 +64,17 @@ extension APIService {
         guard Self.pullLimits.contains(limit) else {
             throw APIError.badRequest("limit must be from \(Self.pullLimits.lowerBound) to \(Self.pullLimits.upperBound), not \(limit)")
         }
-        let page = try await sync.pull(userID: userID, after: cursor, limit: limit)
+        let subscription = try PullSubscription(parsing: input.query.collection)
+        // NB: no `since` is a first pull, which sends no deleted record (an empty cursor, `s1`, sends them).
+        let page = try await sync.pull(userID: userID, after: input.query.since == nil ? nil : cursor, limit: limit,
+                                       subscription: subscription, counting: input.query.count ?? false)
         let changes = try page.records.map(Self.wireRecord)
         let spaces = page.spaces.map { space in
             Components.Schemas.SpaceSummary(id: space.id, name: space.name, kind: .init(space.kind), role: .init(space.role))
         }
         return .ok(.init(body: .json(.init(changes: changes, cursor: page.cursor.token, hasMore: page.hasMore, spaces: spaces,
-                                           removed: page.removed.map { .init(id: $0.id, name: $0.name) }))))
+                                           removed: page.removed.map { .init(id: $0.id, name: $0.name) },
+                                           remaining: page.remaining))))
     }
 
     /// A record as the wire carries it: in a pull, and as a rule's refusal's `current`.

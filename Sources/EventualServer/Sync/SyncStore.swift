@@ -43,6 +43,8 @@ struct SyncPage: Sendable {
     let spaces: [SpaceMembership]
     /// The spaces the cursor asked about that the person is no longer a member of.
     let removed: [SpaceName]
+    /// How many records the subscription has still to send after this page, when asked.
+    var remaining: Int? = nil
 }
 
 /// Spaces' synced records: pushes merged per field, and pulls of what changed after a cursor.
@@ -186,7 +188,7 @@ struct SyncStore: Sendable {
             var nextSeq = access.mapValues(\.lastSeq)
             let rows = try changedKeys.map { key in
                 nextSeq[key.space]! += 1
-                return (key: key, columns: try records[key]!.columns(), seq: nextSeq[key.space]!)
+                return (key: key, columns: try records[key]!.columns(), seq: nextSeq[key.space]!, deleted: records[key]!.isDeleted)
             }
             var grown: [String: Int64] = [:]
             for row in rows {
@@ -209,26 +211,37 @@ struct SyncStore: Sendable {
     }
 
     /// The records of every space `userID` is a member of changed after `cursor`, space by space
-    /// (the personal one first, then by id), oldest change first in each, at most `limit` in all.
-    func pull(userID: String, after cursor: SyncCursor, limit: Int) async throws -> SyncPage {
+    /// (the personal one first, then by id), oldest change first in each, at most `limit` in all;
+    /// only those `subscription` takes (nil: every collection). A nil `cursor` is a first pull:
+    /// no deleted record is sent (see `SyncCursor`). `counting` adds how many records remain after
+    /// the page. A cursor older than the deletions the server still keeps is refused
+    /// (`Refusal.gone`): the device must start over.
+    func pull(userID: String, after cursor: SyncCursor?, limit: Int, subscription: PullSubscription? = nil,
+              counting: Bool = false) async throws -> SyncPage {
         try await database.withConnection { sql in
             let spaces = try await SpaceStore.memberships(of: userID, on: sql)
             let current = Set(spaces.map(\.id))
+            let isPostgres = sql.dialect.name == "postgresql"
             var removed: [SpaceName] = []
-            if cursor.keeping(only: current) != cursor {
+            if let cursor, cursor.keeping(only: current) != cursor {
                 removed = try await SpaceStore.formerSpaces(of: userID, on: sql).filter { !current.contains($0.id) && cursor.holds($0.id) }
             }
-            var next = SyncCursor()
-            for space in spaces { next.set(cursor.position(of: space.id), for: space.id) }
+            var next = cursor?.keeping(only: current) ?? SyncCursor()
+            let held = next
+            let heads = cursor == nil ? try await lastSeqs(of: spaces.map(\.id), on: sql) : [:]
+            for space in spaces where !next.holds(space.id) {
+                if cursor == nil { next.startFresh(space.id, head: heads[space.id] ?? 0) } else { next.set(0, for: space.id) }
+            }
+            let from = next
             var records: [SyncedRecord] = []
             var hasMore = false
             for (index, space) in spaces.enumerated() {
                 let room = limit - records.count
                 guard room > 0 else {
-                    hasMore = try await anyChange(in: spaces[index...].map(\.id), after: cursor, on: sql)
+                    hasMore = try await anyChange(in: spaces[index...].map(\.id), after: from, subscription, isPostgres: isPostgres, on: sql)
                     break
                 }
-                let page = try await changes(in: space.id, after: cursor.position(of: space.id), limit: room + 1, on: sql)
+                let page = try await changes(in: space.id, after: from, subscription, isPostgres: isPostgres, limit: room + 1, on: sql)
                 records += page.prefix(room)
                 if let last = page.prefix(room).last { next.set(last.seq, for: space.id) }
                 if page.count > room {
@@ -236,17 +249,39 @@ struct SyncStore: Sendable {
                     break
                 }
             }
-            return SyncPage(records: records, cursor: next, hasMore: hasMore, spaces: spaces, removed: removed)
+            // NB: read after the records: a purge that removed a deletion this page would have
+            // sent has committed by now, and is seen here.
+            try await refuseIfExpired(held, spaces: spaces.map(\.id), on: sql)
+            var remaining: Int?
+            if counting {
+                remaining = hasMore ? try await count(in: spaces.map(\.id), after: next, subscription, isPostgres: isPostgres, on: sql) : 0
+            }
+            return SyncPage(records: records, cursor: next, hasMore: hasMore, spaces: spaces, removed: removed, remaining: remaining)
         }
     }
 
-    /// One space's records changed after `seq`, oldest change first, at most `limit`.
-    private func changes(in spaceID: String, after seq: Int64, limit: Int, on sql: any SQLDatabase) async throws -> [SyncedRecord] {
+    /// The condition on `r` of a space's records a pull from `cursor` sends.
+    private static func pulled(in spaceID: String, after cursor: SyncCursor, _ subscription: PullSubscription?,
+                               isPostgres: Bool) -> SQLQueryString {
+        var condition: SQLQueryString = "r.space_id = \(bind: spaceID) AND r.seq > \(bind: cursor.position(of: spaceID))"
+        if let head = cursor.head(of: spaceID) {
+            // NB: `deleted` is NULL for a row the server has not classified yet (written before
+            // migration 12, until housekeeping settles it): sent, as a live record would be.
+            condition += " AND NOT (r.deleted = 1 AND r.seq <= \(bind: head))"
+        }
+        if let subscription { condition += " AND " + subscription.condition(isPostgres: isPostgres) }
+        return condition
+    }
+
+    /// One space's records a pull from `cursor` sends, oldest change first, at most `limit`.
+    private func changes(in spaceID: String, after cursor: SyncCursor, _ subscription: PullSubscription?, isPostgres: Bool,
+                         limit: Int, on sql: any SQLDatabase) async throws -> [SyncedRecord] {
+        let condition = Self.pulled(in: spaceID, after: cursor, subscription, isPostgres: isPostgres)
         let rows = try await sql.raw("""
             SELECT r.collection, r.record_id, r.fields, r.field_stamps, r.counter_deltas, r.tombstone, r.seq,
                    u.username AS changed_by_name
             FROM sync_records r LEFT JOIN users u ON u.id = r.changed_by
-            WHERE r.space_id = \(bind: spaceID) AND r.seq > \(bind: seq)
+            WHERE \(condition)
             ORDER BY r.seq LIMIT \(literal: limit)
             """).all()
         return try rows.map { row in
@@ -258,15 +293,52 @@ struct SyncStore: Sendable {
         }
     }
 
-    /// Whether any of the spaces has a record changed after the cursor's position in it.
-    private func anyChange(in spaceIDs: [String], after cursor: SyncCursor, on sql: any SQLDatabase) async throws -> Bool {
+    /// Whether any of the spaces has a record a pull from `cursor` would send.
+    private func anyChange(in spaceIDs: [String], after cursor: SyncCursor, _ subscription: PullSubscription?, isPostgres: Bool,
+                           on sql: any SQLDatabase) async throws -> Bool {
         for spaceID in spaceIDs {
-            let newer = try await sql.select().column("seq").from("sync_records")
-                .where("space_id", .equal, spaceID).where("seq", .greaterThan, cursor.position(of: spaceID))
-                .limit(1).first()
-            if newer != nil { return true }
+            let condition = Self.pulled(in: spaceID, after: cursor, subscription, isPostgres: isPostgres)
+            if try await sql.raw("SELECT r.seq FROM sync_records r WHERE \(condition) LIMIT 1").first() != nil { return true }
         }
         return false
+    }
+
+    /// How many records pulls from `cursor` have still to send, over the spaces.
+    private func count(in spaceIDs: [String], after cursor: SyncCursor, _ subscription: PullSubscription?, isPostgres: Bool,
+                       on sql: any SQLDatabase) async throws -> Int {
+        var total = 0
+        for spaceID in spaceIDs {
+            let condition = Self.pulled(in: spaceID, after: cursor, subscription, isPostgres: isPostgres)
+            total += try await sql.raw("SELECT COUNT(*) AS remaining FROM sync_records r WHERE \(condition)").first()?
+                .decode(column: "remaining", as: Int.self) ?? 0
+        }
+        return total
+    }
+
+    /// Each space's last seq, now.
+    private func lastSeqs(of spaceIDs: [String], on sql: any SQLDatabase) async throws -> [String: Int64] {
+        guard !spaceIDs.isEmpty else { return [:] }
+        let rows = try await sql.select().columns("space_id", "last_seq").from("sync_counters")
+            .where("space_id", .in, spaceIDs).all()
+        return Dictionary(try rows.map { (try $0.decode(column: "space_id", as: String.self), try $0.decode(column: "last_seq", as: Int64.self)) },
+                          uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Refuses a cursor that missed a deletion the server no longer keeps: in a space it holds,
+    /// deletions were purged above both its position and its first pull's head.
+    private func refuseIfExpired(_ cursor: SyncCursor, spaces: [String], on sql: any SQLDatabase) async throws {
+        let held = spaces.filter(cursor.holds)
+        guard !held.isEmpty else { return }
+        let rows = try await sql.select().columns("space_id", "purged_through").from("sync_counters")
+            .where("space_id", .in, held).where("purged_through", .greaterThan, 0).all()
+        for row in rows {
+            let spaceID = try row.decode(column: "space_id", as: String.self)
+            let purged = try row.decode(column: "purged_through", as: Int64.self)
+            if purged > max(cursor.position(of: spaceID), cursor.head(of: spaceID) ?? 0) {
+                throw Refusal.gone("This device last synced before the oldest deletion the server still keeps: start over from a"
+                    + " first sync (changes waiting on the device are kept and sent)")
+            }
+        }
     }
 
     /// The rejection of a change to a space that does not exist (or has no counter): the same
@@ -288,6 +360,72 @@ struct SyncStore: Sendable {
     func purgeAppliedChanges(before cutoff: Int64) async throws {
         try await database.withConnection { sql in
             try await sql.delete(from: "sync_applied_changes").where("applied_at", .lessThan, cutoff).run()
+        }
+    }
+
+    /// Deletes the records deleted before `cutoff` (Unix ms), which stop counting against their
+    /// owner's quotas, and raises each space's `purged_through` to the newest seq it removed, so
+    /// that a device whose cursor is older is told to start over instead of keeping them for ever.
+    /// Returns how many records went.
+    ///
+    /// A space at a time, in a transaction that holds its counter as a push does: a push that
+    /// brings a record back (an edit stamped after its delete) gives it a new seq and `deleted` 0,
+    /// so the purge, which only removes `deleted` rows at or below the seq it read, never takes it.
+    @discardableResult
+    func purgeDeletedRecords(before cutoff: Int64) async throws -> Int {
+        try await classifyUnclassifiedRecords()
+        let spaces = try await database.withConnection { sql in
+            try await sql.raw("""
+                SELECT space_id, MAX(seq) AS through FROM sync_records
+                WHERE deleted = 1 AND updated_at < \(bind: cutoff) GROUP BY space_id ORDER BY space_id
+                """).all().map { (try $0.decode(column: "space_id", as: String.self), try $0.decode(column: "through", as: Int64.self)) }
+        }
+        var purged = 0
+        for (spaceID, through) in spaces {
+            purged += try await database.transaction { sql in
+                try await sql.raw("""
+                    UPDATE sync_counters SET purged_through = CASE WHEN purged_through > \(bind: through) THEN purged_through
+                                                                  ELSE \(bind: through) END
+                    WHERE space_id = \(bind: spaceID)
+                    """).run()
+                let condition: SQLQueryString = """
+                    space_id = \(bind: spaceID) AND deleted = 1 AND updated_at < \(bind: cutoff) AND seq <= \(bind: through)
+                    """
+                let rows = try await sql.raw("SELECT fields, field_stamps, counter_deltas, tombstone FROM sync_records WHERE \(condition)").all()
+                let bytes = try rows.reduce(Int64(0)) { $0 + StorageUsage.bytes(of: try Self.columns(of: $1)) }
+                try await sql.raw("DELETE FROM sync_records WHERE \(condition)").run()
+                if let owner = try await sql.select().column("owner_id").from("spaces").where("id", .equal, spaceID).first() {
+                    try await StorageUsage.add(-bytes, for: try owner.decode(column: "owner_id", as: String.self), quota: .max, on: sql)
+                }
+                return rows.count
+            }
+        }
+        return purged
+    }
+
+    /// Says for each record written before migration 12 whether it is deleted (its `deleted` is
+    /// NULL until then): a record whose tombstone is older than one of its edits is alive.
+    private func classifyUnclassifiedRecords() async throws {
+        while true {
+            let done = try await database.transaction { sql in
+                let rows = try await sql.raw("""
+                    SELECT space_id, collection, record_id, seq, fields, field_stamps, counter_deltas, tombstone
+                    FROM sync_records WHERE deleted IS NULL LIMIT 500
+                    """).all()
+                for row in rows {
+                    let deleted = try Self.state(of: row).isDeleted
+                    // NB: `seq` and `deleted IS NULL` again: a push that rewrote the row since set it itself.
+                    try await sql.raw("""
+                        UPDATE sync_records SET deleted = \(bind: deleted ? 1 : 0)
+                        WHERE space_id = \(bind: try row.decode(column: "space_id", as: String.self))
+                          AND collection = \(bind: try row.decode(column: "collection", as: String.self))
+                          AND record_id = \(bind: try row.decode(column: "record_id", as: String.self))
+                          AND seq = \(bind: try row.decode(column: "seq", as: Int64.self)) AND deleted IS NULL
+                        """).run()
+                }
+                return rows.count < 500
+            }
+            if done { return }
         }
     }
 
@@ -452,24 +590,24 @@ struct SyncStore: Sendable {
     }
 
     private func save(
-        _ rows: [(key: RecordKey, columns: SyncRecordState.Columns, seq: Int64)], changedBy userID: String, now: Int64,
+        _ rows: [(key: RecordKey, columns: SyncRecordState.Columns, seq: Int64, deleted: Bool)], changedBy userID: String, now: Int64,
         on sql: any SQLDatabase
     ) async throws {
         for chunk in Self.chunks(of: rows) {
             let upsert = sql.insert(into: "sync_records")
                 .columns("space_id", "collection", "record_id", "fields", "field_stamps", "counter_deltas", "tombstone", "seq",
-                         "updated_at", "changed_by")
+                         "updated_at", "changed_by", "deleted")
             for row in chunk {
                 let columns = row.columns
                 upsert.values(SQLBind(row.key.space), SQLBind(row.key.collection), SQLBind(row.key.recordID),
                               SQLBind(columns.fields), SQLBind(columns.fieldStamps), SQLBind(columns.counterDeltas),
                               SQLBind(columns.tombstone),
-                              SQLBind(row.seq), SQLBind(now), SQLBind(userID))
+                              SQLBind(row.seq), SQLBind(now), SQLBind(userID), SQLBind(row.deleted ? 1 : 0))
             }
             try await upsert.onConflict(with: ["space_id", "collection", "record_id"]) { update in
                 update.set(excludedValueOf: "fields").set(excludedValueOf: "field_stamps").set(excludedValueOf: "counter_deltas")
                     .set(excludedValueOf: "tombstone").set(excludedValueOf: "seq").set(excludedValueOf: "updated_at")
-                    .set(excludedValueOf: "changed_by")
+                    .set(excludedValueOf: "changed_by").set(excludedValueOf: "deleted")
             }.run()
         }
     }

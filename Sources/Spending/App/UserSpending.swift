@@ -17,11 +17,17 @@ public final class UserSpending: Sendable {
         self.app = app
         device = try SignedInDevice(session: session, accounts: app.accounts,
                                     collections: [SpendingSchema.accounts, SpendingSchema.transactions, SpendingSchema.limits],
-                                    calls: SpendingCalls.handlers)
+                                    subscriptions: Self.subscriptions, calls: SpendingCalls.handlers)
         ledger = Ledger(store: device.store, configuration: app.configuration, spaces: device.spaces)
         location = LocationTracker(store: device.store, clock: app.configuration.clock)
         cache = ReadCache(store: device.store)
     }
+
+    /// A first sync brings the accounts, the budgets and the last 30 days of transactions first
+    /// (priority 0: the dashboard is right once they are in), then the older transactions.
+    static let subscriptions = SyncSubscription.recentFirst(
+        SyncCollections.spendingTransactions.name, by: "occurredAt", within: .seconds(30 * 24 * 3600),
+        alongside: [SyncCollections.spendingAccounts.name, SyncCollections.spendingLimits.name])
 
     public var session: Session { device.session }
     public var store: LocalStore { device.store }

@@ -1,0 +1,114 @@
+import EventualAPI
+import Foundation
+import GRDB
+
+/// One subscription as the device keeps it: its pulls' `collection` values (a moving bound fixed
+/// at its first pull), its cursor and its first sync's progress.
+struct SubscriptionRow: Sendable, Equatable {
+    let key: String
+    let priority: Int
+    let query: [String]
+    var cursor: String?
+    /// Its pulls from nothing leave deleted records out: the device held none of its records then.
+    var fresh: Bool
+    var received: Int
+    var total: Int
+    var complete: Bool
+    var updatedAt: Int64
+
+    /// The `since` of its next pull: none for a first pull that may leave deleted records out,
+    /// else an empty cursor (`s1`: every space from its beginning, deletions too).
+    var since: String? { cursor ?? (fresh ? nil : "s1") }
+}
+
+/// `eventual_subscriptions`: a row per subscription, written with the page it pulled.
+enum SubscriptionTable {
+    static func register(in migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("eventual-engine-5-subscriptions") { db in
+            try db.execute(sql: """
+                CREATE TABLE eventual_subscriptions (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    priority INTEGER NOT NULL,
+                    query TEXT NOT NULL,
+                    cursor TEXT,
+                    fresh INTEGER NOT NULL,
+                    received INTEGER NOT NULL DEFAULT 0,
+                    total INTEGER NOT NULL DEFAULT 0,
+                    complete INTEGER NOT NULL DEFAULT 0,
+                    updated_at INTEGER NOT NULL DEFAULT 0
+                )
+                """)
+        }
+    }
+
+    /// The rows of `subscriptions`, by priority, made for those that have none: a device that
+    /// synced before subscriptions goes on from its one cursor (it has every record up to it); a
+    /// new one starts fresh when the device holds none of its collections' records. Rows of
+    /// subscriptions the app no longer declares are dropped.
+    static func prepare(_ subscriptions: [SyncSubscription], mirrors: [String: any SyncedCollectionStore], now: Int64,
+                        db: Database) throws -> [SubscriptionRow] {
+        var rows = try all(db)
+        let keys = Set(subscriptions.map(\.key))
+        for key in rows.keys where !keys.contains(key) {
+            try db.execute(sql: "DELETE FROM eventual_subscriptions WHERE key = ?", arguments: [key])
+        }
+        let legacyCursor = try EngineSchema.value(.pullCursor, db)
+        for subscription in subscriptions where rows[subscription.key] == nil {
+            let holdsNothing = try subscription.collections.allSatisfy { try !(mirrors[$0]?.hasRecords(in: db) ?? false) }
+            let row = SubscriptionRow(key: subscription.key, priority: subscription.priority, query: subscription.query(now: now),
+                                      cursor: legacyCursor, fresh: legacyCursor == nil && holdsNothing, received: 0, total: 0,
+                                      complete: legacyCursor != nil, updatedAt: 0)
+            try db.execute(sql: """
+                INSERT INTO eventual_subscriptions (key, priority, query, cursor, fresh, complete) VALUES (?, ?, ?, ?, ?, ?)
+                """, arguments: [row.key, row.priority, try encode(row.query), row.cursor, row.fresh, row.complete])
+            rows[row.key] = row
+        }
+        return subscriptions.compactMap { rows[$0.key] }.sorted { ($0.priority, $0.key) < ($1.priority, $1.key) }
+    }
+
+    /// Writes what a page moved: the cursor and the progress.
+    static func save(_ row: SubscriptionRow, db: Database) throws {
+        try db.execute(sql: """
+            UPDATE eventual_subscriptions SET cursor = ?, received = ?, total = ?, complete = ?, updated_at = ? WHERE key = ?
+            """, arguments: [row.cursor, row.received, row.total, row.complete, row.updatedAt, row.key])
+    }
+
+    /// Every subscription starts again from nothing (the server no longer keeps what the cursors
+    /// missed); `fresh` when the device holds none of their records any more.
+    static func startOver(fresh: Bool, db: Database) throws {
+        try db.execute(sql: "UPDATE eventual_subscriptions SET cursor = NULL, fresh = ?, received = 0, total = 0, complete = 0, updated_at = 0",
+                       arguments: [fresh])
+        try EngineSchema.setValue(nil, for: .pullCursor, db)
+    }
+
+    /// The progress of each priority of `subscriptions` (a subscription without a row yet has not started).
+    static func progress(of subscriptions: [SyncSubscription], db: Database) throws -> [PullProgress] {
+        let rows = try all(db)
+        var byPriority: [Int: PullProgress] = [:]
+        for subscription in subscriptions {
+            let row = rows[subscription.key]
+            var progress = byPriority[subscription.priority] ?? PullProgress(priority: subscription.priority, isComplete: true)
+            progress.received += row?.received ?? 0
+            progress.total += row?.total ?? 0
+            progress.isComplete = progress.isComplete && (row?.complete ?? false)
+            progress.updatedAt = max(progress.updatedAt, row?.updatedAt ?? 0)
+            byPriority[subscription.priority] = progress
+        }
+        return byPriority.values.sorted { $0.priority < $1.priority }
+    }
+
+    private static func all(_ db: Database) throws -> [String: SubscriptionRow] {
+        var rows: [String: SubscriptionRow] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT * FROM eventual_subscriptions") {
+            let query = try JSONDecoder().decode([String].self, from: Data((row["query"] as String).utf8))
+            rows[row["key"]] = SubscriptionRow(key: row["key"], priority: row["priority"], query: query, cursor: row["cursor"],
+                                               fresh: row["fresh"], received: row["received"], total: row["total"],
+                                               complete: row["complete"], updatedAt: row["updated_at"])
+        }
+        return rows
+    }
+
+    private static func encode(_ query: [String]) throws -> String {
+        String(decoding: try JSONEncoder().encode(query), as: UTF8.self)
+    }
+}
