@@ -53,6 +53,11 @@ public final class FaultProxy: Sendable {
         registry.counters
     }
 
+    /// The requests forwarded upstream so far ("GET /v1/sync/pull?since=…"), oldest first.
+    public var requestLog: [String] {
+        registry.requestLog
+    }
+
     /// Client connections currently open through the proxy.
     public var openConnectionCount: Int {
         registry.openConnectionCount

@@ -60,6 +60,7 @@ extension FaultProxy {
             let buffer = unwrapInboundIn(data)
             switch registry.verdict(for: id, flowing: direction, chunkBytes: buffer.readableBytes) {
             case .forward(let delay):
+                if direction == .up { registry.noteRequests(in: buffer) }
                 enqueue(.data(buffer), after: delay)
             case .forwardThenCut(let bytes):
                 enqueue(.data(buffer.getSlice(at: buffer.readerIndex, length: bytes)!), after: .zero)

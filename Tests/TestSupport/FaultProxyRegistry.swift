@@ -51,6 +51,26 @@ extension FaultProxy {
             state.withLock { $0.counters }
         }
 
+        var requestLog: [String] {
+            state.withLock { $0.requestLog }
+        }
+
+        /// Notes the request lines ("GET /v1/sync/pull?… HTTP/1.1") in bytes forwarded upstream.
+        /// NB: a test's log, not a parser: it finds a request line at the start of a chunk or after
+        /// a CRLF, which is where a client's writes put them.
+        func noteRequests(in buffer: ByteBuffer) {
+            let text = String(decoding: buffer.readableBytesView, as: UTF8.self)
+            var lines: [String] = []
+            for line in text.split(separator: "\r\n", omittingEmptySubsequences: true) {
+                guard line.hasSuffix(" HTTP/1.1"),
+                      ["GET ", "POST ", "PUT ", "PATCH ", "DELETE ", "HEAD "].contains(where: { line.hasPrefix($0) })
+                else { continue }
+                lines.append(String(line.dropLast(" HTTP/1.1".count)))
+            }
+            guard !lines.isEmpty else { return }
+            state.withLock { $0.requestLog += lines }
+        }
+
         var openConnectionCount: Int {
             state.withLock { $0.connections.count }
         }
@@ -172,6 +192,8 @@ extension FaultProxy {
         var generation = 0
         var generator: SeededGenerator
         var counters = Counters()
+        /// Every request line forwarded upstream, oldest first, without its " HTTP/1.1".
+        var requestLog: [String] = []
         var connections: [ConnectionID: Connection] = [:]
         var nextID: ConnectionID = 0
         var isStopped = false
