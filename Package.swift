@@ -236,6 +236,12 @@ let package = Package(
             dependencies: ["EventualKit", "EventualServer", "EventualAPI"],
             swiftSettings: swiftSettings
         ),
+        // Measures a new SpendiQ device's first sync of 100,000 records (scripts/bench-first-sync.sh).
+        .executableTarget(
+            name: "eventual-bench-first-sync",
+            dependencies: ["EventualKit", "EventualServer", "EventualAPI", "Spending"],
+            swiftSettings: swiftSettings
+        ),
         // Measures POST /v1/events and the analytics questions on 1,000,000 events (scripts/bench-analytics.sh).
         .executableTarget(
             name: "eventual-bench-analytics",
