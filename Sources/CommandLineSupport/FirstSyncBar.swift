@@ -11,6 +11,15 @@ public enum FirstSyncBar {
     /// How long a first sync runs before the bar shows.
     public static let moment: Duration = .milliseconds(400)
 
+    /// Runs `work`, drawing the bar of `engine`'s first sync meanwhile (see the throwing one).
+    public static func whileRunning<Result: Sendable>(_ engine: SyncEngine, readyNote: String? = nil,
+                                                      _ work: @Sendable () async -> Result) async -> Result {
+        // NB: `work` cannot throw, so neither does this.
+        do { return try await whileRunning(engine, readyNote: readyNote, { () async throws -> Result in await work() }) } catch {
+            preconditionFailure("a non-throwing sync threw \(error)")
+        }
+    }
+
     /// Runs `work`, drawing the bar of `engine`'s first sync meanwhile. `readyNote` follows the
     /// count once priority 0 is in and the rest still loads ("dashboard ready").
     public static func whileRunning<Result: Sendable>(_ engine: SyncEngine, readyNote: String? = nil,
@@ -56,8 +65,8 @@ public enum FirstSyncBar {
         let note = (progress.first?.isComplete == true && progress.count > 1) ? readyNote.map { ", \($0)" } ?? "" : ""
         let count = "\(grouped(received)) of \(grouped(total)) records\(note)"
         let prefix = "First sync "
-        // "First sync [" + bar + "]  41%  " + count
-        let room = width - 1 - prefix.count - 2 - 2 - percent.count - 2 - count.count
+        // "First sync [" + bar + "]  " + percent right-aligned in 4 + "  " + count, and a column spare.
+        let room = width - 1 - prefix.count - 2 - 2 - max(4, percent.count) - 2 - count.count
         let barWidth = max(0, min(30, room))
         guard barWidth >= 5 else { return String((prefix + percent + " " + count).prefix(max(0, width - 1))) }
         let filled = Int((Double(barWidth) * fraction).rounded(.down))
@@ -74,5 +83,20 @@ public enum FirstSyncBar {
             out.append(digit)
         }
         return out
+    }
+}
+
+/// A priority's first sync in a command's `status --json`.
+public struct FirstSyncJSON: Encodable, Sendable {
+    public let priority: Int
+    public let received: Int
+    public let total: Int
+    public let complete: Bool
+
+    public init(_ progress: PullProgress) {
+        priority = progress.priority
+        received = progress.received
+        total = max(progress.total, progress.received)
+        complete = progress.isComplete
     }
 }

@@ -26,7 +26,9 @@ struct Login: AsyncParsableCommand {
 
     func run() async throws {
         let app = try global.app()
-        let signIn = try await app.login(email: credentials.email, password: credentials.password())
+        let signIn = try await app.login(email: credentials.email, password: credentials.password()) { engine, fetch in
+            await FirstSyncBar.whileRunning(engine, fetch)
+        }
         print(DeviceWords.pantry.signedIn(signIn.pantry.session.username, online: signIn.online,
                                           note: signIn.pulled > 0 ? "Fetched \(signIn.pulled) change(s) from your other devices." : nil))
     }

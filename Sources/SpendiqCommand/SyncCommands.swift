@@ -14,10 +14,12 @@ struct Status: AsyncParsableCommand {
         let status = try await spending.status()
         if output.json {
             struct Shape: Encodable {
-                let connectivity: String; let pending, failed: Int; @JSONNullable var lastSyncAt: String?; let entries: [OutboxLineJSON]
+                let connectivity: String; let pending, failed: Int; @JSONNullable var lastSyncAt: String?
+                let firstSync: [FirstSyncJSON]; let entries: [OutboxLineJSON]
             }
             print(try Terminal.json(Shape(connectivity: status.connectivity.rawValue, pending: status.pending, failed: status.failed,
-                                          lastSyncAt: status.lastSyncAt.map(Timestamp.iso8601), entries: status.entries.map { OutboxLineJSON($0) })))
+                                          lastSyncAt: status.lastSyncAt.map(Timestamp.iso8601), firstSync: status.firstSync.map(FirstSyncJSON.init),
+                                          entries: status.entries.map { OutboxLineJSON($0) })))
             return
         }
         print(DeviceWords.spendiq.report(status))

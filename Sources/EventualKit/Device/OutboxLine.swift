@@ -45,6 +45,17 @@ public struct DeviceStatus: Sendable, Equatable {
     /// The first sync of each priority of the app's subscriptions, most urgent first.
     public var firstSync: [PullProgress] = []
 
+    public init(connectivity: Connectivity, pending: Int, failed: Int, entries: [OutboxLine], lastSyncAt: Int64?,
+                pendingRevocations: Int, firstSync: [PullProgress] = []) {
+        self.connectivity = connectivity
+        self.pending = pending
+        self.failed = failed
+        self.entries = entries
+        self.lastSyncAt = lastSyncAt
+        self.pendingRevocations = pendingRevocations
+        self.firstSync = firstSync
+    }
+
     /// The first sync, summed over priorities, while some of it has still to come; nil once done.
     public var firstSyncUnderWay: PullProgress? {
         guard firstSync.contains(where: { !$0.isComplete }) else { return nil }

@@ -84,9 +84,15 @@ enum SubscriptionTable {
     /// The progress of each priority of `subscriptions` (a subscription without a row yet has not started).
     static func progress(of subscriptions: [SyncSubscription], db: Database) throws -> [PullProgress] {
         let rows = try all(db)
+        // NB: a device that synced before subscriptions has had its first sync, rows or not yet.
+        let syncedBefore = try EngineSchema.value(.pullCursor, db) != nil
         var byPriority: [Int: PullProgress] = [:]
         for subscription in subscriptions {
             let row = rows[subscription.key]
+            guard row != nil || !syncedBefore else {
+                byPriority[subscription.priority] = byPriority[subscription.priority] ?? PullProgress(priority: subscription.priority, isComplete: true)
+                continue
+            }
             var progress = byPriority[subscription.priority] ?? PullProgress(priority: subscription.priority, isComplete: true)
             progress.received += row?.received ?? 0
             progress.total += row?.total ?? 0

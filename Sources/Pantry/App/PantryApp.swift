@@ -26,12 +26,16 @@ public final class PantryApp: Sendable {
 
     /// Signs in through the server, or, when it cannot be reached, with the password checked
     /// on this device (for 7 days after the last online sign-in). Returns the user's pantry;
-    /// after an online sign-in it has already fetched what the user's other devices sent.
-    public func login(email: String, password: String) async throws -> SignIn {
+    /// after an online sign-in it has already fetched what the user's other devices sent (a first
+    /// sync on a new device), through `fetching`: a command draws its progress around it.
+    public func login(email: String, password: String,
+                      fetching: @Sendable (SyncEngine, @Sendable () async -> SyncReport) async -> SyncReport = { await $1() }) async throws
+        -> SignIn {
         let (session, online) = try await AccountError.spoken(as: PantryError.init) { try await accounts.signIn(email: email, password: password) }
         let pantry = try UserPantry(session: session, app: self)
         await pantry.analytics.record(.login)
-        let report = online ? await pantry.engine.syncNow() : nil
+        let engine = pantry.engine
+        let report = online ? await fetching(engine) { await engine.syncNow() } : nil
         return SignIn(pantry: pantry, online: online, pulled: report?.pulled ?? 0)
     }
 

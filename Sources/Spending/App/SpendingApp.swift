@@ -78,13 +78,18 @@ public final class SpendingApp: Sendable {
 
     /// Signs in through the server, or, when it cannot be reached, with the password checked on
     /// this device (for 7 days after the last online sign-in, and only for the person whose data
-    /// is here). An online sign-in needs a verified email.
-    public func login(email: String, password: String) async throws -> SpendingSignIn {
+    /// is here). An online sign-in needs a verified email. After it, the device fetches what the
+    /// person's other devices sent (a first sync on a new device), through `fetching`: a command
+    /// draws its progress around it.
+    public func login(email: String, password: String,
+                      fetching: @Sendable (SyncEngine, @Sendable () async -> SyncReport) async -> SyncReport = { await $1() }) async throws
+        -> SpendingSignIn {
         let (session, online) = try await AccountError.spoken(as: SpendingError.init) { try await accounts.signIn(email: email, password: password) }
         let spending = try UserSpending(session: session, app: self)
         await spending.analytics.record(.login)
         try await spending.recordStart()
-        let pulled = online ? await spending.engine.syncNow().pulled : 0
+        let engine = spending.engine
+        let pulled = online ? await fetching(engine) { await engine.syncNow() }.pulled : 0
         return SpendingSignIn(spending: spending, online: online, pulled: pulled)
     }
 

@@ -1,0 +1,74 @@
+import CommandLineSupport
+import EventualAPI
+import EventualKit
+import Foundation
+import Testing
+
+@Suite("A first sync through the spendiq command: the last 30 days first, its progress in status", .timeLimit(.minutes(5)),
+       .tags(.endToEnd))
+struct FirstSyncCommandTests {
+    @Test(arguments: Backend.available)
+    func aSecondDeviceFetchesTheRecentMonthFirstThenTheRestAndStatusSaysSo(_ backend: Backend) async throws {
+        try await SharedAccountsTests.withServer(backend) { server, folder in
+            // Given Alice's account with two recent expenses and three from last year, on her phone
+            let (phone, _) = try await SharedAccountsTests.person("alice", server, folder)
+            #expect(try await phone.run(["accounts", "add", "Home", "--currency", "EUR"]).status == 0)
+            let lastYear = Calendar(identifier: .gregorian).date(byAdding: .year, value: -1, to: Date())!
+            let old = ISO8601DateFormatter.string(from: lastYear, timeZone: .current, formatOptions: [.withFullDate])
+            for amount in ["10", "11"] {
+                #expect(try await phone.run(["add", "expense", amount, "--account", "Home"]).status == 0)
+            }
+            for amount in ["20", "21", "22"] {
+                let added = try await phone.run(["add", "expense", amount, "--account", "Home", "--date", old])
+                #expect(added.status == 0, "\(added.stderr)")
+            }
+            #expect(try await phone.run(["sync"]).status == 0)
+            let email = try #require((try await phone.run(["whoami", "--json"]).json() as? [String: Any])?["email"] as? String)
+
+            // When she signs in on a laptop, which fetches her records (its first sync)
+            let laptop = CommandProcess.spendiq(dataDirectory: folder.folder("laptop"), server: server)
+            let login = try await laptop.run(["login", "--email", email, "--password-stdin"], input: "long-password\n")
+            #expect(login.status == 0, "\(login.stderr)")
+            #expect(login.stdout.contains("Fetched 6 change(s)"), "\(login.stdout)")
+            let synced = try await laptop.run(["sync"])
+            #expect(synced.status == 0, "\(synced.stderr)")
+
+            // Then both priorities came, the recent month (with the account) first, and nothing drew on a
+            // stderr that is not a terminal
+            let status = try #require(try await laptop.run(["status", "--json"]).json() as? [String: Any])
+            let firstSync = try #require(status["firstSync"] as? [[String: Any]], "\(status)")
+            #expect(firstSync.map { $0["priority"] as? Int } == [0, 1])
+            #expect(firstSync.map { $0["received"] as? Int } == [3, 3], "account and 2 recent expenses, then 3 old ones: \(firstSync)")
+            #expect(firstSync.allSatisfy { $0["complete"] as? Bool == true && $0["received"] as? Int == $0["total"] as? Int })
+            #expect(!login.stderr.contains("First sync") && !synced.stderr.contains("First sync"), "\(login.stderr)")
+            let after = try await laptop.run(["status"])
+            #expect(!after.stdout.contains("first sync"), "\(after.stdout)")
+            let listed = try await SharedAccountsTests.json(laptop, ["list"])
+            #expect(listed.count == 5, "\(listed)")
+        }
+    }
+
+    @Test func theBarFits80ColumnsAndSaysWhatCameOfWhat() throws {
+        let running = [PullProgress(priority: 0, received: 1_200, total: 1_200, isComplete: true),
+                       PullProgress(priority: 1, received: 10_000, total: 98_800)]
+        let line = try #require(FirstSyncBar.line(running, readyNote: "the last 30 days are in", width: 80))
+        #expect(line.count <= 79, "\(line)")
+        #expect(line.hasPrefix("First sync ["))
+        #expect(line.contains("11%  11,200 of 100,000 records, the last 30 days are in"), "\(line)")
+        #expect(FirstSyncBar.line(running, width: 40).map { $0.count <= 39 } == true)
+        // No bar once done, nor before a count
+        #expect(FirstSyncBar.line(running.map { var done = $0; done.isComplete = true; return done }, width: 80) == nil)
+        #expect(FirstSyncBar.line([PullProgress(priority: 0)], width: 80) == nil)
+    }
+
+    private static let words = DeviceWords(command: "spendiq", entries: "changes", one: "change(s)", many: "change(s)")
+
+    @Test func statusSaysWhetherAFirstSyncRunsOrStopped() {
+        let progress = [PullProgress(priority: 0, received: 3_000, total: 12_000, updatedAt: 1_000_000)]
+        let status = DeviceStatus(connectivity: .online, pending: 0, failed: 0, entries: [], lastSyncAt: nil, pendingRevocations: 0,
+                                  firstSync: progress)
+        #expect(Self.words.firstSync(status, now: 1_004_000) == "first sync 3,000 of 12,000 records (25%), running")
+        #expect(Self.words.firstSync(status, now: 1_060_000)
+            == "first sync 3,000 of 12,000 records (25%), stopped; `spendiq sync` goes on from there")
+    }
+}
