@@ -18,6 +18,7 @@ struct MigrationsTests {
         9: 0x88e6598868581b97, // storage usage
         10: 0x75b93d8648293a4c, // usage limits and packaging sources
         11: 0x72e8a6541e335ce8, // spaces
+        13: 0xf60a4a8f091c3223, // attachments
     ]
 
     @Test func versionsCountUpFromOneWithoutGaps() {
