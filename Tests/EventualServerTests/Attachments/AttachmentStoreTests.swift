@@ -235,6 +235,32 @@ struct AttachmentStoreTests {
         }
     }
 
+    @Test(arguments: Backend.available)
+    func aSpacesBlobsMoveToItsNewOwnerAndGoWhenItsLastMemberLeaves(_ backend: Backend) async throws {
+        try await Fixture.with(backend) { fixture in
+            // Given bob's photo in alice's Home: it counts against alice
+            let bytes = Fixture.jpeg(4000, seed: 6)
+            try await fixture.upload(bytes, in: fixture.home, by: Fixture.bob)
+            #expect(try await fixture.usage(of: Fixture.alice) == 4000)
+            // When alice hands Home over to bob, it counts against him
+            let spaces = SpaceStore(database: fixture.database), home = fixture.home
+            _ = try await fixture.database.transaction { sql in
+                try await spaces.setRole(.owner, of: Fixture.bob, in: home, by: Fixture.alice, on: sql)
+            }
+            #expect(try await fixture.usage(of: Fixture.alice) == 0)
+            #expect(try await fixture.usage(of: Fixture.bob) == 4000)
+            // When everyone leaves, bob last, the blob goes with the space's records and its bytes with it
+            try await fixture.database.transaction { sql in
+                for person in [Fixture.alice, Fixture.carol, Fixture.bob] {
+                    try await spaces.remove(person, from: home, by: person, now: UnixMillis.now(), on: sql)
+                }
+            }
+            #expect(try await fixture.usage(of: Fixture.bob) == 0)
+            let rows = try await fixture.storedRows(Fixture.sha256(bytes))
+            #expect(rows == 0)
+        }
+    }
+
     @Test func aRangeHeaderIsReadAsRFC9110SaysOrIgnored() throws {
         #expect(try AttachmentRange.parse(nil, size: 100) == .whole)
         #expect(try AttachmentRange.parse("bytes=10-", size: 100) == .part(first: 10, last: 99))
