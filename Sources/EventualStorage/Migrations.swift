@@ -494,5 +494,41 @@ extension Migration {
             // The newest seq of a deleted record purged from the space: a cursor below it missed a deletion.
             "ALTER TABLE sync_counters ADD COLUMN purged_through BIGINT NOT NULL DEFAULT 0",
         ]),
+        Migration(version: 13, name: "attachments", statements: [
+            // A blob of a space, addressed by its SHA-256 (64 lowercase hex digits): stored once per
+            // space however many records refer to it. `received` bytes of `size` are in; `complete`
+            // (0 or 1) once they matched the digest, and only then do they count in the byte quota of
+            // the space's owner. `content_type` is known from the first bytes. `touched_at` is the
+            // last begin or append: housekeeping keeps a blob touched within the grace period even
+            // when no record refers to it (yet).
+            """
+            CREATE TABLE attachments (
+                space_id TEXT NOT NULL REFERENCES spaces (id) ON DELETE CASCADE,
+                sha256 TEXT NOT NULL,
+                size BIGINT NOT NULL,
+                received BIGINT NOT NULL,
+                complete INTEGER NOT NULL DEFAULT 0,
+                content_type TEXT,
+                created_at BIGINT NOT NULL,
+                touched_at BIGINT NOT NULL,
+                completed_at BIGINT,
+                PRIMARY KEY (space_id, sha256)
+            )
+            """,
+            "CREATE INDEX attachments_by_age ON attachments (complete, touched_at)",
+            // The bytes, one row per chunk as it was sent (at most the chunk limit, 1 MiB by default),
+            // so that reading a blob never needs one value of its whole size. BYTEA is PostgreSQL's
+            // type; SQLite keeps a blob bound to it as it is.
+            """
+            CREATE TABLE attachment_chunks (
+                space_id TEXT NOT NULL,
+                sha256 TEXT NOT NULL,
+                byte_offset BIGINT NOT NULL,
+                data BYTEA NOT NULL,
+                PRIMARY KEY (space_id, sha256, byte_offset),
+                FOREIGN KEY (space_id, sha256) REFERENCES attachments (space_id, sha256) ON DELETE CASCADE
+            )
+            """,
+        ]),
     ]
 }

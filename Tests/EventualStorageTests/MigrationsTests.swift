@@ -19,6 +19,7 @@ struct MigrationsTests {
         10: 0x75b93d8648293a4c, // usage limits and packaging sources
         11: 0x72e8a6541e335ce8, // spaces
         12: 0xba1b989090ffe43d, // deleted records and their purge
+        13: 0xf60a4a8f091c3223, // attachments
     ]
 
     @Test func versionsCountUpFromOneWithoutGaps() {

@@ -11,6 +11,7 @@ import Logging
 ///   `Recycling/RecyclingPointsAPI.swift`, `Recycling/RecyclingScansAPI.swift`, `Recycling/RecyclingScoreAPI.swift`;
 /// - spending for SpendiQ (email verification, account, position, offers, insights): `Spending/SpendingAPI.swift`;
 /// - usage analytics (events, questions): `Analytics/AnalyticsAPI.swift`;
+/// - attachments (begin, status, append a chunk, download): `Attachments/AttachmentsAPI.swift`;
 /// - `/health` here. Beside the contract: the admin dashboard (`Dashboard/`) and `/metrics` (`Metrics/`).
 /// A store's refusal (`Refusal`) becomes a status in `HTTP/ErrorMapping.swift`.
 struct APIService: APIProtocol {
@@ -29,6 +30,8 @@ struct APIService: APIProtocol {
     let recycling: Recycling
     let verification: EmailVerification
     let spending: SpendingStore
+    /// Blobs attached to records, uploaded in chunks (Attachments/).
+    let attachments: AttachmentStore
 
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
         .ok(.init(body: .json(.init(status: "ok"))))

@@ -21,12 +21,28 @@ enum Refusal: Error, Equatable, CustomStringConvertible {
     case gone(String)
     /// The server has too much of this to do at once; retry in `retryAfter` seconds.
     case overloaded(String, retryAfter: Int)
+    /// The attachment asked for is not complete in that space (unknown, or its upload under way).
+    case notUploaded(String)
+    /// A chunk of an attachment names no upload begun in that space.
+    case uploadNotBegun(String)
+    /// A chunk of an attachment starts elsewhere than where its upload stands: resume from `received`.
+    case offsetMismatch(String, received: Int64)
+    /// The bytes are not of a kind the server keeps (`AttachmentContentType`).
+    case unsupportedContent(String)
+    /// The bytes do not match the SHA-256 they were sent under.
+    case digestMismatch(String)
+    /// The range asked for starts at or past the end of what it names.
+    case rangeNotSatisfiable(String)
 
     /// The sentence the person is shown.
     var message: String {
         switch self {
         case .quotaExceeded(let message), .notFound(let message), .notTheOwner(let message), .notPermitted(let message),
-             .alreadyTaken(let message), .conflict(let message), .invalid(let message), .gone(let message):
+             .alreadyTaken(let message), .conflict(let message), .invalid(let message), .notUploaded(let message),
+             .uploadNotBegun(let message), .unsupportedContent(let message), .digestMismatch(let message),
+             .rangeNotSatisfiable(let message), .gone(let message):
+            return message
+        case .offsetMismatch(let message, _):
             return message
         case .limitReached(let message, _), .overloaded(let message, _):
             return message

@@ -41,7 +41,8 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
         services: [
             database, parts.passwords,
             Housekeeping(database: database, idempotency: parts.idempotency, throttle: parts.throttle,
-                         appliedChangeRetention: configuration.appliedChangeRetention, logger: logger),
+                         appliedChangeRetention: configuration.appliedChangeRetention, logger: logger,
+                         attachments: AttachmentStore(database: database, limits: configuration.attachmentLimits)),
             ShutdownReport(metrics: metrics, logger: logger),
         ],
         logger: logger
@@ -87,7 +88,8 @@ private func buildParts(_ configuration: ServerConfiguration, database: Database
         recycling: try Recycling(database: database, configuration: configuration),
         verification: EmailVerification(database: database, key: fingerprintKey, mailer: try configuration.mailDelivery.sender(),
                                         from: configuration.mailFrom, throttle: throttle, logger: logger),
-        spending: SpendingStore(database: database)
+        spending: SpendingStore(database: database),
+        attachments: AttachmentStore(database: database, limits: configuration.attachmentLimits)
     )
 
     let router = Router(context: ServerRequestContext.self)
@@ -115,6 +117,7 @@ private func buildParts(_ configuration: ServerConfiguration, database: Database
     let responder = EdgeResponder(inner: router.buildResponder(), maxBodySize: configuration.maxBodySize, metrics: metrics,
                                   trustForwardedFor: configuration.trustForwardedFor, routes: routes,
                                   bodyLimits: ["/v1/recycling/scans": configuration.maxScanBodySize],
+                                  bodyLimitsUnder: [("/v1/attachments/", configuration.maxAttachmentChunkBytes)],
                                   lookups: LookupFastPath(service: service))
     return ServerParts(responder: responder, passwords: passwords, idempotency: idempotency, throttle: throttle)
 }

@@ -51,6 +51,13 @@ public struct ServerConfiguration: Sendable {
     public var mail: MailDelivery? = nil
     /// The sender of the server's mail.
     public var mailFrom = "Eventual <no-reply@eventual.invalid>"
+    /// The largest attachment (a blob uploaded in chunks), in bytes: 20 MiB.
+    public var maxAttachmentBytes: Int64 = 20 * 1_048_576
+    /// The largest body of one chunk of an attachment (`PATCH /v1/attachments/{sha256}`): 1 MiB.
+    public var maxAttachmentChunkBytes: Int = 1_048_576
+    /// How long a blob no record refers to, or an upload left incomplete, is kept after it was last
+    /// touched: an upload may come before the record that refers to it.
+    public var attachmentGracePeriod: Duration = .seconds(24 * 3600)
 
     public init(
         hostname: String = "127.0.0.1",
@@ -102,6 +109,11 @@ public struct ServerConfiguration: Sendable {
             return .directory(URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("mail", isDirectory: true).path)
         case .postgres: return .directory("./data/mail")
         }
+    }
+
+    /// The attachment settings as the store takes them.
+    var attachmentLimits: AttachmentLimits {
+        AttachmentLimits(maxBytes: maxAttachmentBytes, maxChunkBytes: maxAttachmentChunkBytes, gracePeriod: attachmentGracePeriod)
     }
 
     /// `maxConnections`, or what the process's file-descriptor limit leaves room for.

@@ -34,10 +34,16 @@ struct ErrorBody: Codable, Equatable {
     let statusCode: Int
     let error: String
     let message: String
+    /// For the refusals a program acts on (see `ErrorMapping.Outcome.code`); left out when nil.
+    let code: String?
+    /// With `offset_mismatch`: where the upload stands; left out when nil.
+    let received: Int64?
 
-    init(status: HTTPResponse.Status, message: String) {
+    init(status: HTTPResponse.Status, message: String, code: String? = nil, received: Int64? = nil) {
         self.statusCode = status.code
         self.error = status.reasonPhrase.isEmpty ? "Error" : status.reasonPhrase
         self.message = message
+        self.code = code
+        self.received = received
     }
 }

@@ -20,6 +20,8 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     let routes: ContractRoutes
     /// Paths whose bodies may be larger than `maxBodySize` (a scan with its photo), and their limits.
     var bodyLimits: [String: Int] = [:]
+    /// Limits of the paths under a prefix (an attachment's chunks, whose path holds its digest).
+    var bodyLimitsUnder: [(prefix: String, limit: Int)] = []
     /// Barcode look-ups answered without the router (nil: the router answers them).
     var lookups: LookupFastPath? = nil
 
@@ -35,7 +37,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
         let fastBarcode = lookups == nil ? nil : LookupFastPath.barcode(of: request)
         do {
             var request = request
-            let limit = bodyLimits[request.uri.path] ?? maxBodySize
+            let limit = bodyLimit(for: request.uri.path)
             if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
                 throw tooLarge(limit)
             }
@@ -60,10 +62,13 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                 if let lookups, let fastBarcode { return try await lookups.respond(barcode: fastBarcode) }
                 return try await inner.respond(to: request, context: context)
             }
-            if let etag = response.headers[.eTag], etag.contains("%"), let decoded = etag.removingPercentEncoding {
-                // NB: the generated server percent-encodes header values ("\"p1\"" leaves as "%22p1%22"),
-                // which no HTTP cache reads as an entity tag. Generated clients decode either form.
-                response.headers[.eTag] = decoded
+            for name in [HTTPField.Name.eTag, .contentRange] {
+                if let value = response.headers[name], value.contains("%"), let decoded = value.removingPercentEncoding {
+                    // NB: the generated server percent-encodes header values ("\"p1\"" leaves as "%22p1%22",
+                    // "bytes 0-9/10" as "bytes%200-9%2F10"), which no HTTP cache or download reads as an
+                    // entity tag or a range. Generated clients decode either form.
+                    response.headers[name] = decoded
+                }
             }
             if response.status.code >= 400, response.headers[.contentType] == nil {
                 // NB: the router answers an unknown route with a bare 404; give it our error shape.
@@ -99,7 +104,8 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                 }
             }
             response = errorResponse(ErrorMapping.Outcome(status: status, message: message, isServerFault: outcome.isServerFault,
-                                                          retryAfter: outcome.retryAfter))
+                                                          retryAfter: outcome.retryAfter, code: outcome.code,
+                                                          received: outcome.received))
             if !allowed.isEmpty { response.headers[.allow] = allowed.map(\.rawValue).joined(separator: ", ") }
         }
         response.headers[HeaderNames.requestID] = context.id
@@ -117,6 +123,11 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
         return response
     }
 
+    private func bodyLimit(for path: String) -> Int {
+        if let limit = bodyLimits[path] { return limit }
+        return bodyLimitsUnder.first { path.hasPrefix($0.prefix) }?.limit ?? maxBodySize
+    }
+
     private func tooLarge(_ limit: Int) -> HTTPError {
         HTTPError(.contentTooLarge, message: "The request body is larger than \(limit / 1024) KiB")
     }
@@ -127,7 +138,8 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
         if let retryAfter = outcome.retryAfter { headers[.retryAfter] = String(retryAfter) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .withoutEscapingSlashes
-        let body = (try? encoder.encode(ErrorBody(status: outcome.status, message: outcome.message))) ?? Data()
+        let body = (try? encoder.encode(ErrorBody(status: outcome.status, message: outcome.message, code: outcome.code,
+                                                            received: outcome.received))) ?? Data()
         return Response(status: outcome.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 }

@@ -16,6 +16,10 @@ enum ErrorMapping {
         let isServerFault: Bool
         /// Seconds for a `Retry-After` header (a 429 or a 503).
         var retryAfter: Int? = nil
+        /// A word a program acts on (`not_uploaded`), for the refusals that have one.
+        var code: String? = nil
+        /// With `offset_mismatch`: the bytes the server has of the upload.
+        var received: Int64? = nil
         /// The level the failure is logged at; nil for a client's mistake, which is only counted.
         var logLevel: Logger.Level? { isServerFault ? (retryAfter == nil ? .error : .warning) : nil }
     }
@@ -91,6 +95,18 @@ enum ErrorMapping {
         case .overloaded(let message, let retryAfter):
             // NB: a refusal, not a failure of the server: answered like an APIError 503 always was.
             return Outcome(status: .serviceUnavailable, message: message, isServerFault: false, retryAfter: retryAfter)
+        case .notUploaded(let message):
+            return Outcome(status: .notFound, message: message, isServerFault: false, code: "not_uploaded")
+        case .uploadNotBegun(let message):
+            return Outcome(status: .notFound, message: message, isServerFault: false, code: "not_begun")
+        case .offsetMismatch(let message, let received):
+            return Outcome(status: .conflict, message: message, isServerFault: false, code: "offset_mismatch", received: received)
+        case .unsupportedContent(let message):
+            return Outcome(status: .unsupportedMediaType, message: message, isServerFault: false, code: "unsupported_type")
+        case .digestMismatch(let message):
+            return Outcome(status: .unprocessableContent, message: message, isServerFault: false, code: "hash_mismatch")
+        case .rangeNotSatisfiable(let message):
+            return Outcome(status: .rangeNotSatisfiable, message: message, isServerFault: false)
         }
     }
 

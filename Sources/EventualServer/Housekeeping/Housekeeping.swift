@@ -6,8 +6,8 @@ import ServiceLifecycle
 
 /// Forgets what has expired: idempotency answers past their 24 hours, access tokens past their
 /// 7 days, throttle counts past their windows, applied sync change ids and deleted records past
-/// the retention, and
-/// the hours of filed usage events past the day their limit counts.
+/// the retention, the hours of filed usage events past the day their limit counts, and
+/// attachments no record refers to (or uploads left unfinished) past their grace period.
 /// Runs at start-up and then hourly.
 struct Housekeeping: Service {
     let database: Database
@@ -15,6 +15,8 @@ struct Housekeeping: Service {
     let throttle: Throttle
     let appliedChangeRetention: Duration
     let logger: Logger
+    /// nil: attachments are not collected (a test of the other purges).
+    var attachments: AttachmentStore? = nil
     var interval: Duration = .seconds(3600)
 
     func run() async throws {
@@ -44,5 +46,6 @@ struct Housekeeping: Service {
             try await sql.delete(from: "access_tokens").where("expires_at", .lessThanOrEqual, now).run()
         }
         try await AnalyticsStore(database: database).purgeFilingHours(now: now)
+        try await attachments?.collectGarbage(now: now)
     }
 }

@@ -38,7 +38,7 @@ struct StorageUsage: Sendable {
         Int64(product.name.utf8.count + (product.description?.utf8.count ?? 0) + (product.img?.utf8.count ?? 0))
     }
 
-    private static func megabytes(_ bytes: Int64) -> String {
+    static func megabytes(_ bytes: Int64) -> String {
         let tenths = (bytes * 10 + 524_288) / 1_048_576
         return "\(tenths / 10).\(tenths % 10) MiB"
     }

@@ -268,6 +268,7 @@ struct SpaceStore: Sendable {
             let bytes = try await Self.storedBytes(of: spaceID, on: sql)
             try await StorageUsage.add(-bytes, for: userID, quota: .max, on: sql)
             try await sql.delete(from: "sync_records").where("space_id", .equal, spaceID).run()
+            try await sql.delete(from: "attachments").where("space_id", .equal, spaceID).run()
             try await sql.update("space_invitations").set("state", to: "withdrawn")
                 .where("space_id", .equal, spaceID).where("state", .equal, "pending").run()
         }
@@ -376,11 +377,14 @@ struct SpaceStore: Sendable {
                              role: try row.decode(column: "role", as: String.self), state: try row.decode(column: "state", as: String.self))
     }
 
-    /// The bytes the space's records take, as `StorageUsage` counts them.
+    /// The bytes the space's records and complete attachments take, as `StorageUsage` counts them.
     private static func storedBytes(of spaceID: String, on sql: any SQLDatabase) async throws -> Int64 {
         let rows = try await sql.select().columns("fields", "field_stamps", "counter_deltas", "tombstone").from("sync_records")
             .where("space_id", .equal, spaceID).all()
-        return try rows.reduce(Int64(0)) { total, row in
+        let attachments = try await sql.raw("""
+            SELECT CAST(COALESCE(SUM(size), 0) AS BIGINT) AS bytes FROM attachments WHERE space_id = \(bind: spaceID) AND complete = 1
+            """).first()?.decode(column: "bytes", as: Int64.self) ?? 0
+        return try rows.reduce(attachments) { total, row in
             total + StorageUsage.bytes(of: .init(
                 fields: try row.decode(column: "fields", as: String.self), fieldStamps: try row.decode(column: "field_stamps", as: String.self),
                 counterDeltas: try row.decode(column: "counter_deltas", as: String?.self),
