@@ -22,6 +22,8 @@ extension SyncCollections {
         "touchedAt": SyncField(.integer),
         /// Unix milliseconds when the item left the pantry.
         "finishedAt": SyncField(.integer),
+        /// A photo of the item: an attachment's reference (`sha256:<digest>`, `AttachmentReference`).
+        "photo": SyncField(.string, maxLength: 71),
     ], scope: .space, rules: [
         .notBelow("quantity", 0),
         .oneOf("status", ["inPantry", "consumed", "thrownAway"]),

@@ -37,6 +37,8 @@ extension SyncCollections {
         "automatic": SyncField(.boolean, nullable: false),
         /// For a transfer: the account the money went to.
         "toAccountId": SyncField(.string, maxLength: 128),
+        /// A photo of the receipt: an attachment's reference (`sha256:<digest>`, `AttachmentReference`).
+        "receipt": SyncField(.string, maxLength: 71),
     ], scope: .space, rules: [
         .oneOf("kind", ["expense", "income", "transfer"]),
         // NB: where the writer can see it, not only in the transaction's space: sharing an

@@ -44,9 +44,11 @@ public struct DeviceStatus: Sendable, Equatable {
     public let pendingRevocations: Int
     /// The first sync of each priority of the app's subscriptions, most urgent first.
     public var firstSync: [PullProgress] = []
+    /// Attachments whose upload waits, and their bytes.
+    public var attachmentsWaiting: (count: Int, bytes: Int64) = (0, 0)
 
     public init(connectivity: Connectivity, pending: Int, failed: Int, entries: [OutboxLine], lastSyncAt: Int64?,
-                pendingRevocations: Int, firstSync: [PullProgress] = []) {
+                pendingRevocations: Int, firstSync: [PullProgress] = [], attachmentsWaiting: (count: Int, bytes: Int64) = (0, 0)) {
         self.connectivity = connectivity
         self.pending = pending
         self.failed = failed
@@ -54,6 +56,13 @@ public struct DeviceStatus: Sendable, Equatable {
         self.lastSyncAt = lastSyncAt
         self.pendingRevocations = pendingRevocations
         self.firstSync = firstSync
+        self.attachmentsWaiting = attachmentsWaiting
+    }
+
+    public static func == (lhs: DeviceStatus, rhs: DeviceStatus) -> Bool {
+        lhs.connectivity == rhs.connectivity && lhs.pending == rhs.pending && lhs.failed == rhs.failed && lhs.entries == rhs.entries
+            && lhs.lastSyncAt == rhs.lastSyncAt && lhs.pendingRevocations == rhs.pendingRevocations && lhs.firstSync == rhs.firstSync
+            && lhs.attachmentsWaiting == rhs.attachmentsWaiting
     }
 
     /// The first sync, summed over priorities, while some of it has still to come; nil once done.

@@ -13,6 +13,8 @@ public final class SignedInDevice: Sendable {
     /// Usage events for the product team's questions (off with `DeviceConfiguration.analyticsEnabled`).
     public let analytics: Analytics
     public let accounts: DeviceAccounts
+    /// Photos and files attached to records: kept here, uploaded through the outbox, read local first.
+    public let attachments: Attachments
     public var configuration: DeviceConfiguration { accounts.configuration }
     public var link: ServerLink { accounts.link }
     public var outbox: Outbox { Outbox(store: store) }
@@ -48,8 +50,16 @@ public final class SignedInDevice: Sendable {
                               isEnabled: configuration.analyticsEnabled, logger: logger)
         var sync = configuration.sync
         sync.sendsAnalytics = sync.sendsAnalytics && configuration.analyticsEnabled
-        engine = SyncEngine(store: store, link: accounts.link, collections: collections, subscriptions: subscriptions, calls: calls,
-                            configuration: sync, logger: logger)
+        attachments = Attachments(folder: Self.attachmentsFolder(of: session, accounts: accounts), store: store, link: accounts.link)
+        let uploads = [AttachmentUpload.operation: AttachmentUpload.handler(folder: attachments.folder, link: accounts.link)]
+        engine = SyncEngine(store: store, link: accounts.link, collections: collections, subscriptions: subscriptions,
+                            calls: calls.merging(uploads) { _, engine in engine }, configuration: sync, logger: logger)
+    }
+
+    /// Where the person's attachments are kept: beside their store, so that a sign-out removes both.
+    static func attachmentsFolder(of session: Session, accounts: DeviceAccounts) -> URL {
+        URL(fileURLWithPath: accounts.configuration.databasePath(session.userID)).deletingLastPathComponent()
+            .appendingPathComponent("attachments", isDirectory: true)
     }
 
     /// The person's store, with the app's tables.
@@ -76,12 +86,13 @@ public final class SignedInDevice: Sendable {
                             failed: lines.filter { $0.state == .failed }.count, entries: lines,
                             lastSyncAt: engine.currentStatus.lastSyncAt,
                             pendingRevocations: (try? accounts.vault.pendingRevocations().count) ?? 0,
-                            firstSync: engine.currentStatus.firstSync)
+                            firstSync: engine.currentStatus.firstSync, attachmentsWaiting: (try? attachments.waiting()) ?? (0, 0))
     }
 
     /// An outbox entry in the app's words (a space call in the engine's).
     public func line(_ entry: OutboxEntry) throws -> OutboxLine {
-        OutboxLine(entry: entry, summary: try SpaceCall.summary(of: entry, username: session.username, store: store) ?? app.summary(entry, store))
+        OutboxLine(entry: entry, summary: try SpaceCall.summary(of: entry, username: session.username, store: store)
+            ?? AttachmentUpload.summary(of: entry) ?? app.summary(entry, store))
     }
 
     // MARK: - Sending

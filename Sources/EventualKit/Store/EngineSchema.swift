@@ -67,6 +67,7 @@ enum EngineSchema {
             try db.execute(sql: "ALTER TABLE eventual_outbox ADD COLUMN creates_record INTEGER NOT NULL DEFAULT 0")
         }
         SubscriptionTable.register(in: &migrator)
+        AttachmentTable.register(in: &migrator)
     }
 
     enum Key: String {

@@ -65,9 +65,17 @@ public struct ServerLink: Sendable {
     /// the generated client (bearer token, fast failures), and collects the answer's body.
     func send(_ method: HTTPRequest.Method, _ path: String, json body: Data?, operationID: String,
               maxAnswerBytes: Int = 64 * 1024 * 1024) async throws -> (HTTPResponse, Data) {
+        try await send(method, path, body: body, contentType: "application/json; charset=utf-8", operationID: operationID,
+                       maxAnswerBytes: maxAnswerBytes)
+    }
+
+    /// A request with a body of `contentType` (bytes of an attachment), through the same
+    /// middlewares; the answer read whole, up to `maxAnswerBytes`.
+    func send(_ method: HTTPRequest.Method, _ path: String, body: Data?, contentType: String, accept: String = "application/json",
+              operationID: String, maxAnswerBytes: Int = 64 * 1024 * 1024) async throws -> (HTTPResponse, Data) {
         var request = HTTPRequest(method: method, scheme: nil, authority: nil, path: path)
-        request.headerFields[.accept] = "application/json"
-        if body != nil { request.headerFields[.contentType] = "application/json; charset=utf-8" }
+        request.headerFields[.accept] = accept
+        if body != nil { request.headerFields[.contentType] = contentType }
         let transport = self.transport
         var next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?) = { request, body, url in
             try await transport.send(request, body: body, baseURL: url, operationID: operationID)

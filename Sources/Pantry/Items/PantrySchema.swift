@@ -81,5 +81,9 @@ enum PantrySchema {
             // The person's choices on this device (the household new items go to).
             try db.execute(sql: "CREATE TABLE pantry_settings (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)")
         },
+        LocalMigration("pantry-5-photos") { db in
+            // An item's photo: an attachment's reference (`sha256:<digest>`), its file in the person's attachments folder.
+            try db.execute(sql: "ALTER TABLE pantry_items ADD COLUMN photo TEXT")
+        },
     ]
 }

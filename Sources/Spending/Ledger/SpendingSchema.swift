@@ -102,5 +102,9 @@ enum SpendingSchema {
                 );
                 """)
         },
+        LocalMigration("spending-5-receipts") { db in
+            // A transaction's receipt: an attachment's reference (`sha256:<digest>`), its file in the person's attachments folder.
+            try db.execute(sql: "ALTER TABLE spending_transactions ADD COLUMN receipt TEXT")
+        },
     ]
 }

@@ -21,7 +21,7 @@ let itemsMigration = LocalMigration("test-items") { db in
             category TEXT,
             unit TEXT,
             barcode TEXT, productId TEXT, description TEXT, expiresOn TEXT, place TEXT,
-            latitude REAL, longitude REAL, touchedAt INTEGER, finishedAt INTEGER,
+            latitude REAL, longitude REAL, touchedAt INTEGER, finishedAt INTEGER, photo TEXT,
             space_id TEXT, changed_by TEXT
         )
         """)

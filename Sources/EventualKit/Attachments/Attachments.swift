@@ -1,0 +1,188 @@
+import Crypto
+import EventualAPI
+import Foundation
+import GRDB
+
+/// A person's attachments on this device: photos of scans, receipts, items.
+///
+/// Attaching is two steps, so that no file is read inside a database transaction:
+/// `prepare(fileAt:)` checks the file (JPEG, PNG or HEIC by its bytes, at most 20 MiB), copies it
+/// into the person's folder under its SHA-256 and answers its reference; then, inside the local
+/// write that puts the reference in a record's field, `LocalTransaction.queueUpload(_:space:)`
+/// queues its upload in the outbox. The record and its upload commit together or not at all: a
+/// crash leaves at most a copied file nothing refers to. The upload is an outbox call
+/// (`AttachmentUpload`), sent once per blob and space however many records refer to it, and
+/// resumed where a cut connection stopped.
+///
+/// Reading goes local copy first, else a download (`data(_:space:)`), which says "not uploaded
+/// yet" at once when the server has no complete blob. Downloads are kept within `budget` bytes
+/// (the least recently read go first); the person's own attachments stay until sign-out, which
+/// removes the whole folder with their store.
+public struct Attachments: Sendable {
+    /// Where the files are, named by their SHA-256.
+    public let folder: URL
+    let store: LocalStore
+    let link: ServerLink
+    /// Bytes of downloaded attachments kept on the device.
+    public var budget: Int64 = 200 * 1024 * 1024
+
+    /// The largest attachment, as the server's default `maxAttachmentBytes`.
+    public static let maxBytes: Int64 = 20 * 1024 * 1024
+
+    public init(folder: URL, store: LocalStore, link: ServerLink) {
+        self.folder = folder
+        self.store = store
+        self.link = link
+    }
+
+    // MARK: - Attaching
+
+    /// Checks `url` and copies it in under its SHA-256 (once: the same bytes attached again are
+    /// the same file). Throws `AttachmentError` for a file that cannot be read, is empty, too
+    /// large or not a JPEG, PNG or HEIC, before anything is queued.
+    public func prepare(fileAt url: URL) throws -> PreparedAttachment {
+        let data: Data
+        do {
+            let size = (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value ?? 0
+            guard size <= Self.maxBytes else { throw AttachmentError.tooLarge(bytes: size) }
+            data = try Data(contentsOf: url)
+        } catch let error as AttachmentError {
+            throw error
+        } catch {
+            throw AttachmentError.unreadable(url.path)
+        }
+        guard !data.isEmpty else { throw AttachmentError.empty }
+        guard Int64(data.count) <= Self.maxBytes else { throw AttachmentError.tooLarge(bytes: Int64(data.count)) }
+        guard let type = AttachmentContentType.recognise(data) else { throw AttachmentError.notAnImage }
+        let reference = AttachmentReference(digest: SHA256.hash(data: data))
+        try keep(data, as: reference)
+        return PreparedAttachment(reference: reference, size: Int64(data.count), contentType: type)
+    }
+
+    /// Writes the bytes under their name, whole or not at all (a temporary file renamed).
+    private func keep(_ data: Data, as reference: AttachmentReference) throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let file = self.file(reference)
+        if FileManager.default.fileExists(atPath: file.path) { return }
+        let partial = folder.appendingPathComponent(".\(reference.sha256).\(UUID().uuidString)")
+        do {
+            try data.write(to: partial, options: .atomic)
+            try FileManager.default.moveItem(at: partial, to: file)
+        } catch {
+            try? FileManager.default.removeItem(at: partial)
+            // NB: another process may have kept the same bytes meanwhile: then they are here.
+            if FileManager.default.fileExists(atPath: file.path) { return }
+            throw AttachmentError.cannotStore(String(describing: (error as NSError).localizedDescription))
+        }
+    }
+
+    /// The file of an attachment on this device (present or not).
+    public func file(_ reference: AttachmentReference) -> URL { folder.appendingPathComponent(reference.sha256) }
+
+    // MARK: - Reading
+
+    /// Where an attachment stands for this device.
+    public func state(_ reference: AttachmentReference) throws -> AttachmentState {
+        let waiting = try store.reader.read { db in try AttachmentTable.isWaiting(reference.sha256, db) }
+        if waiting { return .waitingToUpload }
+        return FileManager.default.fileExists(atPath: file(reference).path) ? .onDevice : .notOnDevice
+    }
+
+    /// The bytes of an attachment: the copy on this device, else downloaded from `space` (nil:
+    /// the person's own) and kept. Throws `AttachmentError.notUploadedYet` when the server has no
+    /// complete blob (its record came first), and a `RemoteFailure` when it cannot be asked.
+    public func data(_ reference: AttachmentReference, space: String? = nil) async throws -> Data {
+        if let data = try? Data(contentsOf: file(reference)) {
+            try? await store.writer.write { db in try AttachmentTable.used(reference.sha256, at: UnixMillis.now(), db) }
+            return data
+        }
+        var path = "/v1/attachments/\(reference.sha256)/content"
+        if let space, let encoded = space.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed.subtracting(["&", "=", "+"])) {
+            path += "?space=" + encoded
+        }
+        // NB: an image or, when there is none, the error's JSON.
+        let (response, body) = try await link.send(.get, path, body: nil, contentType: "", accept: "image/*, application/json",
+                                                   operationID: "getAttachmentContent", maxAnswerBytes: Int(Self.maxBytes) + 1)
+        if response.status.code == 404 {
+            let answer = try? JSONDecoder().decode(AttachmentUpload.ErrorAnswer.self, from: body)
+            if answer?.code == "not_uploaded" { throw AttachmentError.notUploadedYet }
+        }
+        guard response.status == .ok else { throw RemoteFailure.answer(response.status.code, body) }
+        // NB: kept only when the bytes are what the reference names: a proxy's page is never a photo.
+        guard AttachmentReference(digest: SHA256.hash(data: body)) == reference else { throw AttachmentError.corrupt }
+        try keep(body, as: reference)
+        let budget = self.budget, folder = self.folder
+        let evicted = try await store.writer.write { db in
+            try AttachmentTable.downloaded(reference.sha256, size: Int64(body.count), at: UnixMillis.now(), db)
+            return try AttachmentTable.evict(beyond: budget, keeping: reference.sha256, db)
+        }
+        for sha256 in evicted { try? FileManager.default.removeItem(at: folder.appendingPathComponent(sha256)) }
+        return body
+    }
+
+    /// Attachments and bytes waiting to be uploaded.
+    public func waiting() throws -> (count: Int, bytes: Int64) {
+        try store.reader.read { db in try AttachmentTable.waiting(db) }
+    }
+}
+
+/// A file checked and copied in, ready to be referred to by a record.
+public struct PreparedAttachment: Sendable, Equatable {
+    public let reference: AttachmentReference
+    public let size: Int64
+    public let contentType: AttachmentContentType
+}
+
+public enum AttachmentState: String, Sendable, Equatable {
+    /// Here, and its upload waits (or was refused: `status` says).
+    case waitingToUpload
+    /// Here, uploaded (or downloaded).
+    case onDevice
+    /// Not on this device: reading downloads it.
+    case notOnDevice
+}
+
+public enum AttachmentError: Error, Equatable, CustomStringConvertible {
+    case unreadable(String)
+    case empty
+    case tooLarge(bytes: Int64)
+    case notAnImage
+    case cannotStore(String)
+    /// The server has no complete blob for this reference yet: its record arrived first.
+    case notUploadedYet
+    /// What the server sent is not the bytes the reference names.
+    case corrupt
+
+    public var description: String {
+        switch self {
+        case .unreadable(let path): return "cannot read '\(path)'"
+        case .empty: return "the file is empty"
+        case .tooLarge(let bytes):
+            return "the file is \(Self.mebibytes(bytes)); an attachment is at most \(Self.mebibytes(Attachments.maxBytes))"
+        case .notAnImage: return AttachmentContentType.refusal
+        case .cannotStore(let reason): return "cannot keep the file on this device: \(reason)"
+        case .notUploadedYet: return "not uploaded yet: the device that attached it has not sent it; try again after it syncs"
+        case .corrupt: return "the server sent other bytes than the attachment's; nothing was kept"
+        }
+    }
+
+    /// "4.8 MiB", rounded up past the limit so that a file over it never reads as equal to it.
+    static func mebibytes(_ bytes: Int64) -> String {
+        let tenths = (bytes * 10 + 1_048_575) / 1_048_576
+        return "\(tenths / 10).\(tenths % 10) MiB"
+    }
+}
+
+extension LocalTransaction {
+    /// Queues the upload of a prepared attachment to `space` (nil: the person's own), once per
+    /// blob and space, in this transaction; answers the value a record's field holds.
+    @discardableResult
+    public func queueUpload(_ attachment: PreparedAttachment, space: String? = nil) throws -> SyncValue {
+        try AttachmentTable.mine(attachment, at: UnixMillis.now(), db)
+        let payload = AttachmentUpload.Payload(sha256: attachment.reference.sha256, size: attachment.size, space: space)
+        // NB: coalesced: the same photo on two records of one space is one upload.
+        try enqueueCall(AttachmentUpload.operation, payload: payload,
+                        coalescingKey: "\(AttachmentUpload.operation):\(space ?? "-"):\(attachment.reference.sha256)")
+        return attachment.reference.syncValue
+    }
+}
