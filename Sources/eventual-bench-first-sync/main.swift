@@ -140,6 +140,7 @@ case "device":
     try await vault.signIn(email: arguments[3], password: arguments[4], client: link.client)
     var configuration = SyncConfiguration()
     configuration.sendsAnalytics = false
+    if let pageSize = ProcessInfo.processInfo.environment["PULL_LIMIT"].flatMap(Int.init) { configuration.pullLimit = pageSize }
     let engine = SyncEngine(store: store, link: link, collections: SpendingSync.mirrors, subscriptions: SpendingSync.subscriptions,
                             configuration: configuration)
     let start = ContinuousClock.now

@@ -81,8 +81,8 @@ extension APIService {
     private static func wireRecord(_ record: SyncedRecord) throws -> Components.Schemas.SyncRecord {
         Components.Schemas.SyncRecord(
             collection: record.collection, recordId: record.recordID,
-            fields: .init(additionalProperties: try OpenAPIObjectContainer(unvalidatedValue: record.state.fields.mapValues(\.anyValue))),
-            deleted: record.state.isDeleted, hlc: record.state.newestStamp?.description ?? "",
+            fields: .init(additionalProperties: try OpenAPIObjectContainer(unvalidatedValue: record.fields.mapValues(\.anyValue))),
+            deleted: record.isDeleted, hlc: record.newestStamp?.description ?? "",
             space: record.space, changedBy: record.changedBy
         )
     }

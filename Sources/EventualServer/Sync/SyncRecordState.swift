@@ -134,6 +134,41 @@ extension SyncRecordState {
         )
     }
 
+    /// The fields alone, as a pull sends them.
+    static func fields(of columns: Columns) throws -> [String: SyncValue] {
+        do {
+            return try JSONDecoder().decode([String: SyncValue].self, from: Data(columns.fields.utf8))
+        } catch is DecodingError {
+            throw StorageError.corrupt("a sync record's fields are not the JSON the server writes")
+        }
+    }
+
+    /// The newest stamp in stored JSON columns (`field_stamps`, `counter_deltas`), without decoding
+    /// them: every string in them that reads as a stamp (field names never do: a stamp is 13 digits, a dash, 5 digits, a dash and a node).
+    static func newestStamp(in texts: [String?]) -> HLCStamp? {
+        var newest: HLCStamp?
+        for case let text? in texts {
+            let bytes = Array(text.utf8)
+            var index = 0
+            while index < bytes.count {
+                guard bytes[index] == UInt8(ascii: "\"") else { index += 1; continue }
+                var end = index + 1
+                while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\") { end += 1 }
+                // NB: a string with an escape is no stamp; skip past it.
+                if end < bytes.count, bytes[end] == UInt8(ascii: "\\") {
+                    index = end + 2
+                    continue
+                }
+                if end - index - 1 >= 21, let stamp = HLCStamp(parsing: String(decoding: bytes[(index + 1)..<end], as: UTF8.self)),
+                   newest.map({ $0 < stamp }) ?? true {
+                    newest = stamp
+                }
+                index = end + 1
+            }
+        }
+        return newest
+    }
+
     /// A delta as JSON keeps it: `[stamp, amount]`.
     private struct StoredDelta: Decodable {
         let hlc: String
