@@ -53,7 +53,7 @@ enum SyncWire {
     }
 
     /// A pull's page, its fields as `SyncValue`s.
-    struct PulledPage: Decodable {
+    struct PulledPage: Decodable, Sendable {
         let changes: [PulledRecord]
         let cursor: String
         let hasMore: Bool
@@ -101,7 +101,7 @@ enum SyncWire {
         private enum CodingKeys: String, CodingKey { case id, status, message, code, field, current }
     }
 
-    struct PulledRecord: Codable {
+    struct PulledRecord: Codable, Sendable {
         let collection: String
         let recordId: String
         let fields: [String: SyncValue]
@@ -118,7 +118,7 @@ enum SyncWire {
         }
     }
 
-    struct PulledSpace: Decodable {
+    struct PulledSpace: Decodable, Sendable {
         let id: String
         let name: String
         let kind: String
@@ -126,7 +126,7 @@ enum SyncWire {
         let owner: String?
     }
 
-    struct RemovedSpace: Decodable {
+    struct RemovedSpace: Decodable, Sendable {
         let id: String
         let name: String
     }
