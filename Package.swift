@@ -236,6 +236,13 @@ let package = Package(
             dependencies: ["EventualKit", "EventualServer", "EventualAPI"],
             swiftSettings: swiftSettings
         ),
+        // Measures attachments sent through the outbox, and what resuming after cuts costs (scripts/bench-attachments.sh).
+        .executableTarget(
+            name: "eventual-bench-attachments",
+            dependencies: ["EventualKit", "EventualServer", "EventualAPI", "EventualStorage", "EventualFaultProxy",
+                           .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
         // Measures a new SpendiQ device's first sync of 100,000 records (scripts/bench-first-sync.sh).
         .executableTarget(
             name: "eventual-bench-first-sync",
@@ -279,12 +286,24 @@ let package = Package(
         // MARK: Tests
         // Limits how many tests run at once (6 per core), before `main`: see its source.
         .target(name: "TestParallelism", path: "Tests/TestParallelism"),
+        // A TCP proxy on loopback that injects network faults (cuts, silence, resets): the tests'
+        // basement and elevator, and the attachments benchmark's cut connection.
+        .target(
+            name: "EventualFaultProxy",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Tests/FaultProxy",
+            swiftSettings: swiftSettings
+        ),
         // What every test target shares: scratch folders and databases, a live server on a
         // loopback port, a server that never answers, the fault-injecting proxy.
         .target(
             name: "EventualTestSupport",
             dependencies: [
                 "TestParallelism",
+                "EventualFaultProxy",
                 "EventualServer",
                 "EventualStorage",
                 "EventualKit",

@@ -159,6 +159,10 @@ public struct DeviceWords: Sendable {
     public func report(_ status: DeviceStatus, recordColumn: String? = nil) -> String {
         var lines = [Self.connectivity(status.connectivity), counts(status)]
         if let firstSync = firstSync(status) { lines.append(firstSync) }
+        if status.attachmentsWaiting.count > 0 {
+            let (count, bytes) = status.attachmentsWaiting
+            lines.append("\(count == 1 ? "1 attachment" : "\(count) attachments") (\(AttachmentError.mebibytesText(bytes))) to upload")
+        }
         if !status.entries.isEmpty { lines.append(table(status.entries, recordColumn: recordColumn)) }
         if status.failed > 0 { lines.append(Terminal.wrap(refused(in: status), width: Terminal.columns)) }
         return lines.joined(separator: "\n")

@@ -100,3 +100,14 @@ public struct FirstSyncJSON: Encodable, Sendable {
         complete = progress.isComplete
     }
 }
+
+/// The uploads waiting, in a command's `status --json`.
+public struct AttachmentsWaitingJSON: Encodable, Sendable {
+    public let count: Int
+    public let bytes: Int64
+
+    public init(_ status: DeviceStatus) {
+        count = status.attachmentsWaiting.count
+        bytes = status.attachmentsWaiting.bytes
+    }
+}

@@ -13,13 +13,35 @@ struct Add: AsyncParsableCommand {
     @Option(help: "A longer description.") var description: String?
     @OptionGroup var item: ItemOptions
     @OptionGroup var destination: DestinationOptions
+    @Option(help: "A photo of it (JPEG, PNG or HEIC, at most 20 MiB): kept here, uploaded when online.") var photo: String?
 
     func run() async throws {
         let pantry = try global.app().open()
         let space = try destination.space(in: pantry)
-        let added = try await pantry.items.add(try item.details(name: name, description: description), space: space?.id)
+        let picture = try photo.map { try AttachmentWords.prepare($0, with: pantry.attachments) }
+        let added = try await pantry.items.add(try item.details(name: name, description: description), space: space?.id, photo: picture)
         await pantry.trySend()
-        print("Added \(added.name) (\(String(added.id.suffix(8))))\(DestinationOptions.to(space)).")
+        print("Added \(added.name) (\(String(added.id.suffix(8))))\(DestinationOptions.to(space))"
+            + (picture.map { " with its photo (\(AttachmentError.mebibytesText($0.size)))" } ?? "") + ".")
+    }
+}
+
+struct Photo: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "An item's photo: where it is (this device, waiting to upload, the server), or --save FILE to write it out.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The item's 8-character id (pantry list shows it).") var id: String
+    @Option(help: "Write the photo to this file (downloading it if this device has none); never over an existing file.") var save: String?
+
+    func run() async throws {
+        let pantry = try global.app().open()
+        let (item, photo) = try pantry.items.photo(of: id)
+        guard let photo else { throw CLIError("\(item.name) has no photo (pantry add ... --photo FILE adds one).") }
+        if let save {
+            print(try await AttachmentWords.save(photo, space: item.space, to: save, with: pantry.attachments))
+        } else {
+            print("Photo of \(item.name): \(try AttachmentWords.describe(photo, in: pantry.attachments)).")
+        }
     }
 }
 

@@ -22,12 +22,14 @@ struct Status: AsyncParsableCommand {
                 let signOutsWaiting: Int
                 let mustSignInAgain: Bool
                 let firstSync: [FirstSyncJSON]
+                let attachmentsWaiting: AttachmentsWaitingJSON
                 let entries: [OutboxLineJSON]
             }
             print(try ItemPrinting.json(Shape(connectivity: status.connectivity.rawValue, pending: status.pending,
                                               failed: status.failed, lastSyncAt: status.lastSyncAt.map(Timestamp.iso8601),
                                               signOutsWaiting: status.pendingRevocations, mustSignInAgain: DeviceWords.mustSignInAgain(pantry.device),
-                                              firstSync: status.firstSync.map(FirstSyncJSON.init), entries: status.entries.map { OutboxLineJSON($0, recordKey: "itemId") })))
+                                              firstSync: status.firstSync.map(FirstSyncJSON.init),
+                                              attachmentsWaiting: AttachmentsWaitingJSON(status), entries: status.entries.map { OutboxLineJSON($0, recordKey: "itemId") })))
             return
         }
         print(DeviceWords.pantry.report(status, recordColumn: "ITEM"))

@@ -157,6 +157,7 @@ struct Add: AsyncParsableCommand {
     @Argument(help: "expense or income.") var kind: Kind
     @Argument(help: "The amount, e.g. 12.50 (with at most the currency's decimals).") var amount: String
     @OptionGroup var options: TransactionOptions
+    @Option(help: "A photo of the receipt (JPEG, PNG or HEIC, at most 20 MiB): kept here, uploaded when online.") var receipt: String?
 
     func validate() throws {
         try usageCheck { if options.account == nil { throw CLIError("Which account? Give --account NAME") } }
@@ -165,9 +166,11 @@ struct Add: AsyncParsableCommand {
     func run() async throws {
         let details = try options.details(amount: amount)
         let spending = try await global.spending()
-        let recorded = try await spending.record(kind == .expense ? .expense : .income, details)
+        let photo = try receipt.map { try AttachmentWords.prepare($0, with: spending.attachments) }
+        let recorded = try await spending.record(kind == .expense ? .expense : .income, details, receipt: photo)
         let transaction = recorded.transaction
-        Terminal.say("Recorded \(kind.rawValue) \(transaction.money) on \(transaction.category ?? "other") (\(transaction.id.suffix(8))).")
+        Terminal.say("Recorded \(kind.rawValue) \(transaction.money) on \(transaction.category ?? "other") (\(transaction.id.suffix(8)))"
+            + (photo.map { " with its receipt (\(AttachmentError.mebibytesText($0.size)))" } ?? "") + ".")
         await finish(spending, warnings: recorded.warnings)
     }
 }
@@ -215,5 +218,24 @@ struct Delete: AsyncParsableCommand {
         let deleted = try await spending.ledger.delete(id)
         Terminal.say("Deleted \(deleted.kind.rawValue) \(deleted.money) (\(deleted.id.suffix(8))).")
         await finish(spending)
+    }
+}
+
+struct Receipt: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "A transaction's receipt: where it is (this device, waiting to upload, the server), or --save FILE to write it out.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The transaction's 8-character id (spendiq list shows it).") var id: String
+    @Option(help: "Write the receipt to this file (downloading it if this device has none); never over an existing file.") var save: String?
+
+    func run() async throws {
+        let spending = try await global.spending()
+        let (transaction, receipt, space) = try spending.ledger.receipt(of: id)
+        guard let receipt else { throw CLIError("Transaction \(transaction.id.suffix(8)) has no receipt (spendiq add ... --receipt FILE adds one).") }
+        if let save {
+            Terminal.say(try await AttachmentWords.save(receipt, space: space, to: save, with: spending.attachments))
+        } else {
+            Terminal.say("Receipt of \(transaction.money) on \(transaction.category ?? "other"): \(try AttachmentWords.describe(receipt, in: spending.attachments)).")
+        }
     }
 }

@@ -8,7 +8,7 @@ struct SpendiqCommand: AsyncParsableCommand {
         abstract: "SpendiQ: what you spend and receive, a 30-day dashboard, offers near you. Works offline.",
         subcommands: [
             Register.self, Verify.self, Login.self, Logout.self, Whoami.self,
-            Accounts.self, Add.self, Transfer.self, List.self, Edit.self, Delete.self,
+            Accounts.self, Add.self, Receipt.self, Transfer.self, List.self, Edit.self, Delete.self,
             DashboardCommand.self, Offers.self, Locate.self, InsightsCommand.self, LimitsCommand.self,
             Export.self, Import.self, Invitations.self, Accept.self, Decline.self, Status.self, Sync.self, Failures.self, Settle.self, Retry.self, Discard.self,
         ]

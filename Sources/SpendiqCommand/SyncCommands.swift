@@ -15,11 +15,11 @@ struct Status: AsyncParsableCommand {
         if output.json {
             struct Shape: Encodable {
                 let connectivity: String; let pending, failed: Int; @JSONNullable var lastSyncAt: String?
-                let firstSync: [FirstSyncJSON]; let entries: [OutboxLineJSON]
+                let firstSync: [FirstSyncJSON]; let attachmentsWaiting: AttachmentsWaitingJSON; let entries: [OutboxLineJSON]
             }
             print(try Terminal.json(Shape(connectivity: status.connectivity.rawValue, pending: status.pending, failed: status.failed,
                                           lastSyncAt: status.lastSyncAt.map(Timestamp.iso8601), firstSync: status.firstSync.map(FirstSyncJSON.init),
-                                          entries: status.entries.map { OutboxLineJSON($0) })))
+                                          attachmentsWaiting: AttachmentsWaitingJSON(status), entries: status.entries.map { OutboxLineJSON($0) })))
             return
         }
         print(DeviceWords.spendiq.report(status))

@@ -96,7 +96,7 @@ struct CommandLineFitTests {
             let accounts = try #require(try await device.run(["accounts", "--json"]).json() as? [[String: Any]])
             #expect(accounts.first.map { $0.keys.contains("colour") && $0["colour"] is NSNull } == true)
             let status = try #require(try await device.run(["status", "--json"]).json() as? [String: Any])
-            #expect(Set(status.keys) == ["connectivity", "pending", "failed", "lastSyncAt", "entries"])
+            #expect(Set(status.keys) == ["connectivity", "pending", "failed", "lastSyncAt", "firstSync", "attachmentsWaiting", "entries"])
             let json = try #require(try await device.run(["offers", "--json"]).json() as? [String: Any])
             #expect(json["note"] is NSNull && json["total"] as? Int ?? 0 > 200 && (json["offers"] as? [Any])?.count == 200)
             let fetchedAt = try #require(json["fetchedAt"] as? String)

@@ -35,6 +35,11 @@ public struct Attachments: Sendable {
         self.link = link
     }
 
+    /// The outbox call that uploads these attachments, for an engine's `calls` (`SignedInDevice` adds it itself).
+    public var uploads: [String: CallHandler] {
+        [AttachmentUpload.operation: AttachmentUpload.handler(folder: folder, link: link)]
+    }
+
     // MARK: - Attaching
 
     /// Checks `url` and copies it in under its SHA-256 (once: the same bytes attached again are
@@ -164,6 +169,11 @@ public enum AttachmentError: Error, Equatable, CustomStringConvertible {
         case .notUploadedYet: return "not uploaded yet: the device that attached it has not sent it; try again after it syncs"
         case .corrupt: return "the server sent other bytes than the attachment's; nothing was kept"
         }
+    }
+
+    /// "4.8 MiB" for a person; below 1 MiB, "293 KiB" (rounded up).
+    public static func mebibytesText(_ bytes: Int64) -> String {
+        bytes < 1_048_576 ? "\(max(1, (bytes + 1023) / 1024)) KiB" : mebibytes(bytes)
     }
 
     /// "4.8 MiB", rounded up past the limit so that a file over it never reads as equal to it.

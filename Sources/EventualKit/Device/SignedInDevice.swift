@@ -51,9 +51,8 @@ public final class SignedInDevice: Sendable {
         var sync = configuration.sync
         sync.sendsAnalytics = sync.sendsAnalytics && configuration.analyticsEnabled
         attachments = Attachments(folder: Self.attachmentsFolder(of: session, accounts: accounts), store: store, link: accounts.link)
-        let uploads = [AttachmentUpload.operation: AttachmentUpload.handler(folder: attachments.folder, link: accounts.link)]
         engine = SyncEngine(store: store, link: accounts.link, collections: collections, subscriptions: subscriptions,
-                            calls: calls.merging(uploads) { _, engine in engine }, configuration: sync, logger: logger)
+                            calls: calls.merging(attachments.uploads) { _, engine in engine }, configuration: sync, logger: logger)
     }
 
     /// Where the person's attachments are kept: beside their store, so that a sign-out removes both.

@@ -26,6 +26,8 @@ public final class UserPantry: Sendable {
     public var session: Session { device.session }
     public var store: LocalStore { device.store }
     public var engine: SyncEngine { device.engine }
+    /// Items' photos: kept here, uploaded through the outbox, read local first.
+    public var attachments: Attachments { device.attachments }
     public var analytics: Analytics { device.analytics }
     public var outbox: Outbox { device.outbox }
 

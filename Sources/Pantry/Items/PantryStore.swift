@@ -22,18 +22,32 @@ public struct PantryStore: Sendable {
 
     /// Puts a new item in the pantry: the person's own, or a household's (`space`).
     @discardableResult
-    public func add(_ details: ItemDetails, space: String? = nil, now: Date = Date()) async throws -> PantryItem {
+    /// `photo`: a photo of the item (`Attachments.prepare(fileAt:)`), referred to by the item and
+    /// its upload queued in the same local transaction.
+    public func add(_ details: ItemDetails, space: String? = nil, photo: PreparedAttachment? = nil, now: Date = Date()) async throws
+        -> PantryItem {
         try details.validate()
         guard details.name != nil else { throw PantryError.invalidField("An item needs a name") }
         let item = PantryItem(id: UUIDv7.make(), details: details, barcode: nil, productId: nil, boughtAt: UnixMillis.milliseconds(now),
                               space: space)
-        try await store.write { tx in try Self.insert(item, tx) }
+        try await store.write { tx in try Self.insert(item, photo: photo, tx) }
         return item
     }
 
-    /// Inserts `item` and queues it, inside a caller's transaction.
-    static func insert(_ item: PantryItem, _ tx: LocalTransaction) throws {
-        try PantrySchema.items.insert(item.id, item.syncFields, space: item.space, in: tx)
+    /// Inserts `item` and queues it, inside a caller's transaction, with the upload of its photo.
+    static func insert(_ item: PantryItem, photo: PreparedAttachment? = nil, _ tx: LocalTransaction) throws {
+        var fields = item.syncFields
+        if let photo { fields["photo"] = try tx.queueUpload(photo, space: item.space) }
+        try PantrySchema.items.insert(item.id, fields, space: item.space, in: tx)
+    }
+
+    /// The photo of an item (its id or 8-character id), and the space it is in; nil when it has none.
+    public func photo(of id: String) throws -> (item: PantryItem, photo: AttachmentReference?) {
+        let item = try self.item(id)
+        let text = try store.reader.read { db in
+            try String.fetchOne(db, sql: "SELECT photo FROM pantry_items WHERE id = ?", arguments: [item.id])
+        }
+        return (item, text.flatMap(AttachmentReference.init(parsing:)))
     }
 
     /// Uses up `quantity` of an item (all of it when nil); at zero it leaves the pantry.

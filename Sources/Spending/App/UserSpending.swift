@@ -42,6 +42,8 @@ public final class UserSpending: Sendable {
     public var insights: InsightsFeed { InsightsFeed(cache: cache, link: app.link, configuration: app.configuration) }
     /// CSV export and a bank's CSV import.
     public var csv: CSVExchange { CSVExchange(ledger: ledger) }
+    /// Receipts' photos: kept here, uploaded through the outbox, read local first.
+    public var attachments: Attachments { device.attachments }
     /// Accounts shared with others, and the spaces and invitations behind them.
     public var sharing: AccountSharing { AccountSharing(ledger: ledger, spaces: device.spaces, username: session.username) }
     /// The spaces the person is in: invitations to answer, members.
@@ -92,8 +94,9 @@ public final class UserSpending: Sendable {
     }
 
     /// Records a transaction (see `Ledger.record`), counting it and any limit it exceeds.
-    public func record(_ kind: TransactionKind, _ details: TransactionDetails, automatic: Bool = false) async throws -> Recorded {
-        let recorded = try await ledger.record(kind, details, automatic: automatic)
+    public func record(_ kind: TransactionKind, _ details: TransactionDetails, automatic: Bool = false,
+                       receipt: PreparedAttachment? = nil) async throws -> Recorded {
+        let recorded = try await ledger.record(kind, details, automatic: automatic, receipt: receipt)
         if let counted: AnalyticsEvent.TransactionKind = kind == .expense ? .expense : kind == .income ? .income : nil {
             await analytics.record(.transactionRecorded(counted, amountMinor: recorded.transaction.amountMinor,
                                                         currency: recorded.transaction.currency))

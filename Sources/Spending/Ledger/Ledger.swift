@@ -154,7 +154,10 @@ public struct Ledger: Sendable {
 
     /// Records money spent or received. The write prints any budget it went over.
     @discardableResult
-    public func record(_ kind: TransactionKind, _ details: TransactionDetails, automatic: Bool = false) async throws -> Recorded {
+    /// `receipt`: a photo of the receipt (`Attachments.prepare(fileAt:)`), referred to by the
+    /// transaction and its upload queued in the same local transaction.
+    public func record(_ kind: TransactionKind, _ details: TransactionDetails, automatic: Bool = false,
+                       receipt: PreparedAttachment? = nil) async throws -> Recorded {
         precondition(kind != .transfer, "transfers go through transfer(_:from:to:)")
         guard let accountName = details.account else { throw SpendingError.whichAccount(ofFile: false) }
         let account = try self.account(accountName)
@@ -168,7 +171,7 @@ public struct Ledger: Sendable {
             occurredAt: try details.date.map { text throws(SpendingError) in try DateText.parse(text, now: now, calendar: configuration.calendar) } ?? now,
             place: try Self.text(details.place, field: "place", collection: SyncCollections.spendingTransactions),
             position: try Self.position(details.position), automatic: automatic, toAccountId: nil)
-        try await store.write { tx in try Self.insert(transaction, in: tx) }
+        try await store.write { tx in try Self.insert(transaction, receipt: receipt, in: tx) }
         return Recorded(transaction: transaction, warnings: try limits.check(after: transaction))
     }
 
@@ -340,9 +343,20 @@ public struct Ledger: Sendable {
     }
 
     /// Writes a new transaction in its account's space: a shared account's transactions are its members'.
-    static func insert(_ transaction: SpendingTransaction, in tx: LocalTransaction) throws {
+    static func insert(_ transaction: SpendingTransaction, receipt: PreparedAttachment? = nil, in tx: LocalTransaction) throws {
         let space = try String.fetchOne(tx.db, sql: "SELECT space_id FROM spending_accounts WHERE id = ?", arguments: [transaction.accountId])
-        try SpendingSchema.transactions.insert(transaction.id, transaction.syncFields, space: space, in: tx)
+        var fields = transaction.syncFields
+        if let receipt { fields["receipt"] = try tx.queueUpload(receipt, space: space) }
+        try SpendingSchema.transactions.insert(transaction.id, fields, space: space, in: tx)
+    }
+
+    /// The receipt of a transaction (its id or 8-character id), and the space it is in; nil when it has none.
+    public func receipt(of id: String) throws -> (transaction: SpendingTransaction, receipt: AttachmentReference?, space: String?) {
+        let transaction = try self.transaction(id)
+        let row = try store.reader.read { db in
+            try Row.fetchOne(db, sql: "SELECT receipt, space_id FROM spending_transactions WHERE id = ?", arguments: [transaction.id])
+        }
+        return (transaction, (row?["receipt"] as String?).flatMap(AttachmentReference.init(parsing:)), row?["space_id"])
     }
 
     /// Moves a record to another space (nil: the person's own) with the same id: a delete in the
