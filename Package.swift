@@ -230,23 +230,29 @@ let package = Package(
         ),
 
         // MARK: Benchmarks and demos
+        // A real server on a free loopback port, for the benchmarks.
+        .target(
+            name: "EventualBench",
+            dependencies: ["EventualKit", "EventualServer"],
+            swiftSettings: swiftSettings
+        ),
         // Measures draining the outbox and pulling into a new device (scripts/bench-sync.sh).
         .executableTarget(
             name: "eventual-bench-sync",
-            dependencies: ["EventualKit", "EventualServer", "EventualAPI"],
+            dependencies: ["EventualKit", "EventualServer", "EventualAPI", "EventualBench"],
             swiftSettings: swiftSettings
         ),
         // Measures attachments sent through the outbox, and what resuming after cuts costs (scripts/bench-attachments.sh).
         .executableTarget(
             name: "eventual-bench-attachments",
-            dependencies: ["EventualKit", "EventualServer", "EventualAPI", "EventualStorage", "EventualFaultProxy",
+            dependencies: ["EventualKit", "EventualServer", "EventualAPI", "EventualStorage", "EventualFaultProxy", "EventualBench",
                            .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         // Measures a new SpendiQ device's first sync of 100,000 records (scripts/bench-first-sync.sh).
         .executableTarget(
             name: "eventual-bench-first-sync",
-            dependencies: ["EventualKit", "EventualServer", "EventualAPI", "Spending"],
+            dependencies: ["EventualKit", "EventualServer", "EventualAPI", "Spending", "EventualBench"],
             swiftSettings: swiftSettings
         ),
         // Measures POST /v1/events and the analytics questions on 1,000,000 events (scripts/bench-analytics.sh).

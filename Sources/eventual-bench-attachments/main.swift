@@ -6,6 +6,7 @@
 //   eventual-bench-attachments [COUNT] [MIB]
 import Crypto
 import EventualAPI
+import EventualBench
 import EventualFaultProxy
 import EventualKit
 import EventualServer
@@ -22,18 +23,6 @@ struct BenchFailure: Error, CustomStringConvertible {
     let description: String
 }
 
-func freePort() throws -> Int {
-    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(socket) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) } }
-    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } }
-    return Int(UInt16(bigEndian: address.sin_port))
-}
 
 /// The pantry's items table, as the app has it (one column per field).
 let itemsTable = LocalMigration("bench items") { db in
@@ -105,19 +94,13 @@ func run(_ name: String, server: URL, direct: URL, cuts: (() -> Void)? = nil) as
     return seconds
 }
 
-let port = try freePort()
 let database = work.appendingPathComponent("server.sqlite").path
 var quotas = Quotas()
 quotas.bytesPerUser = Int64(count) * Int64(size) * 2
-let app = try await buildApplication(ServerConfiguration(
-    port: port, database: .sqlite(path: database), logLevel: .error, bcryptCost: 4, quotas: quotas
+let (url, server) = try await BenchServer.start(ServerConfiguration(
+    database: .sqlite(path: database), logLevel: .error, bcryptCost: 4, quotas: quotas
 ))
-let server = Task { try await app.runService() }
-let url = URL(string: "http://127.0.0.1:\(port)")!
-for _ in 0..<200 {
-    if case .ok = (try? await ServerLink(serverURL: url) { nil }.client.getHealth()) { break }
-    try await Task.sleep(for: .milliseconds(50))
-}
+let port = url.port!
 
 let stored = Double(count) * Double(size)
 let direct = try await run("direct", server: url, direct: url)

@@ -8,6 +8,7 @@
 //       own subscriptions (accounts, budgets and the last 30 days first), syncing from nothing;
 //       prints the times to priority 0 and to all, what it received and its peak memory.
 import EventualAPI
+import EventualBench
 import EventualKit
 import EventualServer
 import Foundation
@@ -22,18 +23,6 @@ guard arguments.count >= 2 else {
 let work = FileManager.default.temporaryDirectory.appendingPathComponent("eventual-bench-first-sync-\(UUID().uuidString)")
 defer { try? FileManager.default.removeItem(at: work) }
 
-func freePort() throws -> Int {
-    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(socket) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) } }
-    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } }
-    return Int(UInt16(bigEndian: address.sin_port))
-}
 
 func seconds(since start: ContinuousClock.Instant) -> Double {
     (ContinuousClock.now - start).fractionalMilliseconds / 1000
@@ -107,17 +96,10 @@ struct BenchFailure: Error, CustomStringConvertible {
 switch arguments[1] {
 case "serve":
     let records = arguments.count > 2 ? Int(arguments[2]) ?? 100_000 : 100_000
-    let port = try freePort()
-    let app = try await buildApplication(ServerConfiguration(
-        port: port, database: .sqlite(path: work.appendingPathComponent("server.sqlite").path), logLevel: .error, bcryptCost: 4
+    let (url, server) = try await BenchServer.start(ServerConfiguration(
+        database: .sqlite(path: work.appendingPathComponent("server.sqlite").path), logLevel: .error, bcryptCost: 4
     ))
-    let server = Task { try await app.runService() }
-    let url = URL(string: "http://127.0.0.1:\(port)")!
-    let probe = ServerLink(serverURL: url) { nil }
-    for _ in 0..<200 {
-        if case .ok = (try? await probe.client.getHealth()) { break }
-        try await Task.sleep(for: .milliseconds(50))
-    }
+    let port = url.port!
     let start = ContinuousClock.now
     let (email, password, live) = try await seed(records, server: url)
     FileHandle.standardError.write(Data(String(format: "seeded %d records in %.1f s\n", records, seconds(since: start)).utf8))

@@ -6,6 +6,7 @@
 // of figures for each.
 //   eventual-bench-sync [CHANGES]
 import EventualAPI
+import EventualBench
 import EventualKit
 import EventualServer
 import Foundation
@@ -52,18 +53,6 @@ final class WireMeter: ClientMiddleware {
     }
 }
 
-func freePort() throws -> Int {
-    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(socket) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) } }
-    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } }
-    return Int(UInt16(bigEndian: address.sin_port))
-}
 
 struct Device {
     let store: LocalStore
@@ -142,17 +131,9 @@ func seconds(_ body: () async throws -> Void) async rethrows -> Double {
     return elapsed.fractionalMilliseconds / 1000
 }
 
-let port = try freePort()
-let app = try await buildApplication(ServerConfiguration(
-    port: port, database: .sqlite(path: work.appendingPathComponent("server.sqlite").path), logLevel: .error, bcryptCost: 10
+let (url, server) = try await BenchServer.start(ServerConfiguration(
+    database: .sqlite(path: work.appendingPathComponent("server.sqlite").path), logLevel: .error, bcryptCost: 10
 ))
-let server = Task { try await app.runService() }
-let url = URL(string: "http://127.0.0.1:\(port)")!
-let probe = ServerLink(serverURL: url) { nil }
-for _ in 0..<100 {
-    if case .ok = (try? await probe.client.getHealth()) { break }
-    try await Task.sleep(for: .milliseconds(50))
-}
 
 // Batched: one user's 10,000 offline changes, drained in requests of up to 500. The user has a
 // tenth as many items from before (synced, not timed), so that a new device pulls 10,000 records.
