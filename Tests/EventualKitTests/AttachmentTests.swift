@@ -161,6 +161,11 @@ struct AttachmentTests {
         #expect(throws: AttachmentError.unreadable(scratch.url.appendingPathComponent("missing.jpg").path)) {
             _ = try attachments.prepare(fileAt: scratch.url.appendingPathComponent("missing.jpg"))
         }
+        // A folder, and a FIFO (which would block a read for ever), are not files
+        #expect(throws: AttachmentError.notAFile(scratch.url.path)) { _ = try attachments.prepare(fileAt: scratch.url) }
+        let fifo = scratch.url.appendingPathComponent("pipe.jpg")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        #expect(throws: AttachmentError.notAFile(fifo.path)) { _ = try attachments.prepare(fileAt: fifo) }
         #expect(try device.outbox.entries().isEmpty)
         // And the words say what is wrong, the size past the limit never rounded down to it
         #expect(AttachmentError.tooLarge(bytes: Attachments.maxBytes + 1).description

@@ -65,3 +65,37 @@ struct ReceiptCommandTests {
         }
     }
 }
+
+extension ReceiptCommandTests {
+    @Test(arguments: Backend.available)
+    func aReceiptGoesWithItsTransactionIntoASharedAccountAndTheOtherMemberReadsIt(_ backend: Backend) async throws {
+        try await SharedAccountsTests.withServer(backend) { server, folder in
+            // Given Alice's expense with its receipt, sent, and Bob
+            let (alice, _) = try await SharedAccountsTests.person("alice", server, folder)
+            let (bob, bobName) = try await SharedAccountsTests.person("bob", server, folder)
+            #expect(try await alice.run(["accounts", "add", "Home", "--currency", "EUR"]).status == 0)
+            var photo = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+            photo.append(Data((0..<40_000).map { UInt8(truncatingIfNeeded: $0 &* 13) }))
+            let file = folder.url.appendingPathComponent("bill.png")
+            try photo.write(to: file)
+            let added = try await alice.run(["add", "expense", "40", "--account", "Home", "--receipt", file.path])
+            #expect(added.status == 0, "\(added.stderr)")
+            let id = try #require(added.stdout.split(separator: "(").dropFirst().first.map { String($0.prefix(8)) })
+            #expect(try await alice.run(["sync"]).status == 0)
+
+            // When she shares the account with Bob, who accepts
+            #expect(try await alice.run(["accounts", "share", "Home", "--with", bobName]).status == 0)
+            #expect(try await alice.run(["sync"]).status == 0)
+            let invitation = try await SharedAccountsTests.onlyInvitation(bob)
+            #expect(try await bob.run(["accept", try #require(invitation["id"] as? String)]).status == 0)
+            #expect(try await bob.run(["sync"]).status == 0)
+
+            // Then the transaction still has its receipt, and Bob saves the same bytes
+            #expect(try await alice.run(["receipt", id]).stdout.contains("PNG, 40 KiB, on this device"))
+            let saved = folder.url.appendingPathComponent("bob-bill.png")
+            let save = try await bob.run(["receipt", id, "--save", saved.path])
+            #expect(save.status == 0, "\(save.stdout) \(save.stderr)")
+            #expect(try Data(contentsOf: saved) == photo)
+        }
+    }
+}

@@ -48,7 +48,10 @@ public struct Attachments: Sendable {
     public func prepare(fileAt url: URL) throws -> PreparedAttachment {
         let data: Data
         do {
-            let size = (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value ?? 0
+            let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+            // NB: a FIFO or a device would block the read for ever, a folder cannot be read: only a file is attached.
+            guard attributes[.type] as? FileAttributeType == .typeRegular else { throw AttachmentError.notAFile(url.path) }
+            let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
             guard size <= Self.maxBytes else { throw AttachmentError.tooLarge(bytes: size) }
             data = try Data(contentsOf: url)
         } catch let error as AttachmentError {
@@ -149,6 +152,8 @@ public enum AttachmentState: String, Sendable, Equatable {
 
 public enum AttachmentError: Error, Equatable, CustomStringConvertible {
     case unreadable(String)
+    /// A folder, a FIFO, a device: not a file to attach.
+    case notAFile(String)
     case empty
     case tooLarge(bytes: Int64)
     case notAnImage
@@ -161,6 +166,7 @@ public enum AttachmentError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unreadable(let path): return "cannot read '\(path)'"
+        case .notAFile(let path): return "'\(path)' is not a file"
         case .empty: return "the file is empty"
         case .tooLarge(let bytes):
             return "the file is \(Self.mebibytes(bytes)); an attachment is at most \(Self.mebibytes(Attachments.maxBytes))"
@@ -184,6 +190,20 @@ public enum AttachmentError: Error, Equatable, CustomStringConvertible {
 }
 
 extension LocalTransaction {
+    /// Queues the upload of an attachment this device holds already to `space` (a record that
+    /// refers to it moved there); false, and nothing queued, when its file is not on this device.
+    /// NB: the file is then kept like one attached here, until its upload is done and sign-out.
+    @discardableResult
+    public func queueUpload(existing reference: AttachmentReference, space: String?) throws -> Bool {
+        guard let size = try Int64.fetchOne(db, sql: "SELECT size FROM eventual_attachments WHERE sha256 = ?",
+                                            arguments: [reference.sha256]) else { return false }
+        try db.execute(sql: "UPDATE eventual_attachments SET origin = 'mine' WHERE sha256 = ?", arguments: [reference.sha256])
+        let payload = AttachmentUpload.Payload(sha256: reference.sha256, size: size, space: space)
+        try enqueueCall(AttachmentUpload.operation, payload: payload,
+                        coalescingKey: "\(AttachmentUpload.operation):\(space ?? "-"):\(reference.sha256)")
+        return true
+    }
+
     /// Queues the upload of a prepared attachment to `space` (nil: the person's own), once per
     /// blob and space, in this transaction; answers the value a record's field holds.
     @discardableResult

@@ -361,7 +361,16 @@ public struct Ledger: Sendable {
 
     /// Moves a record to another space (nil: the person's own) with the same id: a delete in the
     /// space it is in and an insert of all its fields in the new one, in the caller's transaction.
+    /// A transaction's receipt goes with it, and its photo is uploaded to the new space (when this
+    /// device has it), so that the space's members can read it.
     static func move(_ mirror: TableMirror, _ id: String, _ fields: [String: SyncValue], to space: String?, in tx: LocalTransaction) throws {
+        var fields = fields
+        if mirror.table == SpendingSchema.transactionsTable,
+           let text = try String.fetchOne(tx.db, sql: "SELECT receipt FROM spending_transactions WHERE id = ?", arguments: [id]),
+           let receipt = AttachmentReference(parsing: text) {
+            fields["receipt"] = receipt.syncValue
+            try tx.queueUpload(existing: receipt, space: space)
+        }
         try mirror.delete(id, in: tx)
         try mirror.insert(id, fields, space: space, in: tx)
     }
