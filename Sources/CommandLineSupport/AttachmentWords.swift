@@ -6,6 +6,7 @@ import Foundation
 public enum AttachmentWords {
     /// Prepares the file named on the command line, said in one line when it cannot be attached.
     public static func prepare(_ path: String, with attachments: Attachments) throws -> PreparedAttachment {
+        guard !path.isEmpty else { throw CLIError("Give the path of a photo (JPEG, PNG or HEIC), not an empty one") }
         do {
             return try attachments.prepare(fileAt: URL(fileURLWithPath: path))
         } catch let error as AttachmentError {
@@ -21,15 +22,21 @@ public enum AttachmentWords {
         }
         let type = AttachmentContentType.recognise(data).map { "\($0)".uppercased() } ?? "file"
         let size = AttachmentError.mebibytesText(Int64(data.count))
-        return "\(type), \(size), on this device" + (state == .waitingToUpload ? ", waiting to be uploaded" : "")
+        switch state {
+        case .waitingToUpload: return "\(type), \(size), on this device, waiting to be uploaded"
+        case .uploadRefused(let reason): return "\(type), \(size), on this device; the server refused its upload: \(reason) (see status: retry or discard)"
+        case .onDevice, .notOnDevice: return "\(type), \(size), on this device"
+        }
     }
 
-    /// Writes the attachment's bytes to `path` (downloading them if this device has none), never
-    /// over an existing file; answers what was saved.
+    /// Writes the attachment's bytes to `path` (`-`: standard output), downloading them if this
+    /// device has none, never over an existing file, and never leaving half a file (a full disk):
+    /// answers what was saved (nil for standard output, which holds the bytes only).
     public static func save(_ reference: AttachmentReference, space: String?, to path: String, with attachments: Attachments) async throws
-        -> String {
+        -> String? {
+        guard !path.isEmpty else { throw CLIError("Give a file name to save to, not an empty one (- for standard output)") }
         let target = URL(fileURLWithPath: path)
-        guard !FileManager.default.fileExists(atPath: target.path) else {
+        guard path == "-" || !FileManager.default.fileExists(atPath: target.path) else {
             throw CLIError("\(path) exists already: give another file name")
         }
         let data: Data
@@ -40,10 +47,26 @@ public enum AttachmentWords {
         } catch let failure as RemoteFailure {
             throw CLIError("Not on this device, and it cannot be downloaded now: \(failure)")
         }
+        if path == "-" {
+            do {
+                try FileHandle.standardOutput.write(contentsOf: data)
+            } catch {
+                // NB: the non-throwing write would stop the process on a full disk or a closed pipe.
+                throw CLIError("Cannot write to standard output: \(String(cString: strerror(errno)).lowercased())")
+            }
+            return nil
+        }
+        // NB: written beside the target, then linked to its name: a full disk leaves no half file
+        // that a second try would refuse to write over, and a file made meanwhile is never replaced.
+        let partial = target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString).partial")
         do {
-            try data.write(to: target, options: .withoutOverwriting)
+            try data.write(to: partial)
+            try FileManager.default.linkItem(at: partial, to: target)
+            try? FileManager.default.removeItem(at: partial)
         } catch let error as CocoaError {
-            throw FileProblem(error)
+            try? FileManager.default.removeItem(at: partial)
+            if error.code == .fileWriteFileExists { throw CLIError("\(path) exists already: give another file name") }
+            throw FileProblem(error, path: path)
         }
         return "Saved \(AttachmentError.mebibytesText(Int64(data.count))) to \(path)."
     }

@@ -158,7 +158,7 @@ public struct DeviceWords: Sendable {
     /// do with refused entries.
     public func report(_ status: DeviceStatus, recordColumn: String? = nil) -> String {
         var lines = [Self.connectivity(status.connectivity), counts(status)]
-        if let firstSync = firstSync(status) { lines.append(firstSync) }
+        if let firstSync = firstSync(status) { lines.append(Terminal.wrap(firstSync, width: Terminal.columns)) }
         if status.attachmentsWaiting.count > 0 {
             let (count, bytes) = status.attachmentsWaiting
             lines.append("\(count == 1 ? "1 attachment" : "\(count) attachments") (\(AttachmentError.mebibytesText(bytes))) to upload")
@@ -189,6 +189,11 @@ public struct DeviceWords: Sendable {
         let state = progress.updatedAt > 0 && now - progress.updatedAt < 10_000 ? "running"
             : "stopped; `\(command) sync` goes on from there"
         return "first sync \(counted), \(state)"
+    }
+
+    /// Said after a sign-in whose fetch of the person's records stopped before the end.
+    public func fetchStopped(_ failure: RemoteFailure) -> String {
+        "Fetching your records stopped before the end (\(failure)): `\(command) sync` goes on from where it stopped."
     }
 
     /// "pending 2, failed 1, last sync 3 minutes ago".

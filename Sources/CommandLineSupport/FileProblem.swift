@@ -3,9 +3,15 @@ import Foundation
 /// A file that could not be read or written, said as its path and a few words, instead of
 /// Foundation's `Error Domain=NSCocoaErrorDomain Code=…`.
 public struct FileProblem: Error, CustomStringConvertible {
-    public let description: String
+    public private(set) var description: String
     /// The few words, without the path.
     public let reason: String
+
+    /// The problem, said of `path` instead of the file the error names (a temporary one beside it).
+    public init(_ error: CocoaError, path: String) {
+        self.init(error)
+        description = "\(path): \(reason)"
+    }
 
     public init(_ error: CocoaError) {
         let path = error.userInfo[NSFilePathErrorKey] as? String ?? (error.userInfo[NSURLErrorKey] as? URL)?.path

@@ -68,7 +68,10 @@ public enum FirstSyncBar {
         // "First sync [" + bar + "]  " + percent right-aligned in 4 + "  " + count, and a column spare.
         let room = width - 1 - prefix.count - 2 - 2 - max(4, percent.count) - 2 - count.count
         let barWidth = max(0, min(30, room))
-        guard barWidth >= 5 else { return String((prefix + percent + " " + count).prefix(max(0, width - 1))) }
+        guard barWidth >= 5 else {
+            // NB: too narrow for a bar: the count alone, without the note, cut only if it must be.
+            return String("\(prefix)\(percent)  \(grouped(received))/\(grouped(total))".prefix(max(0, width - 1)))
+        }
         let filled = Int((Double(barWidth) * fraction).rounded(.down))
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: barWidth - filled)
         return prefix + "[" + bar + "]  " + String(repeating: " ", count: max(0, 4 - percent.count)) + percent + "  " + count

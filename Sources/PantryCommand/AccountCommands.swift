@@ -31,6 +31,7 @@ struct Login: AsyncParsableCommand {
         }
         print(DeviceWords.pantry.signedIn(signIn.pantry.session.username, online: signIn.online,
                                           note: signIn.pulled > 0 ? "Fetched \(signIn.pulled) change(s) from your other devices." : nil))
+        if let stopped = signIn.fetchStopped { print(DeviceWords.pantry.fetchStopped(stopped)) }
     }
 }
 

@@ -25,7 +25,7 @@ struct ErrorHints: CommandHints {
     func isMalformedArgument(_ error: PantryError) -> Bool {
         switch error {
         case .invalidBarcode, .invalidExpiry, .invalidWindow, .invalidCoordinates, .invalidQuantity, .invalidRating, .pickOutOfRange,
-             .emptyItemID, .invalidField, .shortInvitationID:
+             .emptyItemID, .itemIDTooShort, .invalidField, .shortInvitationID:
             true
         default: false
         }

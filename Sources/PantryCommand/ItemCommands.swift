@@ -31,14 +31,14 @@ struct Photo: AsyncParsableCommand {
         abstract: "An item's photo: where it is (this device, waiting to upload, the server), or --save FILE to write it out.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The item's 8-character id (pantry list shows it).") var id: String
-    @Option(help: "Write the photo to this file (downloading it if this device has none); never over an existing file.") var save: String?
+    @Option(help: "Write the photo to this file (downloading it if this device has none); never over an existing file; - for standard output.") var save: String?
 
     func run() async throws {
         let pantry = try global.app().open()
         let (item, photo) = try pantry.items.photo(of: id)
         guard let photo else { throw CLIError("\(item.name) has no photo (pantry add ... --photo FILE adds one).") }
         if let save {
-            print(try await AttachmentWords.save(photo, space: item.space, to: save, with: pantry.attachments))
+            if let saved = try await AttachmentWords.save(photo, space: item.space, to: save, with: pantry.attachments) { print(saved) }
         } else {
             print("Photo of \(item.name): \(try AttachmentWords.describe(photo, in: pantry.attachments)).")
         }

@@ -68,14 +68,17 @@ struct Sync: AsyncParsableCommand {
         let bar = ProgressBar(enabled: Terminal.stderrIsTTY)
         // NB: the report counts calls of every kind: a household's (a join, an invitation) is not a contribution.
         let householdCalls = Set(try pantry.outbox.entries().filter { $0.kind == .call && $0.operation.hasPrefix("spaces.") && $0.state != .failed }.map(\.id))
+        let uploadCalls = Set(try pantry.outbox.entries().filter { $0.kind == .call && $0.operation == Attachments.uploadOperation && $0.state != .failed }.map(\.id))
         let report = try await FirstSyncBar.whileRunning(pantry.engine) {
             try await pantry.sync { remaining, total in bar.show(done: total - remaining, total: total) }
         }
         bar.finish()
-        let household = householdCalls.subtracting(try pantry.outbox.entries().map(\.id)).count
-        let contributions = max(0, report.calls - household)
+        let left = Set(try pantry.outbox.entries().map(\.id))
+        let household = householdCalls.subtracting(left).count, photos = uploadCalls.subtracting(left).count
+        let contributions = max(0, report.calls - household - photos)
         let done = "sent \(report.sent - report.duplicates) change(s) and \(contributions) knowledge-base contribution(s)"
-            + (household > 0 ? ", \(household) household change(s)" : "") + ", fetched \(report.pulled)"
+            + (household > 0 ? ", \(household) household change(s)" : "") + (photos > 0 ? ", \(photos) photo(s)" : "")
+            + ", fetched \(report.pulled)"
         Terminal.say(try DeviceWords.pantry.synced(report, done: done))
     }
 }

@@ -59,6 +59,7 @@ struct Login: AsyncParsableCommand {
         }
         Terminal.say(DeviceWords.spendiq.signedIn(signIn.spending.session.username, online: signIn.online,
                                                   note: signIn.pulled > 0 ? "Fetched \(signIn.pulled) change(s) from your other devices." : nil))
+        if let stopped = signIn.fetchStopped { Terminal.say(DeviceWords.spendiq.fetchStopped(stopped)) }
     }
 }
 

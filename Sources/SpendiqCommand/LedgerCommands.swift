@@ -226,14 +226,14 @@ struct Receipt: AsyncParsableCommand {
         abstract: "A transaction's receipt: where it is (this device, waiting to upload, the server), or --save FILE to write it out.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The transaction's 8-character id (spendiq list shows it).") var id: String
-    @Option(help: "Write the receipt to this file (downloading it if this device has none); never over an existing file.") var save: String?
+    @Option(help: "Write the receipt to this file (downloading it if this device has none); never over an existing file; - for standard output.") var save: String?
 
     func run() async throws {
         let spending = try await global.spending()
         let (transaction, receipt, space) = try spending.ledger.receipt(of: id)
         guard let receipt else { throw CLIError("Transaction \(transaction.id.suffix(8)) has no receipt (spendiq add ... --receipt FILE adds one).") }
         if let save {
-            Terminal.say(try await AttachmentWords.save(receipt, space: space, to: save, with: spending.attachments))
+            if let saved = try await AttachmentWords.save(receipt, space: space, to: save, with: spending.attachments) { Terminal.say(saved) }
         } else {
             Terminal.say("Receipt of \(transaction.money) on \(transaction.category ?? "other"): \(try AttachmentWords.describe(receipt, in: spending.attachments)).")
         }

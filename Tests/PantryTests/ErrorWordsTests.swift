@@ -6,7 +6,7 @@ import Testing
 @Suite("Pantry's errors speak no command's language")
 struct ErrorWordsTests {
     static let errors: [PantryError] = [
-        .notSignedIn, .signInAgain(email: "a@example.com"), .invalidBarcode("12"), .noSavedCopy(barcode: "4006381333931"), .noSuchItem("abc"), .emptyItemID, .ambiguousItem("a", matches: 2),
+        .notSignedIn, .signInAgain(email: "a@example.com"), .invalidBarcode("12"), .noSavedCopy(barcode: "4006381333931"), .noSuchItem("abc"), .emptyItemID, .itemIDTooShort("8"), .ambiguousItem("a", matches: 2),
         .noCandidates(barcode: "4006381333931"), .pickOutOfRange(3, count: 2), .invalidExpiry("x"), .invalidWindow("x"),
         .invalidCoordinates("x"), .invalidQuantity("x"), .invalidRating(9), .unknownProduct("x"), .itemNotInPantry("Tea"),
     ]

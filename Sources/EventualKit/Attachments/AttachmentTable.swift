@@ -56,11 +56,21 @@ enum AttachmentTable {
         return evicted
     }
 
-    /// Whether an upload of the blob waits (or was refused) in the outbox.
-    static func isWaiting(_ sha256: String, _ db: Database) throws -> Bool {
-        try Bool.fetchOne(db, sql: """
-            SELECT EXISTS (SELECT 1 FROM eventual_outbox WHERE kind = 'call' AND operation = ? AND coalescing_key LIKE ?)
-            """, arguments: [AttachmentUpload.operation, "%:\(sha256)"]) ?? false
+    enum Upload: Equatable {
+        case waiting
+        case refused(String)
+    }
+
+    /// Where an upload of the blob stands in the outbox: waiting, refused (with the server's
+    /// words), or none (done, or never queued here). A refusal wins over a waiting upload to another space.
+    static func upload(of sha256: String, _ db: Database) throws -> Upload? {
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT state, last_error FROM eventual_outbox WHERE kind = 'call' AND operation = ? AND coalescing_key LIKE ?
+            """, arguments: [AttachmentUpload.operation, "%:\(sha256)"])
+        if let refused = rows.first(where: { ($0["state"] as String) == "failed" }) {
+            return .refused((refused["last_error"] as String?) ?? "refused by the server")
+        }
+        return rows.isEmpty ? nil : .waiting
     }
 
     /// The uploads waiting (not refused), and their bytes.

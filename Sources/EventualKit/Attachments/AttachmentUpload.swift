@@ -7,7 +7,7 @@ import Foundation
 /// connection cut mid-way loses at most the chunk in flight: the next try asks again and goes on
 /// from what the server kept. The server checks the whole against its SHA-256 before it counts.
 enum AttachmentUpload {
-    static let operation = "attachment.upload"
+    static let operation = Attachments.uploadOperation
     /// Bytes per request: small enough that a cut loses little (a cut every 5 MiB costs about 5 %),
     /// large enough that the requests' own cost stays small.
     static let chunkBytes = 256 * 1024
@@ -34,7 +34,7 @@ enum AttachmentUpload {
     static func summary(of entry: OutboxEntry) -> String? {
         guard entry.kind == .call, entry.operation == operation,
               let upload = try? JSONDecoder().decode(Payload.self, from: entry.payload) else { return nil }
-        return "attachment, \(AttachmentError.mebibytes(upload.size))"
+        return "attachment, \(AttachmentError.mebibytesText(upload.size))"
     }
 
     /// The handler, reading files from `folder` and talking through `link`.

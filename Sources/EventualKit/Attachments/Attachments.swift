@@ -26,6 +26,9 @@ public struct Attachments: Sendable {
     /// Bytes of downloaded attachments kept on the device.
     public var budget: Int64 = 200 * 1024 * 1024
 
+    /// The outbox operation of an upload (a command counts them apart from its app's calls).
+    public static let uploadOperation = "attachment.upload"
+
     /// The largest attachment, as the server's default `maxAttachmentBytes`.
     public static let maxBytes: Int64 = 20 * 1024 * 1024
 
@@ -45,19 +48,21 @@ public struct Attachments: Sendable {
     /// Checks `url` and copies it in under its SHA-256 (once: the same bytes attached again are
     /// the same file). Throws `AttachmentError` for a file that cannot be read, is empty, too
     /// large or not a JPEG, PNG or HEIC, before anything is queued.
-    public func prepare(fileAt url: URL) throws -> PreparedAttachment {
+    public func prepare(fileAt given: URL) throws -> PreparedAttachment {
+        // NB: a link to a photo is the photo.
+        let url = given.resolvingSymlinksInPath()
         let data: Data
         do {
             let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
             // NB: a FIFO or a device would block the read for ever, a folder cannot be read: only a file is attached.
-            guard attributes[.type] as? FileAttributeType == .typeRegular else { throw AttachmentError.notAFile(url.path) }
+            guard attributes[.type] as? FileAttributeType == .typeRegular else { throw AttachmentError.notAFile(given.path) }
             let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
             guard size <= Self.maxBytes else { throw AttachmentError.tooLarge(bytes: size) }
             data = try Data(contentsOf: url)
         } catch let error as AttachmentError {
             throw error
         } catch {
-            throw AttachmentError.unreadable(url.path)
+            throw AttachmentError.unreadable(given.path)
         }
         guard !data.isEmpty else { throw AttachmentError.empty }
         guard Int64(data.count) <= Self.maxBytes else { throw AttachmentError.tooLarge(bytes: Int64(data.count)) }
@@ -91,9 +96,11 @@ public struct Attachments: Sendable {
 
     /// Where an attachment stands for this device.
     public func state(_ reference: AttachmentReference) throws -> AttachmentState {
-        let waiting = try store.reader.read { db in try AttachmentTable.isWaiting(reference.sha256, db) }
-        if waiting { return .waitingToUpload }
-        return FileManager.default.fileExists(atPath: file(reference).path) ? .onDevice : .notOnDevice
+        switch try store.reader.read({ db in try AttachmentTable.upload(of: reference.sha256, db) }) {
+        case .waiting: return .waitingToUpload
+        case .refused(let reason): return .uploadRefused(reason)
+        case nil: return FileManager.default.fileExists(atPath: file(reference).path) ? .onDevice : .notOnDevice
+        }
     }
 
     /// The bytes of an attachment: the copy on this device, else downloaded from `space` (nil:
@@ -141,9 +148,11 @@ public struct PreparedAttachment: Sendable, Equatable {
     public let contentType: AttachmentContentType
 }
 
-public enum AttachmentState: String, Sendable, Equatable {
-    /// Here, and its upload waits (or was refused: `status` says).
+public enum AttachmentState: Sendable, Equatable {
+    /// Here, and its upload waits.
     case waitingToUpload
+    /// Here, and the server refused its upload, for this reason: retry or discard it (`status` lists it).
+    case uploadRefused(String)
     /// Here, uploaded (or downloaded).
     case onDevice
     /// Not on this device: reading downloads it.

@@ -119,7 +119,7 @@ struct AttachmentStore: Sendable {
                 .where("space_id", .equal, spaceID).where("sha256", .equal, sha256).run()
             let ownerID = try await owner(of: spaceID, on: sql)
             try await StorageUsage.add(size, for: ownerID, quota: byteQuota, on: sql,
-                                       advice: "Delete records or attachments you no longer need; this one stays unfinished until then")
+                                       advice: "Photos of deleted records free their space once the deletions are purged (after the server's retention, 30 days by default); this one stays unfinished until there is room")
             return .status(AttachmentStatus(space: spaceID, sha256: sha256, size: size, received: size, complete: true,
                                             contentType: contentType))
         }
@@ -315,7 +315,7 @@ struct AttachmentStore: Sendable {
             let whose = ownerID == spaceID ? "you store" : "the owner of this space stores"
             throw Refusal.quotaExceeded("Quota reached: \(whose) \(StorageUsage.megabytes(stored + pending)) with the uploads under way,"
                 + " at most \(StorageUsage.megabytes(byteQuota)) are allowed, and this attachment is \(StorageUsage.megabytes(size))."
-                + " Delete records or attachments you no longer need")
+                + " Photos of deleted records free their space once the deletions are purged (after the server's retention, 30 days by default)")
         }
     }
 

@@ -36,7 +36,7 @@ public final class PantryApp: Sendable {
         await pantry.analytics.record(.login)
         let engine = pantry.engine
         let report = online ? await fetching(engine) { await engine.syncNow() } : nil
-        return SignIn(pantry: pantry, online: online, pulled: report?.pulled ?? 0)
+        return SignIn(pantry: pantry, online: online, pulled: report?.pulled ?? 0, fetchStopped: report?.failure)
     }
 
     /// The user signed in on this device, if any (their session may be locked).
@@ -87,4 +87,6 @@ public struct SignIn: Sendable {
     public let online: Bool
     /// Records fetched from the user's other devices.
     public let pulled: Int
+    /// Why fetching them stopped before the end (the rest comes with the next sync); nil when it did not.
+    public var fetchStopped: RemoteFailure? = nil
 }

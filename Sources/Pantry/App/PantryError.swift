@@ -11,6 +11,8 @@ public enum PantryError: Error, Equatable, CustomStringConvertible {
     case noSavedCopy(barcode: String)
     case noSuchItem(String)
     case emptyItemID
+    /// A part of an id shorter than the 8 characters lists show: too short to pick an item safely.
+    case itemIDTooShort(String)
     case ambiguousItem(String, matches: Int)
     case noCandidates(barcode: String)
     case pickOutOfRange(Int, count: Int)
@@ -49,6 +51,7 @@ public enum PantryError: Error, Equatable, CustomStringConvertible {
             return "No connection and no saved copy of \(barcode): connect once to look it up"
         case .noSuchItem(let id): return "No item \(id) in this pantry"
         case .emptyItemID: return "The item's id is empty"
+        case .itemIDTooShort(let id): return "'\(id)' is too short to pick an item safely: give the 8 characters of its id that lists show"
         case .ambiguousItem(let id, let matches): return "\(id) matches \(matches) items: give more of the id"
         case .noCandidates(let barcode): return "No product is known for \(barcode): create one"
         case .pickOutOfRange(let pick, let count): return "There is no candidate \(pick): pick 1 to \(count)"

@@ -138,16 +138,23 @@ public struct PantryStore: Sendable {
             if let exact = try PantryItem.fetchOne(db, sql: "SELECT * FROM pantry_items WHERE id = ?", arguments: [trimmed]) {
                 return [exact]
             }
+            // NB: a part of an id picks an item only when it is as long as lists show: `remove 8`
+            // must not throw away whichever item happens to be the only one ending in 8.
+            guard trimmed.count >= Self.shownIDLength else { return [] }
             return try PantryItem.fetchAll(db, sql: """
                 SELECT * FROM pantry_items
                 WHERE substr(id, -length(?1)) = ?1 OR substr(id, 1, length(?1)) = ?1 LIMIT 2
                 """, arguments: [trimmed])
         }
         guard matches.count == 1 else {
+            if matches.isEmpty, trimmed.count < Self.shownIDLength { throw PantryError.itemIDTooShort(id) }
             throw matches.isEmpty ? PantryError.noSuchItem(id) : PantryError.ambiguousItem(id, matches: matches.count)
         }
         return matches[0]
     }
+
+    /// The characters of an id that lists show (its last 8).
+    public static let shownIDLength = 8
 
     private func inPantry(_ id: String) throws -> PantryItem {
         let item = try item(id)

@@ -89,8 +89,8 @@ public final class SpendingApp: Sendable {
         await spending.analytics.record(.login)
         try await spending.recordStart()
         let engine = spending.engine
-        let pulled = online ? await fetching(engine) { await engine.syncNow() }.pulled : 0
-        return SpendingSignIn(spending: spending, online: online, pulled: pulled)
+        let report = online ? await fetching(engine) { await engine.syncNow() } : nil
+        return SpendingSignIn(spending: spending, online: online, pulled: report?.pulled ?? 0, fetchStopped: report?.failure)
     }
 
     /// The person signed in on this device, if any. The 7-day rule applies here too: past it, the
@@ -149,4 +149,6 @@ public struct SpendingSignIn: Sendable {
     public let online: Bool
     /// Records fetched from the person's other devices.
     public let pulled: Int
+    /// Why fetching them stopped before the end (the rest comes with the next sync); nil when it did not.
+    public var fetchStopped: RemoteFailure? = nil
 }
