@@ -71,7 +71,9 @@ public struct ReadCache: Sendable {
         let stored = try entry(key)
         switch policy {
         case .cacheFirst(let maxAge):
-            if let stored, UnixMillis.now() - stored.fetchedAt <= maxAge.milliseconds {
+            // NB: younger than `maxAge`, strictly: a copy fetched this very millisecond is not
+            // fresh for `maxAge: .zero` ("always ask"), which `<=` served from the cache.
+            if let stored, UnixMillis.now() - stored.fetchedAt < maxAge.milliseconds {
                 return try decode(stored, source: .cache)
             }
             return try await network(key, stored: stored, fetch: fetch)
