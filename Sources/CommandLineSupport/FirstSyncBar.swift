@@ -78,7 +78,7 @@ public enum FirstSyncBar {
     }
 
     /// "12,345".
-    static func grouped(_ number: Int) -> String {
+    public static func grouped(_ number: Int) -> String {
         let digits = String(number)
         var out = ""
         for (index, digit) in digits.enumerated() {

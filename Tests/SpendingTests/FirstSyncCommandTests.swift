@@ -2,6 +2,7 @@ import CommandLineSupport
 import EventualAPI
 import EventualKit
 import Foundation
+import GRDB
 import Testing
 
 @Suite("A first sync through the spendiq command: the last 30 days first, its progress in status", .timeLimit(.minutes(5)),
@@ -45,6 +46,16 @@ struct FirstSyncCommandTests {
             #expect(!after.stdout.contains("first sync"), "\(after.stdout)")
             let listed = try await SharedAccountsTests.json(laptop, ["list"])
             #expect(listed.count == 5, "\(listed)")
+            #expect(!(try await laptop.run(["dashboard"]).stdout.contains("still arriving")))
+
+            // And while a first sync has still to bring records (its progress as a stopped one leaves it), the dashboard says so
+            let store = try #require(FileManager.default.enumerator(atPath: folder.folder("laptop").path)?
+                .compactMap { $0 as? String }.first { $0.hasSuffix(".sqlite") }, "no store under the laptop's folder")
+            let queue = try DatabaseQueue(path: folder.folder("laptop").appendingPathComponent(store).path)
+            try await queue.write { db in try db.execute(sql: "UPDATE eventual_subscriptions SET complete = 0, received = 3, total = 6 WHERE priority = 1") }
+            let dashboard = try await laptop.run(["dashboard"], server: unreachableServer)
+            #expect(dashboard.stdout.replacingOccurrences(of: "\n", with: " ")
+                .contains("Your records are still arriving (6 of 9 records): the figures below may be short"), "\(dashboard.stdout)")
         }
     }
 
