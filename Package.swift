@@ -233,7 +233,7 @@ let package = Package(
         // A real server on a free loopback port, for the benchmarks.
         .target(
             name: "EventualBench",
-            dependencies: ["EventualKit", "EventualServer"],
+            dependencies: ["EventualKit", "EventualServer", "EventualAPI", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         // Measures draining the outbox and pulling into a new device (scripts/bench-sync.sh).

@@ -1,6 +1,8 @@
+import EventualAPI
 import EventualKit
 import EventualServer
 import Foundation
+import GRDB
 
 /// A real server for a benchmark: on a free loopback port, started, and answering `/health`
 /// before the benchmark's first request.
@@ -41,4 +43,24 @@ public enum BenchServer {
 
 public struct BenchServerError: Error, CustomStringConvertible {
     public let description: String
+}
+
+/// The tables a benchmark's device mirrors, as the apps have them.
+public enum BenchTables {
+    /// The pantry's items: one column per field of `pantry_items`, and the space columns the
+    /// mirror writes. NB: an engine pulls only the collections it is given a table for.
+    public static let pantryItems = LocalMigration("bench items") { db in
+        try db.create(table: "items") { table in
+            table.primaryKey("id", .text)
+            table.column("space_id", .text)
+            table.column("changed_by", .text)
+            for (name, field) in SyncCollections.pantryItems.fields.sorted(by: { $0.key < $1.key }) {
+                switch field.type {
+                case .string, .date: table.column(name, .text)
+                case .integer: table.column(name, .integer)
+                default: table.column(name, .double)
+                }
+            }
+        }
+    }
 }

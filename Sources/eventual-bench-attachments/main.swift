@@ -24,22 +24,6 @@ struct BenchFailure: Error, CustomStringConvertible {
 }
 
 
-/// The pantry's items table, as the app has it (one column per field).
-let itemsTable = LocalMigration("bench items") { db in
-    try db.create(table: "items") { table in
-        table.primaryKey("id", .text)
-        table.column("space_id", .text)
-        table.column("changed_by", .text)
-        for (name, field) in SyncCollections.pantryItems.fields.sorted(by: { $0.key < $1.key }) {
-            switch field.type {
-            case .string, .date: table.column(name, .text)
-            case .integer: table.column(name, .integer)
-            default: table.column(name, .double)
-            }
-        }
-    }
-}
-
 /// A photo's bytes: a JPEG's first bytes, then bytes of its own (no two photos alike).
 func photo(_ index: Int) -> Data {
     var data = Data(capacity: size)
@@ -58,7 +42,7 @@ func run(_ name: String, server: URL, direct: URL, cuts: (() -> Void)? = nil) as
     let email = "\(name)@bench.example", password = "bench-password"
     _ = try await ServerLink(serverURL: direct) { nil }.client.register(body: .json(.init(username: name, email: email, password: password)))
     let folder = work.appendingPathComponent(name)
-    let store = try LocalStore(path: folder.appendingPathComponent("store.sqlite").path, migrations: [itemsTable])
+    let store = try LocalStore(path: folder.appendingPathComponent("store.sqlite").path, migrations: [BenchTables.pantryItems])
     let vault = SessionVault(secrets: FileSecretStore(directory: folder.appendingPathComponent("secrets")))
     let link = ServerLink(serverURL: server, timeout: .seconds(120)) { vault.accessToken }
     try await vault.signIn(email: email, password: password, client: ServerLink(serverURL: direct) { nil }.client)

@@ -62,27 +62,10 @@ struct Device {
 
     init(_ name: String, server: URL) throws {
         let folder = work.appendingPathComponent(name)
-        store = try LocalStore(path: folder.appendingPathComponent("store.sqlite").path, migrations: [Device.itemsTable])
+        store = try LocalStore(path: folder.appendingPathComponent("store.sqlite").path, migrations: [BenchTables.pantryItems])
         let vault = SessionVault(secrets: FileSecretStore(directory: folder.appendingPathComponent("secrets")))
         self.vault = vault
         link = ServerLink(serverURL: server, timeout: .seconds(60), middlewares: [meter]) { vault.accessToken }
-    }
-
-    /// The pantry items mirrored as an app would: one column per field. NB: an engine pulls only
-    /// the collections it is given, so a device without one would pull nothing.
-    static let itemsTable = LocalMigration("bench items") { db in
-        try db.create(table: "items") { table in
-            table.primaryKey("id", .text)
-            table.column("space_id", .text)
-            table.column("changed_by", .text)
-            for (name, field) in SyncCollections.pantryItems.fields.sorted(by: { $0.key < $1.key }) {
-                switch field.type {
-                case .string, .date: table.column(name, .text)
-                case .integer: table.column(name, .integer)
-                default: table.column(name, .double)
-                }
-            }
-        }
     }
 
     /// `count` changes in `space` (nil: the person's own), one in ten of them a delta of an item

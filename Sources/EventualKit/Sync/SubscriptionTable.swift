@@ -45,6 +45,14 @@ enum SubscriptionTable {
     /// synced before subscriptions goes on from its one cursor (it has every record up to it); a
     /// new one starts fresh when the device holds none of its collections' records. Rows of
     /// subscriptions the app no longer declares are dropped.
+    ///
+    /// `needsPreparing` tells, in a read, whether this has anything to write: the engine asks
+    /// before each round's pull, and a round whose rows are all there takes no write transaction.
+    static func needsPreparing(_ subscriptions: [SyncSubscription], db: Database) throws -> Bool {
+        let keys = try Set(String.fetchAll(db, sql: "SELECT key FROM eventual_subscriptions"))
+        return keys != Set(subscriptions.map(\.key))
+    }
+
     static func prepare(_ subscriptions: [SyncSubscription], mirrors: [String: any SyncedCollectionStore], now: Int64,
                         db: Database) throws -> [SubscriptionRow] {
         var rows = try all(db)
@@ -63,7 +71,16 @@ enum SubscriptionTable {
                 """, arguments: [row.key, row.priority, try encode(row.query), row.cursor, row.fresh, row.complete])
             rows[row.key] = row
         }
-        return subscriptions.compactMap { rows[$0.key] }.sorted { ($0.priority, $0.key) < ($1.priority, $1.key) }
+        return sorted(subscriptions, rows)
+    }
+
+    /// The rows of `subscriptions`, by priority, when `needsPreparing` said there is nothing to make.
+    static func rows(of subscriptions: [SyncSubscription], db: Database) throws -> [SubscriptionRow] {
+        sorted(subscriptions, try all(db))
+    }
+
+    private static func sorted(_ subscriptions: [SyncSubscription], _ rows: [String: SubscriptionRow]) -> [SubscriptionRow] {
+        subscriptions.compactMap { rows[$0.key] }.sorted { ($0.priority, $0.key) < ($1.priority, $1.key) }
     }
 
     /// Writes what a page moved: the cursor and the progress.

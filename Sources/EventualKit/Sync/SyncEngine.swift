@@ -487,11 +487,16 @@ public actor SyncEngine {
             do {
                 let now = UnixMillis.now()
                 let collections = self.collections, subscriptions = self.subscriptions
-                let rows = try await store.writer.write { db in
-                    try SubscriptionTable.prepare(subscriptions, mirrors: collections, now: now, db: db)
+                // NB: a write transaction only when a subscription has no row yet (or one was dropped).
+                var rows = try await store.reader.read { db in
+                    try SubscriptionTable.needsPreparing(subscriptions, db: db) ? nil : try SubscriptionTable.rows(of: subscriptions, db: db)
                 }
-                for (index, row) in rows.enumerated() {
-                    try await pull(row, isLastSubscription: index == rows.count - 1, &report)
+                if rows == nil {
+                    rows = try await store.writer.write { db in try SubscriptionTable.prepare(subscriptions, mirrors: collections, now: now, db: db) }
+                }
+                let prepared = rows ?? []
+                for (index, row) in prepared.enumerated() {
+                    try await pull(row, isLastSubscription: index == prepared.count - 1, &report)
                 }
                 return
             } catch is CursorExpired where !startedOver {
@@ -567,7 +572,7 @@ public actor SyncEngine {
             if let problem = clockProblems.first {
                 statusBroadcast.update { $0.lastError = problem }
             }
-            if !subscription.complete { publishProgress(of: row) }
+            if !subscription.complete { publishProgress() }
             if isLast { return }
         }
     }
@@ -588,7 +593,7 @@ public actor SyncEngine {
     }
 
     /// Puts a subscription's progress in the status, folded into its priority's.
-    private func publishProgress(of row: SubscriptionRow) {
+    private func publishProgress() {
         let subscriptions = self.subscriptions
         guard let firstSync = try? store.reader.read({ db in try SubscriptionTable.progress(of: subscriptions, db: db) }) else { return }
         statusBroadcast.update { $0.firstSync = firstSync }

@@ -120,7 +120,7 @@ struct SubscriptionTests {
                 return (alice, try await Self.stored(at: scratch.location), stale)
             }
             // When housekeeping purges the deletions older than the retention (all of them, here)
-            let purged = try await Self.withDatabase(scratch.location) { database in
+            let purged = try await RecyclingData.withDatabase(scratch.location) { database in
                 try await SyncStore(database: database).purgeDeletedRecords(before: UnixMillis.now() + 60_000)
             }
             #expect(purged == 1)
@@ -159,7 +159,7 @@ struct SubscriptionTests {
                 _ = try await api.pushed(["dead", "back"].map { SyncChangeJSON(recordId: $0, hlc: Stamps.at(-4000), deleted: true) }, as: alice)
                 _ = try await api.pushed([SyncChangeJSON(recordId: "back", hlc: Stamps.at(-3000), fields: ["name": "Back again"])], as: alice)
             }
-            try await Self.withDatabase(scratch.location) { database in
+            try await RecyclingData.withDatabase(scratch.location) { database in
                 try await database.withConnection { sql in
                     try await sql.raw("UPDATE sync_records SET deleted = NULL WHERE tombstone IS NOT NULL").run()
                 }
@@ -197,22 +197,9 @@ struct SubscriptionTests {
         return try await app.test(.router) { client in try await test(API(client: client)) }
     }
 
-    private static func withDatabase<Value: Sendable>(_ location: DatabaseLocation,
-                                                      _ body: @Sendable (Database) async throws -> Value) async throws -> Value {
-        let database = try await Database.open(location, logger: Logger(label: "test"))
-        do {
-            let value = try await body(database)
-            await database.close()
-            return value
-        } catch {
-            await database.close()
-            throw error
-        }
-    }
-
     /// How many synced records are stored, and the bytes counted against their owners.
     private static func stored(at location: DatabaseLocation) async throws -> (records: Int, bytes: Int64) {
-        try await withDatabase(location) { database in
+        try await RecyclingData.withDatabase(location) { database in
             try await database.withConnection { sql in
                 let records = try await sql.raw("SELECT COUNT(*) AS n FROM sync_records").first()!.decode(column: "n", as: Int.self)
                 let bytes = try await sql.raw("SELECT CAST(COALESCE(SUM(bytes), 0) AS BIGINT) AS n FROM storage_usage").first()!.decode(column: "n", as: Int64.self)
