@@ -63,6 +63,28 @@ public final class FaultProxy: Sendable {
         registry.openConnectionCount
     }
 
+    /// The count of connections accepted once the proxy is quiet: none open, and none accepted for
+    /// `quiet` (at most `timeout`). A process that has exited may have left a connection in the
+    /// listener's backlog that a busy machine accepts a moment later; counting before that would
+    /// charge it to whatever runs next.
+    public func settledConnectionsAccepted(quiet: Duration = .milliseconds(300), timeout: Duration = .seconds(5)) async -> Int {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        var last = counters.connectionsAccepted
+        var quietSince = clock.now
+        while clock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(25))
+            let now = counters.connectionsAccepted
+            if now != last || openConnectionCount > 0 {
+                last = now
+                quietSince = clock.now
+            } else if clock.now - quietSince >= quiet {
+                break
+            }
+        }
+        return last
+    }
+
     /// Closes the listener and every open connection; calling it again does nothing.
     public func stop() async {
         listener.close(promise: nil)
