@@ -31,9 +31,39 @@ struct PhotoScanTests {
                 #expect(scan["bin"] as? String == "special" && scan["points"] as? Int == 50)
                 #expect(scan["specialPoint"] as? String != nil)
                 #expect(vision.requests.count == 1)
-                // And the copy of the photo is gone from the app's folder once classified
-                let photos = try FileManager.default.subpathsOfDirectory(atPath: scratch.folder("phone").path).filter { $0.hasSuffix(".jpg") }
+                // And the copy of the photo is gone from the app's folder once classified (its attachments too)
+                let photos = try FileManager.default.subpathsOfDirectory(atPath: scratch.folder("phone").path)
+                    .filter { $0.hasSuffix(".jpg") || ($0.contains("attachments/") && !$0.hasSuffix("attachments")) }
                 #expect(photos.isEmpty, "\(photos)")
+            }
+        }
+    }
+
+    @Test func aTenMiBPhotoTakenOfflineIsUploadedAsAnAttachmentAndClassifiedOnceWithItsPointsOnce() async throws {
+        try await withFakeVisionServer(.answer("Glass Bottle")) { vision in
+            try await withLiveServer(configure: { $0.vision = VisionConfiguration(baseURL: vision.baseURL, model: "test-model", timeout: .seconds(30)) }) { server, scratch in
+                let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
+                _ = try await phone.signUp()
+                // Given a 10 MiB photo (more than the 4 MiB a scan took inside its call) taken in a basement
+                var photo = Data([0xFF, 0xD8, 0xFF, 0xE0])
+                photo.append(Data((0..<(10 * 1024 * 1024 - 4)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }))
+                let file = scratch.folder("camera").appendingPathComponent("bottle.jpg")
+                try FileManager.default.createDirectory(at: scratch.folder("camera"), withIntermediateDirectories: true)
+                try photo.write(to: file)
+                let waiting = try #require(try json(try await phone.offline(["scan", "--image", file.path, "--json"])) as? [String: Any])
+                #expect(waiting["state"] as? String == "waiting")
+                // When the network returns, and the student syncs twice
+                #expect(try await phone.run(["sync"]).status == 0)
+                #expect(try await phone.run(["sync"]).status == 0)
+                // Then the model saw the photo once, and the scan scored once
+                let scans = try #require(try json(try await phone.run(["scans", "--json"])) as? [[String: Any]])
+                #expect(scans.count == 1 && scans[0]["state"] as? String == "classified" && scans[0]["trashType"] as? String == "Glass Bottle")
+                #expect(scans[0]["points"] as? Int == 50, "\(scans)")
+                #expect(vision.requests.count == 1)
+                // And the photo is gone from the phone once classified
+                let kept = try FileManager.default.subpathsOfDirectory(atPath: scratch.folder("phone").path)
+                    .filter { $0.contains("/attachments/") && !$0.hasSuffix("/attachments") }
+                #expect(kept.isEmpty, "\(kept)")
             }
         }
     }
@@ -99,7 +129,7 @@ struct PhotoScanTests {
             let text = scratch.folder("camera").appendingPathComponent("notes.jpg")
             try Data("not a photo".utf8).write(to: text)
             let refused = try await phone.run(["scan", "--image", text.path])
-            #expect(refused.isOneLineError && refused.stderr.contains("is not a JPEG or PNG photo"))
+            #expect(refused.isOneLineError && refused.stderr.contains("is not a JPEG, PNG or HEIC photo"))
             let missing = try await phone.run(["scan", "--image", "/nonexistent/photo.jpg"])
             #expect(missing.isOneLineError && missing.stderr.contains("there is no such file"))
         }

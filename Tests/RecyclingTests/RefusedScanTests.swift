@@ -50,7 +50,8 @@ struct RefusedScanTests {
             // Then it and its photo are gone; the waiting scan stays
             let scans = try #require(try json(try await phone.offline(["scans", "--json"])) as? [[String: Any]])
             #expect(scans.count == 1 && scans.first?["state"] as? String == "waiting", "\(scans)")
-            let photos = try FileManager.default.subpathsOfDirectory(atPath: scratch.folder("phone").path).filter { $0.hasSuffix(".jpg") }
+            let photos = try FileManager.default.subpathsOfDirectory(atPath: scratch.folder("phone").path)
+                .filter { $0.hasSuffix(".jpg") || ($0.contains("attachments/") && !$0.hasSuffix("attachments")) }
             #expect(photos.isEmpty, "\(photos)")
             // And a forced sign-out says the waiting scan is lost
             let forced = try await phone.offline(["logout", "--force"])

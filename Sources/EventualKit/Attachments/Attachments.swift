@@ -199,6 +199,14 @@ public enum AttachmentError: Error, Equatable, CustomStringConvertible {
 }
 
 extension LocalTransaction {
+    /// Forgets an attachment this device no longer needs (a scan's photo once classified), unless
+    /// an upload of it still waits: answers whether its file may be deleted now.
+    public func forgetAttachment(_ reference: AttachmentReference) throws -> Bool {
+        guard try AttachmentTable.upload(of: reference.sha256, db) == nil else { return false }
+        try db.execute(sql: "DELETE FROM eventual_attachments WHERE sha256 = ?", arguments: [reference.sha256])
+        return true
+    }
+
     /// Queues the upload of an attachment this device holds already to `space` (a record that
     /// refers to it moved there); false, and nothing queued, when its file is not on this device.
     /// NB: the file is then kept like one attached here, until its upload is done and sign-out.

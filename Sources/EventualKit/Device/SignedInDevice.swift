@@ -56,7 +56,7 @@ public final class SignedInDevice: Sendable {
     }
 
     /// Where the person's attachments are kept: beside their store, so that a sign-out removes both.
-    static func attachmentsFolder(of session: Session, accounts: DeviceAccounts) -> URL {
+    public static func attachmentsFolder(of session: Session, accounts: DeviceAccounts) -> URL {
         URL(fileURLWithPath: accounts.configuration.databasePath(session.userID)).deletingLastPathComponent()
             .appendingPathComponent("attachments", isDirectory: true)
     }

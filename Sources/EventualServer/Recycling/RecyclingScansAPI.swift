@@ -15,8 +15,17 @@ extension APIService {
         let timeZone = try Self.timeZone(body.timeZone)
         let position = try Self.position(latitude: body.latitude, longitude: body.longitude)
         let gtin = try body.barcode.map { barcode throws(APIError) in try GTIN(validating: barcode) }
-        let photo = try body.photo.map { text throws(APIError) in try Self.photo(base64: text) }
-        guard gtin != nil || photo != nil else { throw APIError.badRequest("a scan needs a barcode or a photo (or both)") }
+        guard body.photo == nil || body.photoAttachment == nil else {
+            throw APIError.badRequest("a scan has one photo: photo (base64) or photoAttachment, not both")
+        }
+        let attached = try body.photoAttachment.map { text throws(APIError) in
+            guard let reference = AttachmentReference(parsing: text) else {
+                throw APIError.badRequest("photoAttachment must be sha256: and 64 lowercase hex digits")
+            }
+            return reference
+        }
+        let inline = try body.photo.map { text throws(APIError) in try Self.photo(base64: text) }
+        guard gtin != nil || inline != nil || attached != nil else { throw APIError.badRequest("a scan needs a barcode or a photo (or both)") }
         let now = Date()
         guard body.takenAt.timeIntervalSince(now) <= Double(recycling.maxClockDrift.components.seconds) else {
             throw APIError.badRequest("takenAt is in the future: check the device's clock")
@@ -27,6 +36,8 @@ extension APIService {
 
         // A replayed scan id answers its first result, without asking the model again.
         if let first = try await recycling.scans.stored(userID: userID, scanID: body.id) { return .ok(.init(body: .json(first))) }
+        var photo = inline
+        if photo == nil, let attached { photo = try await attachedPhoto(attached, of: userID) }
 
         var classification: ScanStore.Classification
         var productName: String?
@@ -118,6 +129,21 @@ extension APIService {
         default:
             throw .badRequest("latitude and longitude go together: send both or neither")
         }
+    }
+
+    /// The bytes of a scan's photo uploaded as an attachment of the person's own space; a 409
+    /// when it is not uploaded yet (the device sends the scan again once it is).
+    private func attachedPhoto(_ reference: AttachmentReference, of userID: String) async throws -> (data: Data, mimeType: String) {
+        let content: (status: AttachmentStatus, range: AttachmentRange, bytes: AttachmentBytes)
+        do {
+            content = try await attachments.content(of: reference.sha256, in: userID, for: userID, range: nil)
+        } catch let refusal as Refusal {
+            guard case .notUploaded = refusal else { throw refusal }
+            throw APIError(.conflict, "The scan's photo is not uploaded yet: send the scan again once it is")
+        }
+        var data = Data(capacity: Int(content.status.size))
+        for try await piece in content.bytes { data.append(contentsOf: piece) }
+        return (data, content.status.contentType?.rawValue ?? "image/jpeg")
     }
 
     /// A photo checked to be base64 of a JPEG or a PNG of at most 4 MiB.

@@ -7,7 +7,7 @@ extension DeviceApp {
     static let sustainU = DeviceApp(name: .sustainu, analyticsName: .sustainU, version: RecyclingApp.version,
                                     migrations: RecyclingSchema.migrations) { entry, _ in
         if entry.operation == ScanCalls.scan, let call = try? JSONDecoder().decode(ScanCall.self, from: entry.payload) {
-            let what = call.photoFile != nil ? "photo" : "barcode \((try? GTIN(call.barcode ?? "").shortForm) ?? call.barcode ?? "")"
+            let what = call.photoFile != nil || call.photoAttachment != nil ? "photo" : "barcode \((try? GTIN(call.barcode ?? "").shortForm) ?? call.barcode ?? "")"
             return "scan of a \(what)"
         } else if entry.operation == ScanCalls.visit, let call = try? JSONDecoder().decode(VisitCall.self, from: entry.payload) {
             return "visit to \(call.pointId)"

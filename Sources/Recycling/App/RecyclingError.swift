@@ -42,8 +42,8 @@ public enum RecyclingError: Error, Equatable, CustomStringConvertible {
         case .photoTooLarge(let path, let bytes):
             // NB: to a tenth, rounded up: 4 MiB and a byte is "4.1 MiB", never "4 MiB; the most is 4 MiB".
             let tenths = (Double(bytes) / 1_048_576 * 10).rounded(.up) / 10
-            return "The photo \(path) is \(String(format: "%.1f", tenths)) MiB; the most a scan takes is 4 MiB: take a smaller one"
-        case .notAPhoto(let path): return "\(path) is not a JPEG or PNG photo"
+            return "The photo \(path) is \(String(format: "%.1f", tenths)) MiB; the most a scan takes is 20 MiB: take a smaller one"
+        case .notAPhoto(let path): return "\(path) is not a JPEG, PNG or HEIC photo"
         case .unknownTrashType(let text):
             return "'\(text)' is not a trash type: use one of \(TrashKinds.names.joined(separator: ", "))"
         case .invalidTime(let text): return "'\(text)' is not a time: use HH:MM like 20:00, or 2026-11-23T20:00"

@@ -28,6 +28,7 @@ public final class UserRecycling: Sendable {
                           serverNow: { link.serverTime.now() ?? scanLink.serverTime.now() })
         device = SignedInDevice(session: session, store: store, accounts: app.accounts,
                                 calls: ScanCalls.handlers(scanClient: scanLink.client, photos: configuration.photosDirectory(session.userID),
+                                                          attachments: SignedInDevice.attachmentsFolder(of: session, accounts: app.accounts),
                                                           clock: clock))
         points = PointCatalogue(store: store, client: link.client)
         packaging = PackagingCatalogue(store: store, client: link.client)
@@ -119,7 +120,7 @@ public final class UserRecycling: Sendable {
         // NB: a point the saved copy does not know is a typo; without a copy the server judges.
         if let pointID, try points.meta() != nil, try points.point(id: pointID) == nil { throw RecyclingError.noSuchPoint(pointID) }
         let scanID = UUIDv7.make()
-        let photoFile = try photo.map { try PhotoFile.keep($0, as: scanID, in: configuration.photosDirectory(session.userID)) }
+        let prepared = try photo.map { try PhotoFile.prepare($0, with: device.attachments) }
         let knownParts = try gtin.flatMap { try packaging.parts(of: $0) } ?? []
         let guess = TrashType(packaging: knownParts)
         // NB: by the server's time when this device's clock is known to be off, and corrected when
@@ -127,17 +128,14 @@ public final class UserRecycling: Sendable {
         let stamp = now.map { ScanClock.Stamp(takenAt: UnixMillis.milliseconds($0), deviceTakenAt: UnixMillis.milliseconds($0), sure: true) }
             ?? clock.stamp()
         let call = ScanCall(scanId: scanID, takenAt: stamp.takenAt, timeZone: configuration.timeZone.identifier,
-                            barcode: gtin?.normalized, photoFile: photoFile, pointId: pointID,
+                            barcode: gtin?.normalized, photoFile: nil, photoAttachment: prepared?.reference.description, pointId: pointID,
                             latitude: position?.latitude, longitude: position?.longitude,
                             deviceTakenAt: stamp.deviceTakenAt, clockSure: stamp.sure)
-        do {
-            try await store.write { tx in
-                let entry = try tx.enqueueCall(ScanCalls.scan, payload: call)
-                try ScanStore.insert(call, outboxID: entry, guess: guess, parts: knownParts, tx.db)
-            }
-        } catch {
-            if let photoFile { try? FileManager.default.removeItem(at: configuration.photosDirectory(session.userID).appendingPathComponent(photoFile)) }
-            throw error
+        // NB: the photo's upload first, in the same transaction: the scan is sent after it, in the outbox's order.
+        try await store.write { tx in
+            if let prepared { try tx.queueUpload(prepared) }
+            let entry = try tx.enqueueCall(ScanCalls.scan, payload: call)
+            try ScanStore.insert(call, outboxID: entry, guess: guess, parts: knownParts, tx.db)
         }
         // NB: ask first whether the server answers at all, so that a dead or silent one costs a
         // moment, not the scan budget kept for a slow vision model.
@@ -330,7 +328,7 @@ public final class UserRecycling: Sendable {
     /// Gives up on a scan or visit the server refused: the scan (and its photo) or the visit's
     /// count leaves this device too.
     public func discard(_ id: String) async throws -> OutboxLine {
-        let photos = configuration.photosDirectory(session.userID)
+        let photos = configuration.photosDirectory(session.userID), attachments = device.attachments.folder
         return try await device.discard(id) { [store] entry in
             let scan = entry.operation == ScanCalls.scan ? try? JSONDecoder().decode(ScanCall.self, from: entry.payload) : nil
             try await store.write { tx in
@@ -341,6 +339,12 @@ public final class UserRecycling: Sendable {
                 }
             }
             if let file = scan?.photoFile { try? FileManager.default.removeItem(at: photos.appendingPathComponent(file)) }
+            // NB: a dropped scan's photo goes too, once no upload of it waits (an upload already
+            // sent is collected by the server after its grace period: no record refers to it).
+            if let reference = scan?.photoAttachment.flatMap(AttachmentReference.init(parsing:)),
+               (try? await store.write({ tx in try tx.forgetAttachment(reference) })) == true {
+                try? FileManager.default.removeItem(at: attachments.appendingPathComponent(reference.sha256))
+            }
         }
     }
 

@@ -1,8 +1,26 @@
+import EventualKit
 import Foundation
 
 /// A photo taken for a scan, kept in the app's folder until the server has classified it.
 enum PhotoFile {
     static let maxBytes = 4 * 1024 * 1024
+
+    /// Checks a scan's photo (JPEG, PNG or HEIC by its bytes, at most 20 MiB) and keeps it as an
+    /// attachment, in SustainU's words when it cannot be.
+    static func prepare(_ source: URL, with attachments: Attachments) throws -> PreparedAttachment {
+        do {
+            return try attachments.prepare(fileAt: source)
+        } catch let error as AttachmentError {
+            switch error {
+            case .unreadable: throw RecyclingError.unreadablePhoto(path: source.path, reason: "there is no such file, or it cannot be read")
+            case .notAFile: throw RecyclingError.unreadablePhoto(path: source.path, reason: "it is a folder, not a photo")
+            case .tooLarge(let bytes): throw RecyclingError.photoTooLarge(path: source.path, bytes: Int(bytes))
+            case .empty, .notAnImage: throw RecyclingError.notAPhoto(path: source.path)
+            case .cannotStore: throw RecyclingError.unreadablePhoto(path: source.path, reason: "the copy could not be saved (is the disk full?)")
+            case .notUploadedYet, .corrupt: throw error
+            }
+        }
+    }
 
     /// Checks that `source` is a JPEG or PNG of at most 4 MiB and copies it into `folder` as
     /// `<scan id>.jpg|png`. Returns the copy's file name.

@@ -9,8 +9,10 @@ struct ScanCall: Codable, Sendable {
     let takenAt: Int64
     let timeZone: String
     let barcode: String?
-    /// The photo's file name in the user's scans folder.
+    /// The photo's file name in the user's scans folder (scans queued before attachments).
     let photoFile: String?
+    /// The photo as an attachment (`sha256:<digest>`), its upload queued before the scan.
+    var photoAttachment: String?
     let pointId: String?
     let latitude: Double?
     let longitude: Double?
@@ -38,14 +40,14 @@ enum ScanCalls {
     ///   - scanClient: a client patient enough for the vision model (the server may take 20 s).
     ///   - photos: the folder the photos wait in.
     ///   - clock: the time a scan is sent with.
-    static func handlers(scanClient: Client, photos: URL, clock: ScanClock) -> [String: CallHandler] {
+    static func handlers(scanClient: Client, photos: URL, attachments: URL, clock: ScanClock) -> [String: CallHandler] {
         [
-            scan: { context in try await runScan(context, client: scanClient, photos: photos, clock: clock) },
+            scan: { context in try await runScan(context, client: scanClient, photos: photos, attachments: attachments, clock: clock) },
             visit: runVisit,
         ]
     }
 
-    static func runScan(_ context: CallContext, client: Client, photos: URL, clock: ScanClock) async throws {
+    static func runScan(_ context: CallContext, client: Client, photos: URL, attachments: URL, clock: ScanClock) async throws {
         let call = try context.decode(ScanCall.self)
         var photo: String?
         if let file = call.photoFile {
@@ -66,12 +68,13 @@ enum ScanCalls {
         var takenAt = clock.sendingTime(takenAt: call.takenAt, deviceTakenAt: call.deviceTakenAt, sure: call.clockSure)
         let result: Components.Schemas.ScanResult
         do {
-            result = try await post(call, takenAt: takenAt, photo: photo, client: client)
-        } catch let failure as RemoteFailure where photo != nil && call.barcode != nil && Self.isPhotoRefusal(failure) {
+            result = try await post(call, takenAt: takenAt, photo: photo, attachment: call.photoAttachment, client: client)
+        } catch let failure as RemoteFailure where (photo != nil || call.photoAttachment != nil) && call.barcode != nil
+                    && Self.isPhotoRefusal(failure) {
             // NB: a server without a vision model refuses the photo, not the barcode found in it:
             // the barcode alone gets the answer it can give (the packaging, or that it is not known).
             try? await context.store.write { tx in try Self.setPhotosUnclassified(true, tx.db) }
-            result = try await post(call, takenAt: takenAt, photo: nil, client: client)
+            result = try await post(call, takenAt: takenAt, photo: nil, attachment: nil, client: client)
         } catch let failure as RemoteFailure where Self.isPhotoRefusal(failure) {
             try? await context.store.write { tx in try Self.setPhotosUnclassified(true, tx.db) }
             throw failure
@@ -80,12 +83,17 @@ enum ScanCalls {
             let corrected = clock.sendingTime(takenAt: takenAt, deviceTakenAt: call.deviceTakenAt, sure: call.clockSure)
             guard corrected < takenAt else { throw failure }
             takenAt = corrected
-            result = try await post(call, takenAt: takenAt, photo: photo, client: client)
+            result = try await post(call, takenAt: takenAt, photo: photo, attachment: call.photoAttachment, client: client)
         }
         let now = UnixMillis.now()
         try await context.store.write { [takenAt] tx in
             try ScanStore.record(result, scanID: call.scanId, takenAt: takenAt, answeredAt: now, tx.db)
             if result.source == .vision { try Self.setPhotosUnclassified(false, tx.db) }
+        }
+        if let reference = call.photoAttachment.flatMap(AttachmentReference.init(parsing:)),
+           (try? await context.store.write({ tx in try tx.forgetAttachment(reference) })) == true {
+            // NB: the photo was only kept to be classified; the result is what the person keeps.
+            try? FileManager.default.removeItem(at: attachments.appendingPathComponent(reference.sha256))
         }
         if let file = call.photoFile {
             // NB: the photo was only kept to be sent; the result is what the person keeps.
@@ -96,14 +104,17 @@ enum ScanCalls {
         }
     }
 
-    private static func post(_ call: ScanCall, takenAt: Int64, photo: String?, client: Client) async throws -> Components.Schemas.ScanResult {
+    private static func post(_ call: ScanCall, takenAt: Int64, photo: String?, attachment: String?, client: Client) async throws
+        -> Components.Schemas.ScanResult {
         let body = Components.Schemas.NewScan(
             id: call.scanId, takenAt: Date(timeIntervalSince1970: Double(takenAt) / 1000), timeZone: call.timeZone,
-            barcode: call.barcode, photo: photo, pointId: call.pointId, latitude: call.latitude, longitude: call.longitude)
+            barcode: call.barcode, photo: photo, photoAttachment: attachment, pointId: call.pointId, latitude: call.latitude,
+            longitude: call.longitude)
         switch try await client.postRecyclingScan(body: .json(body)) {
         case .ok(let answer): return try answer.body.json
         case .badRequest(let answer): throw try answer.body.json.failure
         case .unauthorized(let answer): throw try answer.body.json.failure
+        case .conflict(let answer): throw try answer.body.json.failure
         case .unprocessableContent(let answer): throw try answer.body.json.failure
         case .undocumented(let status, _): throw RemoteFailure.status(status, message: "The scan could not be classified now (HTTP \(status))")
         }
