@@ -11,32 +11,6 @@ private extension Device {
     func attachments(in folder: URL) -> Attachments {
         Attachments(folder: folder, store: store, link: link)
     }
-
-    /// An item whose photo is `prepared`, its upload queued in the same transaction.
-    func addItem(_ name: String, photo prepared: PreparedAttachment, space: String? = nil) async throws -> String {
-        let id = UUID().uuidString
-        try await store.write { tx in
-            let photo = try tx.queueUpload(prepared, space: space)
-            try TableMirror(SyncCollections.pantryItems, table: "items").insert(id, [
-                "name": .string(name), "quantity": 1, "status": "inPantry", "boughtAt": 1_764_000_000_000, "photo": photo,
-            ], space: space, in: tx)
-        }
-        return id
-    }
-
-    func photo(of id: String) async throws -> AttachmentReference? {
-        try await store.reader.read { db in try String.fetchOne(db, sql: "SELECT photo FROM items WHERE id = ?", arguments: [id]) }
-            .flatMap(AttachmentReference.init(parsing:))
-    }
-}
-
-/// Bytes that read as a JPEG (its first three bytes), the rest random: the server keeps any such.
-private func jpeg(bytes count: Int, seed: UInt64) -> Data {
-    var generator = SeededGenerator(seed: seed)
-    var data = Data([0xFF, 0xD8, 0xFF])
-    data.reserveCapacity(count)
-    while data.count < count { data.append(UInt8.random(in: 0...255, using: &generator)) }
-    return data
 }
 
 @Suite("Attachments: copied under their SHA-256, uploaded through the outbox, resumed after a cut, read local first",
@@ -72,7 +46,7 @@ struct AttachmentTests {
             let file = scratch.url.appendingPathComponent("photo.jpg")
             try bytes.write(to: file)
             let prepared = try a.attachments(in: folder).prepare(fileAt: file)
-            let id = try await a.addItem("Jam", photo: prepared)
+            let id = try await a.add("Jam", photo: prepared)
             #expect(try a.attachments(in: folder).waiting() == (1, Int64(bytes.count)))
             // When the connection is cut once 60 % of it went up (the item's change, a few hundred bytes, goes first)
             let beforeUpload = proxy.counters.bytesUp
@@ -116,8 +90,8 @@ struct AttachmentTests {
             let bytes = jpeg(bytes: 300_000, seed: 2)
             let file = scratch.url.appendingPathComponent("same.jpg")
             try bytes.write(to: file)
-            let first = try await a.addItem("Tea", photo: try a.attachments(in: folderA).prepare(fileAt: file))
-            let second = try await a.addItem("Coffee", photo: try a.attachments(in: folderA).prepare(fileAt: file))
+            let first = try await a.add("Tea", photo: try a.attachments(in: folderA).prepare(fileAt: file))
+            let second = try await a.add("Coffee", photo: try a.attachments(in: folderA).prepare(fileAt: file))
             #expect(try a.outbox.entries().filter { $0.operation == AttachmentUpload.operation }.count == 1)
             #expect(try a.attachments(in: folderA).waiting() == (1, 300_000))
             #expect(try a.attachments(in: folderA).state(try #require(try await a.photo(of: first))) == .waitingToUpload)
@@ -141,6 +115,52 @@ struct AttachmentTests {
             #expect(try await attachmentsB.data(reference) == bytes)
             #expect(try attachmentsB.state(reference) == .onDevice)
             #expect(FileManager.default.fileExists(atPath: attachmentsB.file(reference).path))
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func onePhotoOnTwoSharedItemsIsSentOnceFetchedOnceAndFreedOnceBothAreDeletedAndPurged(_ backend: Backend) async throws {
+        let server = ServerDatabase()
+        try await withLiveServer(on: backend, configure: server.catchLocation) { url, scratch in
+            let port = try #require(url.port)
+            let proxy = try await FaultProxy.start(upstreamPort: port, seed: 25)
+            let owner = try await registerUser(port: port, name: "owner"), member = try await registerUser(port: port, name: "member")
+            let a = try Device(folder: scratch.url.appendingPathComponent("a"), serverURL: url, uploadingAttachments: true)
+            let c = try Device(folder: scratch.url.appendingPathComponent("c"), serverURL: URL(string: "http://127.0.0.1:\(proxy.port)")!)
+            try await a.vault.signIn(email: owner.email, password: owner.password, client: a.link.client)
+            try await c.vault.signIn(email: member.email, password: member.password, client: c.link.client)
+            let home = try await shareSpace("Home", owner: a.link, member: c.link, memberEmail: member.email)
+            // Given the same photo attached to two items of a home two people share
+            let bytes = jpeg(bytes: 400_000, seed: 6)
+            let file = scratch.url.appendingPathComponent("shelf.jpg")
+            try bytes.write(to: file)
+            let tea = try await a.add("Tea", photo: try a.attachments.prepare(fileAt: file), space: home)
+            let coffee = try await a.add("Coffee", photo: try a.attachments.prepare(fileAt: file), space: home)
+            // When the owner's device syncs, the photo goes up once and counts once in their quota
+            let sent = await a.engine.syncNow()
+            #expect(sent.failure == nil && sent.calls == 1, "\(String(describing: sent.failure))")
+            #expect(try await server.attachmentsStored() == 1)
+            let counted = try await server.bytesCounted()
+            #expect(counted >= Int64(bytes.count), "counted \(counted)")
+            // And the other person reads it on both items with one download
+            _ = await c.engine.syncNow()
+            let reference = try #require(try await c.photo(of: tea))
+            #expect(try await c.photo(of: coffee) == reference)
+            #expect(try await c.attachments.data(reference, space: home) == bytes)
+            #expect(try await c.attachments.data(reference, space: home) == bytes)
+            #expect(proxy.requestLog.filter { $0.contains("/content") }.count == 1, "\(proxy.requestLog)")
+            await proxy.stop()
+            // When both items are deleted, the photo stays until their deletions are purged
+            try await a.delete(tea)
+            try await a.delete(coffee)
+            #expect(await a.engine.syncNow().failure == nil)
+            #expect(try await server.collectAttachments() == 0)
+            #expect(try await server.attachmentsStored() == 1)
+            // Then once they are, housekeeping frees the photo and gives its bytes back: nothing is counted
+            #expect(try await server.purgeDeletions() == 2)
+            #expect(try await server.collectAttachments() == 1)
+            #expect(try await server.attachmentsStored() == 0)
+            #expect(try await server.bytesCounted() == 0)
         }
     }
 

@@ -18,11 +18,12 @@ struct FaultSoakTests {
             let port = try #require(server.port)
             let proxy = try await FaultProxy.start(upstreamPort: port, seed: 1)
             defer { Task { await proxy.stop() } }
-            var passed = 0, refused = 0, failed: [(seed: UInt64, problems: [String], schedule: [String])] = []
+            var passed = 0, refused = 0, photos = 0, failed: [(seed: UInt64, problems: [String], schedule: [String])] = []
             for seed in Self.seeds {
                 let run = try await SoakRun(seed: seed, serverPort: port, proxy: proxy, folder: scratch.url.appendingPathComponent("seed-\(seed)"))
                 let problems = try await run.execute()
                 refused += run.refusedByRule.load(ordering: .relaxed)
+                photos += run.photosAttached.load(ordering: .relaxed)
                 if problems.isEmpty {
                     passed += 1
                 } else {
@@ -33,6 +34,7 @@ struct FaultSoakTests {
                 try? FileManager.default.removeItem(at: scratch.url.appendingPathComponent("seed-\(seed)"))
             }
             print("soak refusals: \(refused) changes refused by a rule (the people's outcome, not a loss), settled by discarding")
+            print("soak photos: \(photos) attached, each read back byte for byte wherever its item is held")
             print("soak: \(passed) passed, \(failed.count) failed")
             #expect(failed.isEmpty, "failing seeds: \(failed.map(\.seed))")
         }
@@ -76,6 +78,9 @@ private struct IntentModel {
     var records: [String: Record] = [:]
     var step = 0
     var postedBarcodes: [String] = []
+    /// The photos taken, by their reference, and the one each item was added with.
+    var photos: [AttachmentReference: Data] = [:]
+    var photoOf: [String: AttachmentReference] = [:]
     /// The entries of changes the server refused by a rule: the people's outcome, not applied anywhere.
     var refused: Set<String> = []
 
@@ -97,6 +102,8 @@ private struct IntentModel {
         step += 1
         records[id, default: Record()].deletedAt = step
     }
+
+    func place(of id: String) -> Place? { records[id]?.place }
 
     mutating func add(_ id: String, _ fields: [String: SyncValue], in place: Place, entry: String) {
         set(id, fields, entry: entry)
@@ -168,44 +175,34 @@ private final class SoakRun: Sendable {
     let c: Device
     let direct: ServerLink
     let directC: ServerLink
-    /// The space the two people share.
-    let shared = UUID().uuidString
+    /// Where the people's photos are taken, before they are attached.
+    let photoFolder: URL
     let schedule = Mutex<[String]>([])
     /// Changes the server refused by a rule, settled by discarding them.
     let refusedByRule = Atomic<Int>(0)
+    /// Photos attached to items.
+    let photosAttached = Atomic<Int>(0)
     private let credentials: (email: String, password: String)
     private let secondCredentials: (email: String, password: String)
 
     init(seed: UInt64, serverPort: Int, proxy: FaultProxy, folder: URL) async throws {
         self.seed = seed
         self.proxy = proxy
+        photoFolder = folder.appendingPathComponent("photos")
+        try FileManager.default.createDirectory(at: photoFolder, withIntermediateDirectories: true)
         credentials = try await registerUser(port: serverPort, name: "soak\(seed)")
         secondCredentials = try await registerUser(port: serverPort, name: "soak\(seed)b")
         let viaProxy = URL(string: "http://127.0.0.1:\(proxy.port)")!
         a = try Device(folder: folder.appendingPathComponent("a"), serverURL: viaProxy, timeout: .milliseconds(400),
-                       calls: ["kb.post": postProductCall])
+                       calls: ["kb.post": postProductCall], uploadingAttachments: true)
         b = try Device(folder: folder.appendingPathComponent("b"), serverURL: viaProxy, timeout: .milliseconds(400),
-                       calls: ["kb.post": postProductCall])
+                       calls: ["kb.post": postProductCall], uploadingAttachments: true)
         c = try Device(folder: folder.appendingPathComponent("c"), serverURL: viaProxy, timeout: .milliseconds(400),
-                       calls: ["kb.post": postProductCall])
+                       calls: ["kb.post": postProductCall], uploadingAttachments: true)
         let server = URL(string: "http://127.0.0.1:\(serverPort)")!
         let vault = a.vault, vaultC = c.vault
         direct = ServerLink(serverURL: server, timeouts: .patient) { vault.accessToken }
         directC = ServerLink(serverURL: server, timeouts: .patient) { vaultC.accessToken }
-    }
-
-    /// The first person's space "Home", with the second person in it as an editor.
-    /// NB: set up around the proxy; the engine's space calls have tests of their own.
-    private func shareAHome() async throws {
-        guard case .created = try await direct.client.createSpace(headers: .init(idempotencyKey: UUID().uuidString),
-                                                                  body: .json(.init(id: shared, name: "Home"))),
-              case .accepted = try await direct.client.inviteToSpace(path: .init(spaceId: shared), headers: .init(idempotencyKey: UUID().uuidString),
-                                                                     body: .json(.init(invitee: secondCredentials.email, role: .editor))),
-              case .ok(let invitations) = try await directC.client.listInvitations(),
-              let invitation = try invitations.body.json.invitations.first,
-              case .ok = try await directC.client.acceptInvitation(path: .init(invitationId: invitation.id),
-                                                                   headers: .init(idempotencyKey: UUID().uuidString))
-        else { throw TestFailure("could not share a home between the two people") }
     }
 
     private func log(_ line: String) { schedule.withLock { $0.append(line) } }
@@ -217,7 +214,8 @@ private final class SoakRun: Sendable {
         try await a.vault.signIn(email: credentials.email, password: credentials.password, client: direct.client)
         try await b.vault.signIn(email: credentials.email, password: credentials.password, client: direct.client)
         try await c.vault.signIn(email: secondCredentials.email, password: secondCredentials.password, client: directC.client)
-        try await shareAHome()
+        // NB: made around the proxy; the engine's space calls have tests of their own.
+        let shared = try await shareSpace("Home", owner: direct, member: directC, memberEmail: secondCredentials.email)
         var model = IntentModel()
         let devices = [a, b, c]
         for _ in 0..<Int.random(in: 8...16, using: &random) {
@@ -225,7 +223,7 @@ private final class SoakRun: Sendable {
             let device = devices[deviceIndex]
             let name = ["A", "B", "C"][deviceIndex]
             let known = try device.items().map(\.id)
-            switch Int.random(in: 0..<10, using: &random) {
+            switch Int.random(in: 0..<11, using: &random) {
             case 0...3:
                 let id = "r\(seed)-\(model.step)"
                 let quantity = Double(Int.random(in: 1...9, using: &random))
@@ -260,6 +258,25 @@ private final class SoakRun: Sendable {
                 model.step += 1
                 model.postedBarcodes.append(barcode)
                 log("\(name) post product \(barcode)")
+            case 8:
+                // A photo of 1 byte to 600 KB (some of several chunks), or one taken before again
+                let id = "r\(seed)-\(model.step)"
+                let place = Bool.random(using: &random) ? Place.shared : deviceIndex == 2 ? .second : .first
+                let taken = model.photoOf.values.sorted { $0.sha256 < $1.sha256 }
+                let again = !taken.isEmpty && Int.random(in: 0..<4, using: &random) == 0
+                let bytes = again ? model.photos[taken[Int.random(in: 0..<taken.count, using: &random)]]!
+                    : jpeg(bytes: Int.random(in: 4...600_000, using: &random), seed: seed &* 1000 &+ UInt64(model.step))
+                let file = photoFolder.appendingPathComponent("\(model.step).jpg")
+                try bytes.write(to: file)
+                let prepared = try device.attachments.prepare(fileAt: file)
+                try await device.add("item \(model.step)", photo: prepared, quantity: 1, category: "photo", id: id,
+                                     space: place == .shared ? shared : nil)
+                model.photos[prepared.reference] = bytes
+                photosAttached.add(1, ordering: .relaxed)
+                model.photoOf[id] = prepared.reference
+                model.add(id, ["name": .string("item \(model.step)"), "quantity": .number(1), "category": .string("photo")],
+                          in: place, entry: try device.newestEntry())
+                log("\(name) add \(id) with a photo of \(bytes.count) bytes\(again ? " (taken before)" : "") in \(place)")
             default:
                 let mode = Self.randomFault(&random)
                 proxy.mode = mode
@@ -305,10 +322,10 @@ private final class SoakRun: Sendable {
                 log("\(name) discards its refused change of \(failure.recordID): \(failure.reason)")
             }
         }
-        return try await verify(model)
+        return try await verify(model, shared: shared)
     }
 
-    private func verify(_ model: IntentModel) async throws -> [String] {
+    private func verify(_ model: IntentModel, shared: String) async throws -> [String] {
         var problems: [String] = []
         for (name, device, places) in [("A", a, [Place.first, .shared]), ("B", b, [.first, .shared]), ("C", c, [.second, .shared])] {
             let expected = model.expected(in: Set(places))
@@ -319,6 +336,21 @@ private final class SoakRun: Sendable {
             }
             let items = try device.items()
             if items != expected { problems.append("\(name) holds \(items), expected \(expected)") }
+            // Every photo of what it holds is its item's, and reads back byte for byte
+            if try device.attachments.waiting() != (0, 0) { problems.append("\(name) has photos waiting: \(try device.attachments.waiting())") }
+            for item in expected {
+                guard let reference = model.photoOf[item.id] else { continue }
+                let held = try await device.photo(of: item.id)
+                if held != reference { problems.append("\(name) holds photo \(String(describing: held)) on \(item.id), expected \(reference)") }
+                let space = model.place(of: item.id) == .shared ? shared : nil
+                do {
+                    if try await device.attachments.data(reference, space: space) != model.photos[reference] {
+                        problems.append("\(name) reads other bytes for the photo of \(item.id)")
+                    }
+                } catch {
+                    problems.append("\(name) cannot read the photo of \(item.id): \(error)")
+                }
+            }
         }
         for barcode in model.postedBarcodes {
             guard case .ok(let answer) = try await direct.client.getProducts(query: .init(barcode: barcode)) else {

@@ -63,24 +63,6 @@ private final class AppDevice: Sendable {
     }
 }
 
-/// The database the live server runs on, caught as `withLiveServer` configures it.
-private final class CaughtDatabase: Sendable {
-    let location = Mutex<DatabaseLocation?>(nil)
-
-    func purgeDeletions() async throws -> Int {
-        let location = try #require(location.withLock { $0 })
-        let database = try await Database.open(location, logger: Logger(label: "test-purge"))
-        do {
-            let purged = try await SyncStore(database: database).purgeDeletedRecords(before: UnixMillis.now() + 60_000)
-            await database.close()
-            return purged
-        } catch {
-            await database.close()
-            throw error
-        }
-    }
-}
-
 @Suite("First sync: only the app's collections, priority first, progress, resumable, no deletions, start over", .timeLimit(.minutes(4)))
 struct FirstSyncTests {
     private static let day: Int64 = 24 * 3600 * 1000
@@ -219,10 +201,8 @@ struct FirstSyncTests {
 
     @Test(arguments: Backend.available)
     func aDeviceOfflineLongerThanTheRetentionStartsOverAndLosesNoneOfItsWaitingChanges(_ backend: Backend) async throws {
-        let caught = CaughtDatabase()
-        try await withLiveServer(on: backend, configure: { configuration in
-            caught.location.withLock { $0 = configuration.database }
-        }) { server, scratch in
+        let caught = ServerDatabase()
+        try await withLiveServer(on: backend, configure: caught.catchLocation) { server, scratch in
             let port = try #require(server.port)
             let user = try await registerUser(port: port)
             let a = try AppDevice(folder: scratch.url.appendingPathComponent("a"), serverURL: server, pantry: true, spending: false)

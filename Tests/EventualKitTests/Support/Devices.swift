@@ -9,6 +9,15 @@ import Logging
 import Testing
 @testable import EventualKit
 
+/// Bytes that read as a JPEG (its first three bytes), the rest random: the server keeps any such.
+func jpeg(bytes count: Int, seed: UInt64) -> Data {
+    var generator = SeededGenerator(seed: seed)
+    var data = Data([0xFF, 0xD8, 0xFF])
+    data.reserveCapacity(count)
+    while data.count < count { data.append(UInt8.random(in: 0...255, using: &generator)) }
+    return data
+}
+
 /// The pantry collection mirrored into a small table: what an app's schema looks like.
 let itemsMigration = LocalMigration("test-items") { db in
     try db.execute(sql: """
@@ -46,16 +55,21 @@ final class Device: Sendable {
 
     /// NB: the deadlines are generous unless a test is about them: on a machine busy with the
     /// fault soak beside it a request can take seconds, and the suite's time limit bounds the test.
+    /// The photos of its items, kept in its folder's `attachments`; its engine uploads them when
+    /// made `uploadingAttachments` (a test of the upload itself runs an engine of its own).
+    let attachments: Attachments
+
     init(folder: URL, serverURL: URL, timeout: Duration = .seconds(30),
          timeouts: ServerLink.Timeouts = ServerLink.Timeouts(connect: .seconds(10), firstByte: .seconds(20)),
-         configuration: SyncConfiguration = .fast, calls: [String: CallHandler] = [:],
+         configuration: SyncConfiguration = .fast, calls: [String: CallHandler] = [:], uploadingAttachments: Bool = false,
          wallClock: @escaping @Sendable () -> Int64 = { UnixMillis.now() }) throws {
         store = try LocalStore(path: folder.appendingPathComponent("store.sqlite").path, migrations: [itemsMigration], wallClock: wallClock)
         let vault = SessionVault(secrets: FileSecretStore(directory: folder.appendingPathComponent("secrets")), rounds: 100_000)
         self.vault = vault
         link = ServerLink(serverURL: serverURL, timeout: timeout, timeouts: timeouts) { vault.accessToken }
+        attachments = Attachments(folder: folder.appendingPathComponent("attachments"), store: store, link: link)
         engine = SyncEngine(store: store, link: link, collections: [TableMirror(SyncCollections.pantryItems, table: "items")],
-                            calls: calls, configuration: configuration,
+                            calls: uploadingAttachments ? attachments.uploads.merging(calls) { _, given in given } : calls, configuration: configuration,
                             logger: Logger(label: "test-device"))
     }
 
@@ -111,6 +125,27 @@ final class Device: Sendable {
         }
     }
 
+    /// Adds an item whose photo is `prepared`, its upload queued in the same transaction, in
+    /// `space` (nil: the person's own).
+    @discardableResult
+    func add(_ name: String, photo prepared: PreparedAttachment, quantity: Double = 1, category: String? = nil,
+             id: String = UUID().uuidString, space: String? = nil) async throws -> String {
+        try await store.write { tx in
+            let photo = try tx.queueUpload(prepared, space: space)
+            try TableMirror(SyncCollections.pantryItems, table: "items").insert(id, [
+                "name": .string(name), "quantity": .number(quantity), "category": .string(category),
+                "status": "inPantry", "boughtAt": 1_764_000_000_000, "photo": photo,
+            ], space: space, in: tx)
+        }
+        return id
+    }
+
+    /// The photo an item's row refers to, if any.
+    func photo(of id: String) async throws -> AttachmentReference? {
+        try await store.reader.read { db in try String.fetchOne(db, sql: "SELECT photo FROM items WHERE id = ?", arguments: [id]) }
+            .flatMap(AttachmentReference.init(parsing:))
+    }
+
     func items() throws -> [Item] {
         try store.reader.read { db in
             try Row.fetchAll(db, sql: "SELECT id, name, quantity, category FROM items ORDER BY id").map {
@@ -136,6 +171,23 @@ extension SyncConfiguration {
         configuration.interval = .milliseconds(200)
         return configuration
     }
+}
+
+/// Makes a space called `name` owned by whoever `owner` is signed in as, with the person `member`
+/// is signed in as (whose email is `memberEmail`) in it as an editor; answers the space's id.
+/// NB: through the API directly: the engine's space calls have tests of their own.
+func shareSpace(_ name: String, owner: ServerLink, member: ServerLink, memberEmail: String) async throws -> String {
+    let space = UUID().uuidString
+    guard case .created = try await owner.client.createSpace(headers: .init(idempotencyKey: UUID().uuidString),
+                                                             body: .json(.init(id: space, name: name))),
+          case .accepted = try await owner.client.inviteToSpace(path: .init(spaceId: space), headers: .init(idempotencyKey: UUID().uuidString),
+                                                                body: .json(.init(invitee: memberEmail, role: .editor))),
+          case .ok(let invitations) = try await member.client.listInvitations(),
+          let invitation = try invitations.body.json.invitations.first(where: { $0.space.id == space }),
+          case .ok = try await member.client.acceptInvitation(path: .init(invitationId: invitation.id),
+                                                              headers: .init(idempotencyKey: UUID().uuidString))
+    else { throw TestFailure("could not share \(name) between the two people") }
+    return space
 }
 
 /// Registers a user through the real API and returns email and password.
