@@ -110,6 +110,22 @@ public struct DeviceWords: Sendable {
 
     /// A sync's outcome: "Synced: `done`." (`done` says what went and came, in the app's words), or
     /// the error that says why it stopped or what the server refused, and what to do.
+    /// What a sync says: "Synced: …" when everything went and nothing refused is left in
+    /// `outbox`; otherwise an error naming what the person has to settle, this round's refusals
+    /// or those of an earlier one still waiting.
+    public func synced(_ report: SyncReport, done: String, outbox: Outbox) throws -> String {
+        let line = try synced(report, done: done)
+        let refused = try outbox.entries(state: .failed)
+        // NB: never "Synced" while a refusal waits, however old: the person still has to act on it.
+        guard refused.isEmpty else {
+            let calls = refused.filter { $0.kind == .call }.count
+            let reason = refused.first?.lastError.map { " (" + Terminal.oneLine(Table.cut($0, to: 80)) + ")" } ?? ""
+            throw CLIError("Sent what waited (\(done)), but \(count(refused.count, "refused earlier still waits", "refused earlier still wait"))"
+                           + "\(reason): " + settling(changes: refused.count - calls, calls: calls))
+        }
+        return line
+    }
+
     public func synced(_ report: SyncReport, done: String) throws(CLIError) -> String {
         // NB: a change the server had already (a replay after a lost answer) was not sent now.
         if let failure = report.failure { throw stopped(failure, sentBefore: report.sent - report.duplicates + report.calls) }

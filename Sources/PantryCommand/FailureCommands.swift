@@ -7,7 +7,7 @@ import Pantry
 
 struct Failures: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "The changes the server refused, with its reasons: settle each with pantry settle ID.",
+        abstract: "What the server refused, and why: settle a change with pantry settle ID; send anything else again with pantry retry ID or drop it with pantry discard ID.",
         discussion: "Example: pantry failures --json")
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: OutputOptions
@@ -15,26 +15,40 @@ struct Failures: AsyncParsableCommand {
     func run() async throws {
         let pantry = try global.app().open()
         let failures = try pantry.failures()
+        let calls = try RefusedCalls(of: pantry.device)
         if output.json {
             struct Shape: Encodable {
-                let id, shortId, itemId, what, reason: String
+                let id, shortId, kind, what, reason: String
+                @JSONNullable var itemId: String?
                 @JSONNullable var code: String?; @JSONNullable var field: String?; @JSONNullable var space: String?
                 let knowsServerState: Bool; let createdAt: String
             }
             let names = try pantry.household.names()
-            print(try ItemPrinting.json(failures.map {
-                Shape(id: $0.id, shortId: $0.shortID, itemId: $0.recordID, what: pantry.summary(of: $0), reason: $0.reason, code: $0.code,
-                      field: $0.field, space: $0.space.map { names[$0] ?? $0 }, knowsServerState: $0.knowsServerState,
+            let changes = failures.map {
+                Shape(id: $0.id, shortId: $0.shortID, kind: "change", what: pantry.summary(of: $0), reason: $0.reason, itemId: $0.recordID,
+                      code: $0.code, field: $0.field, space: $0.space.map { names[$0] ?? $0 }, knowsServerState: $0.knowsServerState,
                       createdAt: Timestamp.iso8601($0.createdAt))
-            }))
+            }
+            let refusedCalls = try pantry.outbox.entries(state: .failed).filter { $0.kind == .call }.map { entry in
+                Shape(id: entry.id, shortId: String(entry.id.suffix(OutboxEntry.shortIDLength)), kind: "call",
+                      what: try pantry.device.line(entry).summary, reason: entry.lastError ?? "refused by the server",
+                      knowsServerState: false, createdAt: Timestamp.iso8601(entry.createdAt))
+            }
+            print(try ItemPrinting.json(changes + refusedCalls))
             return
         }
-        guard !failures.isEmpty else { print("Nothing was refused."); return }
-        var table = Table("ID", "WHAT", "REASON")
-        table.whole = ["ID"]
-        for failure in failures { table.add(failure.shortID, pantry.summary(of: failure), failure.reason) }
-        print(table.render())
-        Terminal.say("Settle each: pantry settle ID --keep-mine (send it again, --quantity N to say how much is left), --take-theirs (the server's version) or --discard.")
+        guard !failures.isEmpty || !calls.isEmpty else { print("Nothing was refused."); return }
+        if !failures.isEmpty {
+            var table = Table("ID", "WHAT", "REASON")
+            table.whole = ["ID"]
+            for failure in failures { table.add(failure.shortID, pantry.summary(of: failure), failure.reason) }
+            print(table.render())
+            Terminal.say("Settle each: pantry settle ID --keep-mine (send it again, --quantity N to say how much is left), --take-theirs (the server's version) or --discard.")
+        }
+        if !calls.isEmpty {
+            if !failures.isEmpty { print("") }
+            print(calls.render(command: "pantry"))
+        }
     }
 }
 

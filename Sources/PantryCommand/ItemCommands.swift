@@ -167,20 +167,24 @@ struct Edit: AsyncParsableCommand {
     @Option(help: "A new name.") var name: String?
     @Option(help: "A new description.") var description: String?
     @Flag(name: .customLong("no-expiry"), help: "Forget the expiry.") var noExpiry = false
+    @Option(help: "A new photo of it (JPEG, PNG or HEIC, at most 20 MiB): kept here, uploaded when online.") var photo: String?
     @OptionGroup var item: ItemOptions
 
     func validate() throws {
         if noExpiry, item.expires != nil { throw ValidationError("Use --expires or --no-expiry, not both") }
         // NB: as spendiq's edits: "Updated" for an edit that changed nothing would not be true.
-        if [name, description, item.quantity, item.unit, item.expires, item.category, item.place, item.at].allSatisfy({ $0 == nil }), !noExpiry {
-            throw ValidationError("Nothing to change: give --name, --description, --quantity, --unit, --expires, --no-expiry, --category, --where or --at")
+        if [name, description, item.quantity, item.unit, item.expires, item.category, item.place, item.at, photo].allSatisfy({ $0 == nil }), !noExpiry {
+            throw ValidationError("Nothing to change: give --name, --description, --quantity, --unit, --expires, --no-expiry, --category, --where, --at or --photo")
         }
     }
 
     func run() async throws {
         let pantry = try global.app().open()
-        let edited = try await pantry.items.edit(id, try item.details(name: name, description: description), clearExpiry: noExpiry)
+        // NB: the photo is checked and copied in before anything is written: a refusal changes nothing.
+        let picture = try photo.map { try AttachmentWords.prepare($0, with: pantry.attachments) }
+        let edited = try await pantry.items.edit(id, try item.details(name: name, description: description), clearExpiry: noExpiry,
+                                                 photo: picture)
         await pantry.trySend()
-        print("Updated \(edited.name).")
+        print("Updated \(edited.name)" + (picture.map { " with its new photo (\(AttachmentError.mebibytesText($0.size)))" } ?? "") + ".")
     }
 }

@@ -19,7 +19,7 @@ enum ItemPrinting {
         // NB: with two more columns in 80, the place and the category give way before the name.
         if shared { table.cutFirst = ["PLACE", "CATEGORY"] }
         for (item, mark) in zip(items, marks) {
-            var cells: [Table.Cell] = [.init(String(item.id.suffix(8))), .init(item.name), .init(quantity(item)), .init(item.category ?? "-"),
+            var cells: [Table.Cell] = [.init(String(item.id.suffix(8))), .init(item.name + (item.photo != nil ? " [photo]" : "")), .init(quantity(item)), .init(item.category ?? "-"),
                                        expiry(item.expiresOn, today: today), .init(item.place ?? "-")]
             if let owners, shared { cells += [.init(owners.space(of: item)), .init(owners.changedBy(item))] }
             table.rows.append((marked ? [Table.Cell(mark.rawValue, mark == .refused ? .red : .yellow)] : []) + cells)
@@ -95,6 +95,7 @@ enum ItemPrinting {
         lines.append(("place", item.place ?? "-"))
         if let latitude = item.latitude, let longitude = item.longitude { lines.append(("at", "\(latitude),\(longitude)")) }
         lines.append(("status", status(item.status)))
+        if item.photo != nil { lines.append(("photo", "yes (pantry photo \(item.id.suffix(8)) --save FILE)")) }
         if let owners, owners.inHousehold || item.space != nil {
             lines.append(("space", owners.space(of: item)))
             lines.append(("changed by", owners.changedBy(item)))
@@ -129,7 +130,7 @@ enum ItemPrinting {
 
         enum Keys: String, CodingKey {
             case id, barcode, productId, name, description, quantity, unit, category, expiresOn, boughtAt, place
-            case latitude, longitude, status, space, spaceId, changedBy, syncState
+            case latitude, longitude, status, space, spaceId, changedBy, photo, syncState
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -151,6 +152,7 @@ enum ItemPrinting {
             try container.encode(item.space.map { owners?.names[$0] ?? $0 }, forKey: .space)
             try container.encode(item.space, forKey: .spaceId)
             try container.encode(item.changedBy, forKey: .changedBy)
+            try container.encode(item.photo, forKey: .photo)
             if let state { try container.encode(SyncStateJSON(state), forKey: .syncState) }
         }
     }

@@ -79,7 +79,7 @@ struct Sync: AsyncParsableCommand {
         let done = "sent \(report.sent - report.duplicates) change(s) and \(contributions) knowledge-base contribution(s)"
             + (household > 0 ? ", \(household) household change(s)" : "") + (photos > 0 ? ", \(photos) photo(s)" : "")
             + ", fetched \(report.pulled)"
-        Terminal.say(try DeviceWords.pantry.synced(report, done: done))
+        Terminal.say(try DeviceWords.pantry.synced(report, done: done, outbox: pantry.outbox))
     }
 }
 

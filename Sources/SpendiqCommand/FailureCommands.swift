@@ -7,33 +7,47 @@ import Spending
 
 struct Failures: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "The changes the server refused, with its reasons: settle each with spendiq settle ID.")
+        abstract: "What the server refused, and why: settle a change with spendiq settle ID; send anything else again with spendiq retry ID or drop it with spendiq discard ID.")
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
         let spending = try await global.spending()
         let failures = try spending.failures()
+        let calls = try RefusedCalls(of: spending.device)
         if output.json {
             struct Shape: Encodable {
-                let id, shortId, collection, recordId, what, reason: String
+                let id, shortId, kind, what, reason: String
+                @JSONNullable var collection: String?; @JSONNullable var recordId: String?
                 @JSONNullable var code: String?; @JSONNullable var field: String?; @JSONNullable var space: String?
                 let knowsServerState: Bool; let createdAt: String
             }
-            print(try Terminal.json(failures.map {
-                Shape(id: $0.id, shortId: $0.shortID, collection: $0.collection, recordId: $0.recordID, what: spending.summary(of: $0),
-                      reason: $0.reason, code: $0.code, field: $0.field, space: $0.space, knowsServerState: $0.knowsServerState,
-                      createdAt: Timestamp.iso8601($0.createdAt))
-            }))
+            let changes = failures.map {
+                Shape(id: $0.id, shortId: $0.shortID, kind: "change", what: spending.summary(of: $0), reason: $0.reason,
+                      collection: $0.collection, recordId: $0.recordID, code: $0.code, field: $0.field, space: $0.space,
+                      knowsServerState: $0.knowsServerState, createdAt: Timestamp.iso8601($0.createdAt))
+            }
+            let refusedCalls = try spending.outbox.entries(state: .failed).filter { $0.kind == .call }.map { entry in
+                Shape(id: entry.id, shortId: String(entry.id.suffix(OutboxEntry.shortIDLength)), kind: "call",
+                      what: try spending.device.line(entry).summary, reason: entry.lastError ?? "refused by the server",
+                      knowsServerState: false, createdAt: Timestamp.iso8601(entry.createdAt))
+            }
+            print(try Terminal.json(changes + refusedCalls))
             return
         }
-        guard !failures.isEmpty else { print("Nothing was refused."); return }
-        var table = Table("ID", "WHAT", "REASON")
-        table.whole = ["ID"]
-        table.cutFirst = ["REASON"]
-        for failure in failures { table.add(failure.shortID, spending.summary(of: failure), failure.reason) }
-        print(table.render())
-        Terminal.say("Settle each: spendiq settle ID --keep-mine (send it again), --take-theirs (the server's version) or --discard.")
+        guard !failures.isEmpty || !calls.isEmpty else { print("Nothing was refused."); return }
+        if !failures.isEmpty {
+            var table = Table("ID", "WHAT", "REASON")
+            table.whole = ["ID"]
+            table.cutFirst = ["REASON"]
+            for failure in failures { table.add(failure.shortID, spending.summary(of: failure), failure.reason) }
+            print(table.render())
+            Terminal.say("Settle each: spendiq settle ID --keep-mine (send it again), --take-theirs (the server's version) or --discard.")
+        }
+        if !calls.isEmpty {
+            if !failures.isEmpty { print("") }
+            print(calls.render(command: "spendiq"))
+        }
     }
 }
 

@@ -198,12 +198,16 @@ struct Edit: AsyncParsableCommand {
     @Argument(help: "The transaction's id, as listed.") var id: String
     @Option(parsing: .unconditional, help: "A new amount.") var amount: String?
     @OptionGroup var options: TransactionOptions
+    @Option(help: "A new photo of the receipt (JPEG, PNG or HEIC, at most 20 MiB): kept here, uploaded when online.") var receipt: String?
 
     func run() async throws {
         let details = try options.details(amount: amount)
         let spending = try await global.spending()
-        let recorded = try await spending.ledger.edit(id, details)
-        Terminal.say("Changed \(recorded.transaction.id.suffix(8)): \(recorded.transaction.money) on \(recorded.transaction.category ?? "other").")
+        // NB: the photo is checked and copied in before anything is written: a refusal changes nothing.
+        let photo = try receipt.map { try AttachmentWords.prepare($0, with: spending.attachments) }
+        let recorded = try await spending.ledger.edit(id, details, receipt: photo)
+        Terminal.say("Changed \(recorded.transaction.id.suffix(8)): \(recorded.transaction.money) on \(recorded.transaction.category ?? "other")"
+                     + (photo.map { ", with its new receipt (\(AttachmentError.mebibytesText($0.size)))" } ?? "") + ".")
         await finish(spending, warnings: recorded.warnings)
     }
 }

@@ -46,7 +46,7 @@ struct List: AsyncParsableCommand {
                 TransactionJSON(id: $0.id, account: names[$0.accountId] ?? $0.accountId, kind: $0.kind.rawValue, amountMinor: $0.amountMinor,
                                 currency: $0.currency, category: $0.category, note: $0.note, date: Timestamp.iso8601($0.occurredAt),
                                 toAccount: $0.toAccountId.map { names[$0] ?? $0 }, place: $0.place, automatic: $0.automatic,
-                                space: $0.space.map { spaces[$0] ?? $0 }, recordedBy: $0.changedBy ?? me,
+                                space: $0.space.map { spaces[$0] ?? $0 }, recordedBy: $0.changedBy ?? me, receipt: $0.receipt,
                                 syncState: SyncStateJSON(states[$0.id] ?? .confirmed))
             }
             return oneLine ? try Terminal.jsonLine(rows) : try Terminal.json(rows)
@@ -67,7 +67,8 @@ struct List: AsyncParsableCommand {
             let by = transaction.changedBy.map { $0 == me ? "you" : $0 } ?? "you"
             let cells = [String(transaction.id.suffix(8)), DateText.format(transaction.occurredAt, calendar: calendar), account,
                          sign + transaction.money.description, transaction.category ?? "-",
-                         (transaction.note ?? "").replacingOccurrences(of: "\n", with: " ") + (transaction.automatic ? " [imported]" : "")]
+                         (transaction.note ?? "").replacingOccurrences(of: "\n", with: " ") + (transaction.automatic ? " [imported]" : "")
+                            + (transaction.receipt != nil ? " [receipt]" : "")]
                 .map { Table.Cell($0) } + (shared ? [Table.Cell(by)] : [])
             table.rows.append((marked ? [Table.Cell(mark.rawValue, mark == .refused ? .red : .yellow)] : []) + cells)
         }
@@ -78,10 +79,13 @@ struct List: AsyncParsableCommand {
 /// A transaction in `--json`: every key always present (null when empty), so a script reading `note` finds it.
 struct TransactionJSON: Encodable {
     let id, account, kind: String; let amountMinor: Int64; let currency: String; let category, note: String?; let date: String
-    let toAccount, place: String?; let automatic: Bool; let space: String?; let recordedBy: String; let syncState: SyncStateJSON
+    let toAccount, place: String?; let automatic: Bool; let space: String?; let recordedBy: String
+    /// The receipt's reference (`spendiq receipt ID` shows or saves it); null: none.
+    let receipt: String?
+    let syncState: SyncStateJSON
 
     enum CodingKeys: String, CodingKey {
-        case id, account, kind, amountMinor, currency, category, note, date, toAccount, place, automatic, space, recordedBy, syncState
+        case id, account, kind, amountMinor, currency, category, note, date, toAccount, place, automatic, space, recordedBy, receipt, syncState
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -99,6 +103,7 @@ struct TransactionJSON: Encodable {
         try container.encode(automatic, forKey: .automatic)
         try container.encode(space, forKey: .space)
         try container.encode(recordedBy, forKey: .recordedBy)
+        try container.encode(receipt, forKey: .receipt)
         try container.encode(syncState, forKey: .syncState)
     }
 }

@@ -62,6 +62,6 @@ struct Sync: AsyncParsableCommand {
         let receipts = uploads.subtracting(try spending.outbox.entries().map(\.id)).count
         let done = "sent \(report.sent - report.duplicates) change(s)" + (receipts > 0 ? ", \(receipts) receipt(s)" : "")
             + " and \(max(0, report.calls - receipts)) other update(s), fetched \(report.pulled)"
-        Terminal.say(try DeviceWords.spendiq.synced(report, done: done))
+        Terminal.say(try DeviceWords.spendiq.synced(report, done: done, outbox: spending.outbox))
     }
 }

@@ -25,7 +25,7 @@ struct AttachmentTests {
     }
 
     private func uploadHandlers(_ device: Device, folder: URL) -> [String: CallHandler] {
-        [AttachmentUpload.operation: AttachmentUpload.handler(folder: folder, link: device.link)]
+        device.attachments(in: folder).uploads
     }
 
     @Test(arguments: Backend.available)

@@ -40,6 +40,12 @@ struct PhotoCommandTests {
             let salt = String(try await ann.itemID("Salt").suffix(8))
             let none = try await ann.pantry.run(["photo", salt])
             #expect(none.status == 1 && none.stderr.contains("Salt has no photo"), "\(none.stderr)")
+            // And `edit --photo` gives it one, uploaded to her own space (at once online, else with a sync)
+            let edited = try await ann.run(["edit", salt, "--photo", file.path])
+            #expect(edited.stdout.contains("Updated Salt with its new photo (49 KiB)."), "\(edited.stdout)")
+            try await ann.run(["sync"])
+            #expect(!(try await ann.run(["status"]).stdout.contains("to upload")))
+            #expect(try await ann.run(["photo", salt]).stdout.contains("Photo of Salt: PNG, 49 KiB, on this device."))
         }
     }
 }
@@ -79,6 +85,51 @@ extension PhotoCommandTests {
             #expect(emptySave.status != 0 && emptySave.stderr.contains("not an empty one"), "\(emptySave.stderr)")
             let emptyPhoto = try await ann.pantry.run(["add", "--name", "Salt", "--photo", ""])
             #expect(emptyPhoto.status != 0 && emptyPhoto.stderr.contains("not an empty one"), "\(emptyPhoto.stderr)")
+        }
+    }
+}
+
+extension PhotoCommandTests {
+    /// A photo the server refuses (past the person's quota): `failures` lists it with how to settle
+    /// it, `sync` never says "Synced" while it waits, however many syncs later, and lists, `show`
+    /// and `--json` say which items have a photo.
+    @Test func aRefusedPhotoIsListedByFailuresAndNoSyncSaysSyncedWhileItWaits() async throws {
+        try await withLiveServer(configure: { $0.quotas.bytesPerUser = 30_000 }) { server, scratch in
+            let ann = try await PantryPerson.signUp("ann", server: server, scratch: scratch)
+            var png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+            png.append(Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 11) }))
+            let file = scratch.url.appendingPathComponent("jam.png")
+            try png.write(to: file)
+            // Given a photo larger than what the server leaves Ann
+            try await ann.run(["add", "--name", "Jam", "--photo", file.path], server: unreachableServer)
+            try await ann.run(["add", "--name", "Salt"], server: unreachableServer)
+            // When she syncs: the items go, the photo is refused
+            let first = try await ann.pantry.run(["sync"])
+            #expect(first.status != 0 && first.stderr.contains("Sync incomplete") && first.stderr.contains("refused 1"), "\(first.stderr)")
+            // Then the next sync, which refuses nothing new, still does not say "Synced"
+            let again = try await ann.pantry.run(["sync"])
+            #expect(again.status != 0, "\(again.stdout)")
+            #expect(!again.stdout.contains("Synced") && again.stderr.contains("1 change(s) refused earlier still wait"), "\(again.stdout)\(again.stderr)")
+            #expect(again.stderr.contains("pantry retry ID"), "\(again.stderr)")
+            // And `failures` lists the upload, with how to settle it, in words and in JSON
+            let failures = try await ann.run(["failures"])
+            #expect(failures.stdout.contains("attachment, 49 KiB") && failures.stdout.contains("pantry retry ID"), "\(failures.stdout)")
+            let listed = try #require(try await ann.run(["failures", "--json"]).json() as? [[String: Any]])
+            let refused = try #require(listed.first { $0["kind"] as? String == "call" }, "\(listed)")
+            #expect((refused["reason"] as? String)?.isEmpty == false && refused["itemId"] is NSNull, "\(refused)")
+            // And the items say which has a photo
+            let list = try await ann.run(["list"])
+            #expect(list.stdout.contains("Jam [photo]") && !list.stdout.contains("Salt [photo]"), "\(list.stdout)")
+            let items = try await ann.items()
+            #expect((items.first { $0["name"] as? String == "Jam" }?["photo"] as? String)?.hasPrefix("sha256:") == true)
+            #expect(items.first { $0["name"] as? String == "Salt" }?["photo"] is NSNull)
+            let jam = String(try await ann.itemID("Jam").suffix(8))
+            #expect(try await ann.run(["show", jam]).stdout.contains("pantry photo \(jam) --save FILE"))
+            // When she drops the upload, the next sync says "Synced" again
+            let shortID = try #require(refused["shortId"] as? String)
+            try await ann.run(["discard", shortID])
+            #expect(try await ann.run(["sync"]).stdout.contains("Synced"))
+            #expect(try await ann.run(["failures"]).stdout == "Nothing was refused.\n")
         }
     }
 }

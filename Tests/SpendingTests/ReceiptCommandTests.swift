@@ -45,6 +45,18 @@ struct ReceiptCommandTests {
             // And it never writes over a file
             let again = try await laptop.run(["receipt", id, "--save", saved.path])
             #expect(again.status != 0 && again.stderr.contains("exists already"), "\(again.stderr)")
+            // And `edit --receipt` replaces the receipt, which the laptop saves after a sync
+            var other = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+            other.append(Data((0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* 3) }))
+            let otherFile = folder.url.appendingPathComponent("other.png")
+            try other.write(to: otherFile)
+            let edited = try await phone.run(["edit", id, "--receipt", otherFile.path])
+            #expect(edited.status == 0 && edited.stdout.contains("with its new receipt (20 KiB)"), "\(edited.stdout) \(edited.stderr)")
+            #expect(try await phone.run(["sync"]).status == 0)
+            #expect(try await laptop.run(["sync"]).status == 0)
+            let savedOther = folder.url.appendingPathComponent("saved-other.png")
+            #expect(try await laptop.run(["receipt", id, "--save", savedOther.path]).status == 0)
+            #expect(try Data(contentsOf: savedOther) == other)
         }
     }
 
@@ -93,6 +105,47 @@ extension ReceiptCommandTests {
             // Then the transaction still has its receipt, and Bob saves the same bytes
             #expect(try await alice.run(["receipt", id]).stdout.contains("PNG, 40 KiB, on this device"))
             let saved = folder.url.appendingPathComponent("bob-bill.png")
+            let save = try await bob.run(["receipt", id, "--save", saved.path])
+            #expect(save.status == 0, "\(save.stdout) \(save.stderr)")
+            #expect(try Data(contentsOf: saved) == photo)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func aReceiptThatIsNotOnTheDeviceThatSharesItsAccountIsFetchedAndSentToTheSharedSpace(_ backend: Backend) async throws {
+        try await SharedAccountsTests.withServer(backend) { server, folder in
+            // Given Alice's expense with its receipt, sent from her phone, and her laptop that never read it
+            let (phone, _) = try await SharedAccountsTests.person("alice", server, folder)
+            let (bob, bobName) = try await SharedAccountsTests.person("bob", server, folder)
+            #expect(try await phone.run(["accounts", "add", "Home", "--currency", "EUR"]).status == 0)
+            var photo = Data([0xFF, 0xD8, 0xFF, 0xE0])
+            photo.append(Data((0..<600_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }))
+            let file = folder.url.appendingPathComponent("bill.jpg")
+            try photo.write(to: file)
+            let added = try await phone.run(["add", "expense", "40", "--account", "Home", "--receipt", file.path])
+            let id = try #require(added.stdout.split(separator: "(").dropFirst().first.map { String($0.prefix(8)) })
+            #expect(try await phone.run(["sync"]).status == 0)
+            let email = try #require((try await phone.run(["whoami", "--json"]).json() as? [String: Any])?["email"] as? String)
+            let laptop = CommandProcess.spendiq(dataDirectory: folder.folder("laptop"), server: server)
+            #expect(try await laptop.run(["login", "--email", email, "--password-stdin"], input: "long-password\n").status == 0)
+            #expect(try await laptop.run(["receipt", id]).stdout.contains("not on this device"))
+            // (and its lists say the transaction has a receipt)
+            let listed = try await SharedAccountsTests.json(laptop, ["list"])
+            #expect((listed.first?["receipt"] as? String)?.hasPrefix("sha256:") == true, "\(listed)")
+            #expect(try await laptop.run(["list"]).stdout.contains("[receipt]"))
+
+            // When she shares the account from the laptop, and it syncs
+            let shared = try await laptop.run(["accounts", "share", "Home", "--with", bobName])
+            #expect(shared.status == 0, "\(shared.stderr)")
+            let sync = try await laptop.run(["sync"])
+            #expect(sync.status == 0, "\(sync.stdout) \(sync.stderr)")
+            #expect(!(try await laptop.run(["status"]).stdout.contains("to upload")))
+
+            // Then Bob, once in, saves the same bytes from the shared account
+            let invitation = try await SharedAccountsTests.onlyInvitation(bob)
+            #expect(try await bob.run(["accept", try #require(invitation["id"] as? String)]).status == 0)
+            #expect(try await bob.run(["sync"]).status == 0)
+            let saved = folder.url.appendingPathComponent("bob-bill.jpg")
             let save = try await bob.run(["receipt", id, "--save", saved.path])
             #expect(save.status == 0, "\(save.stdout) \(save.stderr)")
             #expect(try Data(contentsOf: saved) == photo)

@@ -73,11 +73,12 @@ enum AttachmentTable {
         return rows.isEmpty ? nil : .waiting
     }
 
-    /// The uploads waiting (not refused), and their bytes.
+    /// The uploads waiting (not refused), and their bytes (those of a file still to fetch from
+    /// another space are not known, and not counted).
     static func waiting(_ db: Database) throws -> (count: Int, bytes: Int64) {
         let row = try Row.fetchOne(db, sql: """
             SELECT COUNT(*) AS uploads, COALESCE(SUM(a.size), 0) AS bytes
-            FROM eventual_outbox o JOIN eventual_attachments a ON o.coalescing_key LIKE '%:' || a.sha256
+            FROM eventual_outbox o LEFT JOIN eventual_attachments a ON o.coalescing_key LIKE '%:' || a.sha256
             WHERE o.kind = 'call' AND o.operation = ? AND o.state != 'failed'
             """, arguments: [AttachmentUpload.operation])
         return (row?["uploads"] ?? 0, row?["bytes"] ?? 0)

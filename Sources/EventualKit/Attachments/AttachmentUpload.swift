@@ -14,8 +14,18 @@ enum AttachmentUpload {
 
     struct Payload: Codable, Sendable {
         let sha256: String
-        let size: Int64
+        /// nil: not known when it was queued (a record moved whose attachment was not on this
+        /// device); the copy fetched from `from` says it.
+        let size: Int64?
         /// nil: the person's own space.
+        let space: String?
+        /// Where the blob is on the server already (the space a record moved from), to fetch it
+        /// from when the file is not on this device; nil: attached here.
+        var from: Origin? = nil
+    }
+
+    /// A space the blob is in (`space` nil: the person's own).
+    struct Origin: Codable, Sendable {
         let space: String?
     }
 
@@ -34,14 +44,31 @@ enum AttachmentUpload {
     static func summary(of entry: OutboxEntry) -> String? {
         guard entry.kind == .call, entry.operation == operation,
               let upload = try? JSONDecoder().decode(Payload.self, from: entry.payload) else { return nil }
-        return "attachment, \(AttachmentError.mebibytesText(upload.size))"
+        guard let size = upload.size else { return "attachment, copied from where it was" }
+        return "attachment, \(AttachmentError.mebibytesText(size))"
     }
 
-    /// The handler, reading files from `folder` and talking through `link`.
-    static func handler(folder: URL, link: ServerLink) -> CallHandler {
+    /// The handler, reading files from the attachments' folder and talking through their link.
+    static func handler(_ attachments: Attachments) -> CallHandler {
         { context in
             let upload = try context.decode(Payload.self)
-            try await send(upload, from: folder.appendingPathComponent(upload.sha256), through: link)
+            guard let reference = AttachmentReference(sha256: upload.sha256) else {
+                throw RemoteFailure.rejected(status: 0, message: "The upload names no attachment (\(upload.sha256.prefix(80)))")
+            }
+            try await fetchIfMissing(upload, reference, into: attachments)
+            try await send(upload, from: attachments.file(reference), through: attachments.link)
+        }
+    }
+
+    /// Brings the blob of an upload queued without its file (a record moved, its attachment
+    /// downloaded and evicted or never read here) from the space it is in, so that it can be sent
+    /// to the new one. Not there yet (another device has still to upload it): tried again later.
+    private static func fetchIfMissing(_ upload: Payload, _ reference: AttachmentReference, into attachments: Attachments) async throws {
+        guard let from = upload.from, !FileManager.default.fileExists(atPath: attachments.file(reference).path) else { return }
+        do {
+            _ = try await attachments.data(reference, space: from.space)
+        } catch AttachmentError.notUploadedYet {
+            throw RemoteFailure.transient(status: 409, message: "The attachment is not uploaded yet where it comes from; it is sent once it is")
         }
     }
 
@@ -51,9 +78,15 @@ enum AttachmentUpload {
             throw RemoteFailure.rejected(status: 0, message: "The attached file is no longer on this device: attach it again")
         }
         defer { try? handle.close() }
+        let size: Int64
+        if let known = upload.size {
+            size = known
+        } else {
+            size = Int64(try handle.seekToEnd())
+        }
         let path = "/v1/attachments/\(upload.sha256)"
         let query = upload.space.flatMap { $0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) }.map { "space=\($0)&" } ?? ""
-        let begin = try JSONEncoder().encode(NewUpload(size: upload.size, space: upload.space))
+        let begin = try JSONEncoder().encode(NewUpload(size: size, space: upload.space))
         let (response, body) = try await link.send(.put, path, json: begin, operationID: "beginAttachment")
         guard response.status == .ok else { throw RemoteFailure.answer(response.status.code, body) }
         var status = try JSONDecoder().decode(Status.self, from: body)

@@ -40,7 +40,7 @@ public struct Attachments: Sendable {
 
     /// The outbox call that uploads these attachments, for an engine's `calls` (`SignedInDevice` adds it itself).
     public var uploads: [String: CallHandler] {
-        [AttachmentUpload.operation: AttachmentUpload.handler(folder: folder, link: link)]
+        [AttachmentUpload.operation: AttachmentUpload.handler(self)]
     }
 
     // MARK: - Attaching
@@ -207,18 +207,19 @@ extension LocalTransaction {
         return true
     }
 
-    /// Queues the upload of an attachment this device holds already to `space` (a record that
-    /// refers to it moved there); false, and nothing queued, when its file is not on this device.
-    /// NB: the file is then kept like one attached here, until its upload is done and sign-out.
-    @discardableResult
-    public func queueUpload(existing reference: AttachmentReference, space: String?) throws -> Bool {
-        guard let size = try Int64.fetchOne(db, sql: "SELECT size FROM eventual_attachments WHERE sha256 = ?",
-                                            arguments: [reference.sha256]) else { return false }
-        try db.execute(sql: "UPDATE eventual_attachments SET origin = 'mine' WHERE sha256 = ?", arguments: [reference.sha256])
-        let payload = AttachmentUpload.Payload(sha256: reference.sha256, size: size, space: space)
+    /// Queues the upload of an attachment to `space` because a record that refers to it moved
+    /// there from `origin` (nil: the person's own space), so that the new space's members can
+    /// read it. The file on this device is sent; when it is not here (downloaded and evicted, or
+    /// never read), the upload fetches it from `origin` first.
+    /// NB: a file here is then kept like one attached here, until its upload is done and sign-out.
+    public func queueUpload(existing reference: AttachmentReference, space: String?, from origin: String?) throws {
+        let size = try Int64.fetchOne(db, sql: "SELECT size FROM eventual_attachments WHERE sha256 = ?", arguments: [reference.sha256])
+        if size != nil {
+            try db.execute(sql: "UPDATE eventual_attachments SET origin = 'mine' WHERE sha256 = ?", arguments: [reference.sha256])
+        }
+        let payload = AttachmentUpload.Payload(sha256: reference.sha256, size: size, space: space, from: .init(space: origin))
         try enqueueCall(AttachmentUpload.operation, payload: payload,
                         coalescingKey: "\(AttachmentUpload.operation):\(space ?? "-"):\(reference.sha256)")
-        return true
     }
 
     /// Queues the upload of a prepared attachment to `space` (nil: the person's own), once per

@@ -33,6 +33,8 @@ public struct PantryItem: Sendable, Equatable, Codable, FetchableRecord, Identif
     public var space: String?
     /// The username of whoever last changed it, as the server said; nil while this device's own change waits.
     public var changedBy: String?
+    /// Its photo: an attachment's reference (`sha256:<digest>`); nil: none.
+    public var photo: String? = nil
 
     public init(row: Row) throws {
         id = row["id"]
@@ -53,6 +55,7 @@ public struct PantryItem: Sendable, Equatable, Codable, FetchableRecord, Identif
         finishedAt = row["finishedAt"]
         space = row["space_id"]
         changedBy = row["changed_by"]
+        photo = row["photo"]
     }
 
     init(id: String, details: ItemDetails, barcode: String?, productId: String?, boughtAt: Int64, space: String? = nil) {

@@ -96,7 +96,9 @@ public struct PantryStore: Sendable {
 
     /// Changes the given details of an item; `clearExpiry` forgets its expiry.
     @discardableResult
-    public func edit(_ id: String, _ details: ItemDetails, clearExpiry: Bool = false, now: Date = Date()) async throws -> PantryItem {
+    /// `photo`: a new photo of the item, its upload queued with the change.
+    public func edit(_ id: String, _ details: ItemDetails, clearExpiry: Bool = false, photo: PreparedAttachment? = nil,
+                     now: Date = Date()) async throws -> PantryItem {
         try details.validate()
         let current = try item(id)
         try checkWritable(current)
@@ -113,7 +115,11 @@ public struct PantryStore: Sendable {
             fields["latitude"] = .number(position.latitude)
             fields["longitude"] = .number(position.longitude)
         }
-        try await update(current.id, fields)
+        try await store.write { [fields] tx in
+            var fields = fields
+            if let photo { fields["photo"] = try tx.queueUpload(photo, space: current.space) }
+            try PantrySchema.items.update(current.id, setting: fields, in: tx)
+        }
         return try item(current.id)
     }
 

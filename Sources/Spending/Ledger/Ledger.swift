@@ -197,7 +197,9 @@ public struct Ledger: Sendable {
 
     /// Changes what is given of a transaction (moving it to an account of another currency is refused).
     @discardableResult
-    public func edit(_ reference: String, _ details: TransactionDetails) async throws -> Recorded {
+    /// `receipt`: a new photo of its receipt, its upload queued with the change (in the space the
+    /// transaction ends up in).
+    public func edit(_ reference: String, _ details: TransactionDetails, receipt: PreparedAttachment? = nil) async throws -> Recorded {
         let current = try transaction(reference)
         try checkWritable(current)
         var fields: [String: SyncValue] = [:]
@@ -229,8 +231,12 @@ public struct Ledger: Sendable {
             fields["latitude"] = .number(position.latitude)
             fields["longitude"] = .number(position.longitude)
         }
-        guard !fields.isEmpty else { throw SpendingError.nothingToChange(fields: ["amount", "category", "note", "date", "account", "place", "position"]) }
+        guard !fields.isEmpty || receipt != nil else {
+            throw SpendingError.nothingToChange(fields: ["amount", "category", "note", "date", "account", "place", "position", "receipt"])
+        }
         try await store.write { [fields, space] tx in
+            var fields = fields
+            if let receipt { fields["receipt"] = try tx.queueUpload(receipt, space: space) }
             if space == current.space {
                 try SpendingSchema.transactions.update(current.id, setting: fields, in: tx)
             } else {
@@ -361,15 +367,16 @@ public struct Ledger: Sendable {
 
     /// Moves a record to another space (nil: the person's own) with the same id: a delete in the
     /// space it is in and an insert of all its fields in the new one, in the caller's transaction.
-    /// A transaction's receipt goes with it, and its photo is uploaded to the new space (when this
-    /// device has it), so that the space's members can read it.
+    /// A transaction's receipt goes with it, and its photo is uploaded to the new space (fetched
+    /// from the old one first when this device does not have it), so that the space's members can read it.
     static func move(_ mirror: TableMirror, _ id: String, _ fields: [String: SyncValue], to space: String?, in tx: LocalTransaction) throws {
         var fields = fields
-        if mirror.table == SpendingSchema.transactionsTable,
-           let text = try String.fetchOne(tx.db, sql: "SELECT receipt FROM spending_transactions WHERE id = ?", arguments: [id]),
-           let receipt = AttachmentReference(parsing: text) {
+        // NB: a receipt given with the move (a new one) is the one that goes.
+        if mirror.table == SpendingSchema.transactionsTable, fields["receipt"] == nil,
+           let row = try Row.fetchOne(tx.db, sql: "SELECT receipt, space_id FROM spending_transactions WHERE id = ?", arguments: [id]),
+           let receipt = (row["receipt"] as String?).flatMap(AttachmentReference.init(parsing:)) {
             fields["receipt"] = receipt.syncValue
-            try tx.queueUpload(existing: receipt, space: space)
+            try tx.queueUpload(existing: receipt, space: space, from: row["space_id"])
         }
         try mirror.delete(id, in: tx)
         try mirror.insert(id, fields, space: space, in: tx)

@@ -79,11 +79,14 @@ public struct SpendingTransaction: Sendable, Equatable, Codable, FetchableRecord
     public var space: String?
     /// The username of who last changed it, as the server applied it; nil while this device's own change waits.
     public var changedBy: String?
+    /// Its receipt's photo: an attachment's reference (`sha256:<digest>`); nil: none.
+    public var receipt: String? = nil
 
     public init(row: Row) throws {
         id = row["id"]
         space = row["space_id"]
         changedBy = row["changed_by"]
+        receipt = row["receipt"]
         accountId = row["accountId"]
         kind = TransactionKind(rawValue: row["kind"] ?? "") ?? .expense
         amountMinor = row["amountMinor"]
