@@ -123,6 +123,10 @@ public struct DeviceWords: Sendable {
             throw CLIError("Sent what waited (\(done)), but \(count(refused.count, "refused earlier still waits", "refused earlier still wait"))"
                            + "\(reason): " + settling(changes: refused.count - calls, calls: calls))
         }
+        // NB: a call waiting on another device (a photo it has still to upload) is not sent: say so.
+        if report.deferredCalls > 0 {
+            return line + " " + count(report.deferredCalls, "waits", "wait") + " for another device to send something first: `\(command) status` says what."
+        }
         return line
     }
 

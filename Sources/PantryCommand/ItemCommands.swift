@@ -36,7 +36,7 @@ struct Photo: AsyncParsableCommand {
     func run() async throws {
         let pantry = try global.app().open()
         let (item, photo) = try pantry.items.photo(of: id)
-        guard let photo else { throw CLIError("\(item.name) has no photo (pantry add ... --photo FILE adds one).") }
+        guard let photo else { throw CLIError("\(item.name) has no photo (pantry edit \(item.id.suffix(8)) --photo FILE adds one).") }
         if let save {
             if let saved = try await AttachmentWords.save(photo, space: item.space, to: save, with: pantry.attachments) { print(saved) }
         } else {

@@ -235,7 +235,7 @@ struct Receipt: AsyncParsableCommand {
     func run() async throws {
         let spending = try await global.spending()
         let (transaction, receipt, space) = try spending.ledger.receipt(of: id)
-        guard let receipt else { throw CLIError("Transaction \(transaction.id.suffix(8)) has no receipt (spendiq add ... --receipt FILE adds one).") }
+        guard let receipt else { throw CLIError("Transaction \(transaction.id.suffix(8)) has no receipt (spendiq edit \(transaction.id.suffix(8)) --receipt FILE adds one).") }
         if let save {
             if let saved = try await AttachmentWords.save(receipt, space: space, to: save, with: spending.attachments) { Terminal.say(saved) }
         } else {

@@ -18,7 +18,7 @@ struct ScanItem: AsyncParsableCommand {
             """
     )
     @OptionGroup var global: GlobalOptions
-    @Option(help: "A JPEG or PNG photo of the item (at most 4 MiB); - reads it from standard input.") var image: String?
+    @Option(help: "A JPEG, PNG or HEIC photo of the item (at most 20 MiB); - reads it from standard input.") var image: String?
     @Option(name: .customLong("barcode"), help: "The item's barcode (EAN-8, UPC-A, EAN-13 or GTIN-14).") var typedBarcode: String?
     @Option(help: "Where you are, as LAT,LON: special waste gets the nearest point that takes it.") var at: String?
     @Option(help: "The recycling point where you throw it (an id from `sustainu points`).") var point: String?

@@ -144,9 +144,16 @@ struct Sync: AsyncParsableCommand {
 
     func run() async throws {
         let recycling = try global.app().open()
-        let report = try await recycling.sync()
+        // NB: a photo's upload is a call too, not a scan or a visit: counted apart.
+        let uploads = Set(try recycling.outbox.entries().filter { $0.operation == Attachments.uploadOperation && $0.state != .failed }.map(\.id))
+        var report = try await recycling.sync()
         if let failure = report.failure { throw DeviceWords.sustainu.stopped(failure, sentBefore: report.calls) }
         let refused = try recycling.outbox.entries(state: .failed)
+        let left = try recycling.outbox.entries()
+        let refusedUploads = Set(left.filter { $0.state == .failed }.map(\.id)).intersection(uploads).count
+        let sentUploads = uploads.subtracting(left.map(\.id)).count
+        report.calls = max(0, report.calls - sentUploads)
+        report.rejected = max(0, report.rejected - refusedUploads)
         let clock = recycling.clockAheadBySeconds().map { " " + Terminal.clockSentence(aheadBySeconds: $0) } ?? ""
         if report.clockRefused > 0 {
             throw CLIError("\(count(report.clockRefused, "scan or visit waits", "scans or visits wait")): the server refused its time.\(clock)")
@@ -158,8 +165,11 @@ struct Sync: AsyncParsableCommand {
                 say("Sent \(count(sent, "scan or visit", "scans or visits"))" + (report.rejected > 0 ? ": the server took \(report.calls) and refused \(report.rejected)." : "."))
             }
             await announceClassified(recycling, json: false)
-            let settling = DeviceWords.sustainu.settling(changes: 0, calls: refused.count)
-            throw CLIError("\(count(refused.count, "scan or visit was", "scans or visits were")) refused by the server: \(Self.reasons(refused.map(\.lastError))). "
+            // NB: a refused photo refuses its scan, which says why: the scan is what the student settles.
+            let scans = refused.filter { $0.operation != Attachments.uploadOperation }
+            let told = scans.isEmpty ? refused : scans
+            let settling = DeviceWords.sustainu.settling(changes: 0, calls: told.count)
+            throw CLIError("\(count(told.count, "scan or visit was", "scans or visits were")) refused by the server: \(Self.reasons(told.map(\.lastError))). "
                            + settling.prefix(1).uppercased() + settling.dropFirst() + ".\(clock)")
         }
         say("Synced: sent \(count(report.calls, "scan or visit", "scans or visits")); points and barcodes are up to date." + clock)

@@ -164,6 +164,58 @@ struct AttachmentTests {
         }
     }
 
+    @Test(arguments: Backend.available)
+    func aRecordMovedByADeviceWithoutItsPhotoTakesThePhotoAlongOnceTheDeviceThatTookItHasSentIt(_ backend: Backend) async throws {
+        try await withLiveServer(on: backend) { url, scratch in
+            let port = try #require(url.port)
+            let owner = try await registerUser(port: port, name: "owner"), member = try await registerUser(port: port, name: "member")
+            // A phone that sends its changes but not yet its photos, a laptop of the same person, and a member of Home
+            let phone = try Device(folder: scratch.url.appendingPathComponent("phone"), serverURL: url)
+            let laptop = try Device(folder: scratch.url.appendingPathComponent("laptop"), serverURL: url, uploadingAttachments: true)
+            let c = try Device(folder: scratch.url.appendingPathComponent("c"), serverURL: url)
+            for device in [phone, laptop] { try await device.vault.signIn(email: owner.email, password: owner.password, client: device.link.client) }
+            try await c.vault.signIn(email: member.email, password: member.password, client: c.link.client)
+            let home = try await shareSpace("Home", owner: laptop.link, member: c.link, memberEmail: member.email)
+            // Given an item with a photo whose change reached the server before the photo did
+            let bytes = jpeg(bytes: 300_000, seed: 8)
+            let file = scratch.url.appendingPathComponent("tin.jpg")
+            try bytes.write(to: file)
+            let id = try await phone.add("Tin", photo: try phone.attachments.prepare(fileAt: file))
+            _ = await phone.engine.syncNow()  // NB: this engine has no upload handler: the upload fails there, to be sent later
+            _ = await laptop.engine.syncNow()
+            let reference = try #require(try await laptop.photo(of: id))
+            // When the laptop, which has no copy of the photo, moves the item into Home
+            try await laptop.store.write { tx in
+                let mirror = TableMirror(SyncCollections.pantryItems, table: "items")
+                try tx.queueUpload(existing: reference, space: home, from: nil)
+                try mirror.delete(id, in: tx)
+                try mirror.insert(id, ["name": "Tin", "quantity": 1, "status": "inPantry", "boughtAt": 1_764_000_000_000,
+                                       "photo": reference.syncValue], space: home, in: tx)
+            }
+            // Then its sync goes on past the upload that waits for the phone, and says so
+            let waiting = await laptop.engine.syncNow()
+            let left = try laptop.outbox.entries().map { "\($0.operation) \($0.state) \($0.lastError ?? "")" }
+            #expect(waiting.failure == nil && waiting.deferredCalls == 1 && waiting.sent == 2,
+                    "failure \(String(describing: waiting.failure)), deferred \(waiting.deferredCalls), sent \(waiting.sent), calls \(waiting.calls), rejections \(waiting.rejections.map(\.message)), outbox \(left)")
+            #expect(try laptop.outbox.entries().map(\.operation) == [Attachments.uploadOperation])
+            // When the phone sends its photo, the laptop's next try fetches it and sends it to Home
+            try await phone.store.writer.write { db in
+                try db.execute(sql: "UPDATE eventual_outbox SET state = 'pending', attempts = 0, next_attempt_at = 0 WHERE operation = ?",
+                               arguments: [Attachments.uploadOperation])
+            }
+            let phoneUploads = SyncEngine(store: phone.store, link: phone.link, collections: [TableMirror(SyncCollections.pantryItems, table: "items")],
+                                          calls: phone.attachments.uploads, configuration: .fast, logger: Logger(label: "test"))
+            #expect(await phoneUploads.syncNow().calls == 1)
+            try await laptop.store.writer.write { db in try db.execute(sql: "UPDATE eventual_outbox SET next_attempt_at = 0") }
+            let sent = await laptop.engine.syncNow()
+            #expect(sent.failure == nil && sent.calls == 1 && sent.deferredCalls == 0, "\(String(describing: sent.failure))")
+            // And the member of Home reads it byte for byte
+            _ = await c.engine.syncNow()
+            #expect(try await c.photo(of: id) == reference)
+            #expect(try await c.attachments.data(reference, space: home) == bytes)
+        }
+    }
+
     @Test func aFileThatIsNotAnImageOrTooLargeIsRefusedBeforeAnythingIsQueued() async throws {
         let scratch = try ScratchFolder()
         defer { scratch.remove() }

@@ -343,12 +343,22 @@ private final class SoakRun: Sendable {
                 let held = try await device.photo(of: item.id)
                 if held != reference { problems.append("\(name) holds photo \(String(describing: held)) on \(item.id), expected \(reference)") }
                 let space = model.place(of: item.id) == .shared ? shared : nil
-                do {
-                    if try await device.attachments.data(reference, space: space) != model.photos[reference] {
-                        problems.append("\(name) reads other bytes for the photo of \(item.id)")
+                // NB: read with the device's 400 ms deadline, which a machine busy with the whole
+                // suite outlasts for seconds at a time: tried again, as the healing rounds are.
+                let deadline = ContinuousClock.now + .seconds(60)
+                while true {
+                    do {
+                        if try await device.attachments.data(reference, space: space) != model.photos[reference] {
+                            problems.append("\(name) reads other bytes for the photo of \(item.id)")
+                        }
+                        break
+                    } catch let failure as RemoteFailure where ContinuousClock.now < deadline {
+                        if case .rejected = failure { problems.append("\(name) cannot read the photo of \(item.id): \(failure)"); break }
+                        try await Task.sleep(for: .milliseconds(100))
+                    } catch {
+                        problems.append("\(name) cannot read the photo of \(item.id): \(error)")
+                        break
                     }
-                } catch {
-                    problems.append("\(name) cannot read the photo of \(item.id): \(error)")
                 }
             }
         }

@@ -59,3 +59,46 @@ struct RefusedScanTests {
         }
     }
 }
+
+extension RefusedScanTests {
+    /// A photo the server refuses (past the student's quota) fails its scan with the reason,
+    /// rather than leaving the scan sent again for ever and every sync stopped behind it; a
+    /// barcode scan after it still goes, and discarding the scan drops its photo too.
+    @Test func aScanWhosePhotoIsRefusedIsRefusedWithItAndHoldsNothingUp() async throws {
+        try await withLiveServer(configure: { $0.quotas.bytesPerUser = 20_000 }) { server, scratch in
+            try await SharedData.seed(scratch)
+            let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
+            _ = try await phone.signUp()
+            // Given a photo larger than what the server leaves the student, scanned offline, and a barcode scan after it
+            var bytes = Data([0xFF, 0xD8, 0xFF, 0xE0])
+            bytes.append(Data((0..<60_000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ $0 >> 8) }))
+            let camera = scratch.folder("camera")
+            try FileManager.default.createDirectory(at: camera, withIntermediateDirectories: true)
+            let photo = camera.appendingPathComponent("big.jpg")
+            try bytes.write(to: photo)
+            #expect(try await phone.offline(["scan", "--image", photo.path]).status == 0)
+            #expect(try await phone.offline(["scan", "--barcode", SharedData.pastryBarcode]).status == 0)
+            // When it syncs
+            let sync = try await phone.run(["sync"])
+            // Then the scan is refused with its photo's reason, the barcode scan went, and nothing says "try again later"
+            #expect(sync.status == 1 && sync.stdout.contains("the server took 1 and refused 1") && sync.stderr.contains("1 scan or visit was refused by the server: its photo was refused")
+                    && !sync.stderr.contains("try again later"), "\(sync.stdout)\(sync.stderr)")
+            let scans = try #require(try json(try await phone.run(["scans", "--json"])) as? [[String: Any]])
+            #expect(scans.filter { $0["state"] as? String == "classified" }.count == 1, "\(scans)")
+            #expect(scans.contains { $0["state"] as? String == "failed" && ($0["message"] as? String)?.hasPrefix("Its photo was refused: Quota reached") == true },
+                    "\(scans)")
+            let status = try #require(try json(try await phone.run(["status", "--json"])) as? [String: Any])
+            #expect(status["pending"] as? Int == 0, "\(status)")
+            let entries = try #require(status["entries"] as? [[String: Any]])
+            let scan = try #require(entries.first { ($0["lastError"] as? String)?.contains("Its photo was refused") == true }, "\(entries)")
+            // When the student discards the scan, its refused photo goes with it, and a sync has nothing left to settle
+            let discard = try await phone.run(["discard", try #require(scan["shortId"] as? String)])
+            #expect(discard.status == 0, "\(discard.stderr)")
+            let after = try #require(try json(try await phone.run(["status", "--json"])) as? [String: Any])
+            #expect(after["failed"] as? Int == 0 && after["pending"] as? Int == 0, "\(after)")
+            let attachments = try FileManager.default.subpathsOfDirectory(atPath: scratch.folder("phone").path)
+                .filter { $0.contains("attachments/") && !$0.hasSuffix("attachments") }
+            #expect(attachments.isEmpty, "\(attachments)")
+        }
+    }
+}

@@ -62,13 +62,14 @@ enum AttachmentUpload {
 
     /// Brings the blob of an upload queued without its file (a record moved, its attachment
     /// downloaded and evicted or never read here) from the space it is in, so that it can be sent
-    /// to the new one. Not there yet (another device has still to upload it): tried again later.
+    /// to the new one. Not there yet (another device has still to upload it): deferred, tried again
+    /// later while the rest of the round goes on.
     private static func fetchIfMissing(_ upload: Payload, _ reference: AttachmentReference, into attachments: Attachments) async throws {
         guard let from = upload.from, !FileManager.default.fileExists(atPath: attachments.file(reference).path) else { return }
         do {
             _ = try await attachments.data(reference, space: from.space)
         } catch AttachmentError.notUploadedYet {
-            throw RemoteFailure.transient(status: 409, message: "The attachment is not uploaded yet where it comes from; it is sent once it is")
+            throw CallDeferred("Waits for the device that took the photo to upload it to the space it came from; sent once it has")
         }
     }
 

@@ -207,6 +207,14 @@ extension LocalTransaction {
         return true
     }
 
+    /// Drops this device's refused uploads of an attachment, when what needed it was dropped (a
+    /// scan discarded after its photo was refused): nothing is left to settle for it.
+    public func dropRefusedUploads(of reference: AttachmentReference) throws {
+        try db.execute(sql: """
+            DELETE FROM eventual_outbox WHERE kind = 'call' AND operation = ? AND state = 'failed' AND coalescing_key LIKE ?
+            """, arguments: [AttachmentUpload.operation, "%:\(reference.sha256)"])
+    }
+
     /// Queues the upload of an attachment to `space` because a record that refers to it moved
     /// there from `origin` (nil: the person's own space), so that the new space's members can
     /// read it. The file on this device is sent; when it is not here (downloaded and evicted, or
@@ -232,5 +240,19 @@ extension LocalTransaction {
         try enqueueCall(AttachmentUpload.operation, payload: payload,
                         coalescingKey: "\(AttachmentUpload.operation):\(space ?? "-"):\(attachment.reference.sha256)")
         return attachment.reference.syncValue
+    }
+}
+
+extension CallContext {
+    /// Where this device's upload of an attachment stands: `.waitingToUpload`, `.uploadRefused`
+    /// with the server's words, or nil (sent, or never queued here). A call that needs the blob on
+    /// the server (a scan of a photo) defers while the upload waits, and fails with its reason
+    /// once it is refused, rather than being sent again for ever.
+    public func upload(of reference: AttachmentReference) async throws -> AttachmentState? {
+        switch try await store.reader.read({ db in try AttachmentTable.upload(of: reference.sha256, db) }) {
+        case .waiting: .waitingToUpload
+        case .refused(let reason): .uploadRefused(reason)
+        case nil: nil
+        }
     }
 }

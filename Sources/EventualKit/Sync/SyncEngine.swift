@@ -460,6 +460,20 @@ public actor SyncEngine {
         }
         do {
             try await handler(CallContext(client: link.client, idempotencyKey: entry.id, payload: entry.payload, store: store))
+        } catch let deferred as CallDeferred {
+            connectivity.reportAnswer()
+            if UnixMillis.now() - entry.createdAt > configuration.longestDeferral.milliseconds {
+                let message = deferred.reason + " (it has waited \(configuration.longestDeferral.milliseconds / 86_400_000) days: retry or discard it)"
+                try await store.writer.write { db in try OutboxTable.markFailed(id: entry.id, message: message, db: db) }
+                report.rejected += 1
+                report.rejectedCalls += 1
+                report.rejections.append((entry.id, message))
+                return
+            }
+            // NB: its next try is after a backoff, so this round does not claim it again.
+            try await reschedule([entry], after: .transient(status: 409, message: deferred.reason))
+            report.deferredCalls += 1
+            return
         } catch {
             let failure = RemoteFailure.from(error)
             try await reschedule([entry], after: failure)

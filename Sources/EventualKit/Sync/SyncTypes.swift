@@ -78,8 +78,21 @@ public struct CallContext: Sendable {
 }
 
 /// Runs a queued call. It throws a `RemoteFailure` to say whether to retry (`unreachable`,
-/// `transient`), give up (`rejected`, shown to the user) or wait for a sign-in (`unauthorized`).
+/// `transient`: the round stops), give up (`rejected`, shown to the user) or wait for a sign-in
+/// (`unauthorized`), or `CallDeferred` when it waits on something else.
 public typealias CallHandler = @Sendable (CallContext) async throws -> Void
+
+/// A call that cannot run yet because it waits on something another device has to do first (an
+/// attachment to fetch that is not uploaded yet): it is tried again after a backoff, and the
+/// round goes on with the rest, so one waiting call never holds up a sync. `reason` is what
+/// `status` says of it meanwhile.
+public struct CallDeferred: Error, Sendable, Equatable {
+    public let reason: String
+
+    public init(_ reason: String) {
+        self.reason = reason
+    }
+}
 
 /// Tuning of the engine; the defaults suit a phone.
 public struct SyncConfiguration: Sendable {
@@ -91,6 +104,10 @@ public struct SyncConfiguration: Sendable {
     public var pullLimit = 500
     /// Retry spacing of entries that failed for a transient reason.
     public var retry = Backoff(initial: .seconds(1), maximum: .seconds(300))
+    /// How long a call may wait on another device (`CallDeferred`) before it is failed with its
+    /// reason, for the person to retry or discard: what it waits for may never come (that device
+    /// dropped its photo).
+    public var longestDeferral: Duration = .seconds(3 * 86_400)
     /// How often the engine syncs when nothing else asks it to.
     public var interval: Duration = .seconds(60)
     /// Whether each round sends the waiting usage events (`Analytics`); false for a user who opted out.
@@ -125,6 +142,9 @@ public struct SyncReport: Sendable {
     public var clockAheadBySeconds: Int64?
     /// Queued calls completed.
     public var calls = 0
+    /// Queued calls that wait on something another device has to do first (`CallDeferred`):
+    /// tried again later; the round went on without them.
+    public var deferredCalls = 0
     /// Records brought in by the pull that other devices changed last.
     public var pulled = 0
     /// Records the pull brought back whose last change was this device's own (already here).

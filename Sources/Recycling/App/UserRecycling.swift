@@ -341,8 +341,12 @@ public final class UserRecycling: Sendable {
             if let file = scan?.photoFile { try? FileManager.default.removeItem(at: photos.appendingPathComponent(file)) }
             // NB: a dropped scan's photo goes too, once no upload of it waits (an upload already
             // sent is collected by the server after its grace period: no record refers to it).
+            // NB: a photo whose upload was refused (and so the scan) goes with the scan.
             if let reference = scan?.photoAttachment.flatMap(AttachmentReference.init(parsing:)),
-               (try? await store.write({ tx in try tx.forgetAttachment(reference) })) == true {
+               (try? await store.write({ tx in
+                   try tx.dropRefusedUploads(of: reference)
+                   return try tx.forgetAttachment(reference)
+               })) == true {
                 try? FileManager.default.removeItem(at: attachments.appendingPathComponent(reference.sha256))
             }
         }

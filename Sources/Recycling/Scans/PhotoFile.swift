@@ -13,7 +13,7 @@ enum PhotoFile {
         } catch let error as AttachmentError {
             switch error {
             case .unreadable: throw RecyclingError.unreadablePhoto(path: source.path, reason: "there is no such file, or it cannot be read")
-            case .notAFile: throw RecyclingError.unreadablePhoto(path: source.path, reason: "it is a folder, not a photo")
+            case .notAFile: throw RecyclingError.unreadablePhoto(path: source.path, reason: "it is not a file (a folder, a pipe or a device)")
             case .tooLarge(let bytes): throw RecyclingError.photoTooLarge(path: source.path, bytes: Int(bytes))
             case .empty, .notAnImage: throw RecyclingError.notAPhoto(path: source.path)
             case .cannotStore: throw RecyclingError.unreadablePhoto(path: source.path, reason: "the copy could not be saved (is the disk full?)")

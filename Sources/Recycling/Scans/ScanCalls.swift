@@ -57,6 +57,17 @@ enum ScanCalls {
             }
             photo = data.base64EncodedString()
         }
+        if let reference = call.photoAttachment.flatMap(AttachmentReference.init(parsing:)) {
+            // NB: the server classifies the photo once it has it: a scan never goes before its photo.
+            switch try await context.upload(of: reference) {
+            case .uploadRefused(let reason)?:
+                throw RemoteFailure.rejected(status: 0, message: "Its photo was refused: \(reason)")
+            case .waitingToUpload?:
+                throw CallDeferred("Waits for its photo to be uploaded")
+            default:
+                break
+            }
+        }
         if clock.serverNow() == nil {
             // NB: before the first answer of this process, a look at the server's health (through
             // the engine's own client) tells the server's time, which this scan's stamp may need,
