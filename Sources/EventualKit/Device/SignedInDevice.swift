@@ -149,11 +149,18 @@ public final class SignedInDevice: Sendable {
     }
 
     /// Settles a refused change (`SyncEngine.settle`); a change kept is sent at once if the
-    /// server answers within the local budget, else with the next sync.
+    /// server answers within the local budget, and then waited for as long as a request may wait
+    /// for the server's first byte (the person wants to know whether it is refused again), else
+    /// it goes with the next sync.
     @discardableResult
     public func settle(_ id: String, _ choice: SettleChoice) async throws -> Settlement {
         let settlement = try await engine.settle(id, choice)
-        if settlement.queued != nil { await trySend() }
+        if settlement.queued != nil {
+            // NB: a longer wait only for a server that answers: a silent one costs the local budget, no more.
+            if await engine.connectivity.check(within: configuration.localCommandSyncBudget) == .online {
+                await trySend(waitingAtMost: max(configuration.localCommandSyncBudget, configuration.timeouts.firstByte))
+            }
+        }
         return settlement
     }
 

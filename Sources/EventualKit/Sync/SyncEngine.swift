@@ -438,9 +438,12 @@ public actor SyncEngine {
 
     /// The calls other than space calls, which went with the changes.
     private func runCalls(_ report: inout SyncReport) async throws {
+        // NB: due as of the phase's start: a call deferred meanwhile is due again after a backoff
+        // that a busy machine may outlast within the phase, and must not run twice in one round.
+        let startedAt = UnixMillis.now()
         while true {
             let claimed = try await store.writer.write { db in
-                try OutboxTable.claim(kind: .call, limit: 1, maxBytes: .max, now: UnixMillis.now(), excluding: SpaceCall.operations, db: db)
+                try OutboxTable.claim(kind: .call, limit: 1, maxBytes: .max, now: startedAt, excluding: SpaceCall.operations, db: db)
             }
             guard let entry = claimed.first else { return }
             try await run(entry, &report)
@@ -470,7 +473,7 @@ public actor SyncEngine {
                 report.rejections.append((entry.id, message))
                 return
             }
-            // NB: its next try is after a backoff, so this round does not claim it again.
+            // NB: its next try is after a backoff; this round does not claim it again (runCalls).
             try await reschedule([entry], after: .transient(status: 409, message: deferred.reason))
             report.deferredCalls += 1
             return
