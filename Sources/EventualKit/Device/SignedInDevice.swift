@@ -148,40 +148,41 @@ public final class SignedInDevice: Sendable {
         try engine.failures()
     }
 
-    /// Settles a refused change (`SyncEngine.settle`); a change kept is sent at once if the
-    /// server answers within the local budget, and then waited for as long as a request may wait
-    /// for the server's first byte (the person wants to know whether it is refused again), else
-    /// it goes with the next sync.
+    /// Settles a refused change (`SyncEngine.settle`); a change kept is sent at once and waited
+    /// for when the server answers (`sendWhileWaitedFor`), else it goes with the next sync.
     @discardableResult
     public func settle(_ id: String, _ choice: SettleChoice) async throws -> Settlement {
         let settlement = try await engine.settle(id, choice)
-        if settlement.queued != nil {
-            // NB: a longer wait only for a server that answers: a silent one costs the local budget, no more.
-            if await engine.connectivity.check(within: configuration.localCommandSyncBudget) == .online {
-                await trySend(waitingAtMost: max(configuration.localCommandSyncBudget, configuration.timeouts.firstByte))
-            }
-        }
+        if settlement.queued != nil { await sendWhileWaitedFor() }
         return settlement
+    }
+
+    /// Sends what a person is waiting to hear about (a change kept or retried: refused again or
+    /// not?), waiting as long as a request may wait for the server's first byte: an unreachable
+    /// server is said at once, a silent one after that wait, and the entry then goes with the
+    /// next sync. A `patience` longer than that (a scan's classification) is given only to a
+    /// server that answers within the local budget.
+    private func sendWhileWaitedFor(patience: Duration? = nil) async {
+        let wait = max(configuration.localCommandSyncBudget, configuration.timeouts.firstByte)
+        if let patience, patience > wait {
+            guard await engine.connectivity.check(within: configuration.localCommandSyncBudget) == .online else { return }
+            await trySend(waitingAtMost: patience)
+        } else {
+            await trySend(waitingAtMost: wait)
+        }
     }
 
     // MARK: - Refused changes
 
-    /// Queues a change the server refused again and sends it at once if the server answers
-    /// within the local budget, else with the next sync. `id` is the entry's id or its last 8
+    /// Queues a change the server refused again and sends it at once, waited for, if the server
+    /// answers within the local budget (`sendWhileWaitedFor`), else with the next sync. `id` is the entry's id or its last 8
     /// characters. `patience` may give an entry longer, once the server answered (a scan waits
     /// for its classification).
     public func retry(_ id: String, patience: @Sendable (OutboxEntry) -> Duration? = { _ in nil }) async throws
         -> (line: OutboxLine, outcome: RetryOutcome) {
         let entry = try await outbox.retry(id)
         let line = try line(entry)
-        if let longer = patience(entry) {
-            // NB: a longer wait only for a server that answers: a silent one costs the local budget, no more.
-            if await engine.connectivity.check(within: configuration.localCommandSyncBudget) == .online {
-                await trySend(waitingAtMost: longer)
-            }
-        } else {
-            await trySend()
-        }
+        await sendWhileWaitedFor(patience: patience(entry))
         guard let now = try outbox.entries().first(where: { $0.id == entry.id }) else { return (line, .sent) }
         return (line, now.state == .failed ? .refused(now.lastError ?? "no reason given") : .waiting)
     }
