@@ -94,6 +94,7 @@ private func buildParts(_ configuration: ServerConfiguration, database: Database
 
     let router = Router(context: ServerRequestContext.self)
     let contract = try Contract.document()
+    let contractLimits = try ContractLimits(document: String(decoding: contract, as: UTF8.self))
     router.get("openapi.yaml") { _, _ in
         Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: ByteBuffer(bytes: contract)))
     }
@@ -103,7 +104,8 @@ private func buildParts(_ configuration: ServerConfiguration, database: Database
     do {
         try service.registerHandlers(
             on: router,
-            configuration: .init(dateTranscoder: MillisecondDateTranscoder(), jsonEncodingOptions: [])
+            configuration: .init(dateTranscoder: MillisecondDateTranscoder(), jsonEncodingOptions: []),
+            middlewares: [ContractGate(limits: contractLimits)]
         )
         try DashboardRoutes(service: service).register(on: router)
     } catch {
@@ -115,7 +117,7 @@ private func buildParts(_ configuration: ServerConfiguration, database: Database
     if configuration.metricsToken != nil { extraRoutes["/metrics"] = [.get] }
     let routes = ContractRoutes(document: String(decoding: contract, as: UTF8.self), extra: extraRoutes)
     let responder = EdgeResponder(inner: router.buildResponder(), maxBodySize: configuration.maxBodySize, metrics: metrics,
-                                  trustForwardedFor: configuration.trustForwardedFor, routes: routes,
+                                  trustForwardedFor: configuration.trustForwardedFor, routes: routes, contract: contractLimits,
                                   bodyLimits: ["/v1/recycling/scans": configuration.maxScanBodySize],
                                   bodyLimitsUnder: [("/v1/attachments/", configuration.maxAttachmentChunkBytes)],
                                   lookups: LookupFastPath(service: service))

@@ -71,10 +71,14 @@ struct AttachmentStore: Sendable {
             try requireWriter(access)
             guard let before = try await status(of: sha256, in: spaceID, on: sql) else { throw Self.notBegun(sha256) }
             if before.complete { return .status(before) }
-            if offset + count == before.size {
+            guard count > 0 else { throw Refusal.invalid("The body is empty: send the bytes from \(before.received) on") }
+            guard offset == before.received else { throw Self.offsetMismatch(received: before.received) }
+            // NB: `offset` comes from the wire: its sum with the count is checked, never trusted.
+            let (end, overflow) = offset.addingReportingOverflow(count)
+            guard !overflow, end <= before.size else { throw Self.pastTheEnd(size: before.size, count: count, offset: offset) }
+            if end == before.size {
                 try await lockCounter(of: spaceID, on: sql)
             }
-            guard count > 0 else { throw Refusal.invalid("The body is empty: send the bytes from \(before.received) on") }
             // NB: the condition re-reads the row under its lock: of two appends at one offset, the
             // second finds `received` moved on and is told where to resume.
             let moved = try await sql.raw("""
@@ -86,17 +90,14 @@ struct AttachmentStore: Sendable {
             guard let moved else {
                 guard let current = try await status(of: sha256, in: spaceID, on: sql) else { throw Self.notBegun(sha256) }
                 if current.complete { return .status(current) }
-                guard current.received == offset else {
-                    throw Refusal.offsetMismatch("The server has \(current.received) bytes of this attachment: send them from there",
-                                                 received: current.received)
-                }
-                throw Refusal.invalid("The attachment is \(current.size) bytes: \(count) more from byte \(offset) go past its end")
+                guard current.received == offset else { throw Self.offsetMismatch(received: current.received) }
+                throw Self.pastTheEnd(size: current.size, count: count, offset: offset)
             }
             let size = try moved.decode(column: "size", as: Int64.self)
             try await sql.insert(into: "attachment_chunks").columns("space_id", "sha256", "byte_offset", "data")
                 .values(SQLBind(spaceID), SQLBind(sha256), SQLBind(offset), SQLBind(bytes)).run()
             var contentType = try moved.decode(column: "content_type", as: String?.self).flatMap(AttachmentContentType.init(rawValue:))
-            let received = offset + count
+            let received = end
             if contentType == nil, received >= min(Int64(AttachmentContentType.bytesNeeded), size) {
                 let head = try await storedHead(of: sha256, in: spaceID, before: offset, on: sql) + Array(bytes.readableBytesView)
                 guard let recognised = AttachmentContentType.recognise(head) else {
@@ -238,6 +239,14 @@ struct AttachmentStore: Sendable {
     // MARK: Parts
 
     static let notUploaded = Refusal.notUploaded("not uploaded yet")
+
+    private static func offsetMismatch(received: Int64) -> Refusal {
+        .offsetMismatch("The server has \(received) bytes of this attachment: send them from there", received: received)
+    }
+
+    private static func pastTheEnd(size: Int64, count: Int64, offset: Int64) -> Refusal {
+        .invalid("The attachment is \(size) bytes: \(count) more from byte \(offset) go past its end")
+    }
 
     private static func notBegun(_ sha256: String) -> Refusal {
         .uploadNotBegun("No upload of this attachment was begun in that space: begin it with PUT /v1/attachments/\(sha256)")

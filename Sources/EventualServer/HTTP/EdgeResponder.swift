@@ -18,6 +18,8 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     let trustForwardedFor: Bool
     /// The methods each path takes, to tell "no such path" (404) from "not this method" (405).
     let routes: ContractRoutes
+    /// The statuses each operation documents: an answer outside them is logged, to be documented.
+    let contract: ContractLimits
     /// Paths whose bodies may be larger than `maxBodySize` (a scan with its photo), and their limits.
     var bodyLimits: [String: Int] = [:]
     /// Limits of the paths under a prefix (an attachment's chunks, whose path holds its digest).
@@ -111,6 +113,12 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
         response.headers[HeaderNames.requestID] = context.id
         let elapsed = ContinuousClock.now - start
         let route = fastBarcode == nil ? context.endpointPath : LookupFastPath.route
+        if let route, let operation = contract.operation(method: request.method.rawValue, route: route),
+           !operation.statuses.contains(Int(response.status.code)), !Self.undocumentedEverywhere.contains(response.status.code) {
+            context.logger.warning("answered a status its operation does not document in openapi.yaml", metadata: [
+                "operation": .string(operation.id), "status": .stringConvertible(response.status.code),
+            ])
+        }
         metrics.requestFinished(route: route ?? "unmatched", method: request.method.rawValue,
                                 status: Int(response.status.code), duration: elapsed)
         // NB: the status and duration are formatted when the line is written (off the request path).
@@ -122,6 +130,11 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
         ])
         return response
     }
+
+    /// The statuses the document's description gives for every operation rather than under each:
+    /// the server's own failure (500, never for anything a client sent) and a database that is
+    /// busy, full or unreachable (503, with `Retry-After`).
+    static var undocumentedEverywhere: Set<Int> { [500, 503] }
 
     private func bodyLimit(for path: String) -> Int {
         if let limit = bodyLimits[path] { return limit }

@@ -38,8 +38,15 @@ struct StorageUsage: Sendable {
         Int64(product.name.utf8.count + (product.description?.utf8.count ?? 0) + (product.img?.utf8.count ?? 0))
     }
 
+    /// `bytes` in MiB with one decimal, rounded to nearest, for any `Int64` (a size from the wire
+    /// may be anything): NB: whole MiB and the remainder apart, so that nothing overflows.
     static func megabytes(_ bytes: Int64) -> String {
-        let tenths = (bytes * 10 + 524_288) / 1_048_576
-        return "\(tenths / 10).\(tenths % 10) MiB"
+        let mebibyte: Int64 = 1_048_576
+        let sign = bytes < 0 ? "-" : ""
+        let magnitude = bytes.magnitude
+        var whole = magnitude / UInt64(mebibyte)
+        var tenths = ((magnitude % UInt64(mebibyte)) * 10 + UInt64(mebibyte / 2)) / UInt64(mebibyte)
+        if tenths == 10 { (whole, tenths) = (whole + 1, 0) }
+        return "\(sign)\(whole).\(tenths) MiB"
     }
 }
