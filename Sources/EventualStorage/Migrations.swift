@@ -530,5 +530,11 @@ extension Migration {
             )
             """,
         ]),
+        Migration(version: 14, name: "who begins an upload", statements: [
+            // The account that began an upload: its bytes under way count against that account's
+            // quota, not the space owner's (NULL for uploads begun before: the owner's, as then).
+            "ALTER TABLE attachments ADD COLUMN begun_by TEXT",
+            "CREATE INDEX attachments_under_way_by ON attachments (begun_by) WHERE complete = 0",
+        ]),
     ]
 }

@@ -19,6 +19,34 @@ struct Register: AsyncParsableCommand {
     }
 }
 
+struct Verify: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Confirm your email with the mailed code (valid 10 minutes, 5 tries), or ask for a new one.",
+        discussion: "Household invitations sent to your email address show once you confirm it. Example: pantry verify 042917")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The 6 digits of the mail.") var code: String?
+    @Option(help: "The email to confirm (default: the signed-in account's).") var email: String?
+    @Flag(help: "Mail a new code instead (the previous one stops working).") var resend = false
+
+    func validate() throws {
+        try usageCheck {
+            if resend, code != nil { throw CLIError("Give either a CODE or --resend, not both") }
+            if !resend, code == nil { throw CLIError("Give the CODE from the mail, or --resend for a new one") }
+        }
+    }
+
+    func run() async throws {
+        let app = try global.app()
+        if resend {
+            let address = try await app.resendCode(email: email)
+            Terminal.say("If \(address) is registered and not confirmed yet, a new code is on its way.")
+            return
+        }
+        try await app.verify(code: code ?? "", email: email)
+        Terminal.say("Email confirmed: household invitations sent to it now show in pantry household invitations.")
+    }
+}
+
 struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Sign in (offline too, for 7 days after the last online sign-in).")
     @OptionGroup var global: GlobalOptions

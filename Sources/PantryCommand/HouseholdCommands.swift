@@ -113,20 +113,25 @@ struct HouseholdInvitations: AsyncParsableCommand {
         let invitations = try await pantry.household.invitations()
         if output.json {
             struct Line: Encodable { let id, household, householdId, invitedBy, role, createdAt: String }
-            struct Shape: Encodable { let invitations: [Line]; let savedCopy: Bool; let fetchedAt: String }
+            struct Shape: Encodable { let invitations: [Line]; let awaitingEmailVerification: Bool; let savedCopy: Bool; let fetchedAt: String }
             print(try ItemPrinting.json(Shape(
-                invitations: invitations.value.map {
+                invitations: invitations.value.waiting.map {
                     Line(id: $0.id, household: $0.spaceName, householdId: $0.spaceID, invitedBy: $0.invitedBy, role: $0.role.rawValue,
                          createdAt: Timestamp.iso8601($0.createdAt))
                 },
+                awaitingEmailVerification: invitations.value.awaitingEmailVerification,
                 savedCopy: invitations.source == .cache, fetchedAt: Timestamp.iso8601(invitations.fetchedAt))))
             return
         }
         Delivery.sayIfSaved(invitations)
-        guard !invitations.value.isEmpty else { print("No invitation waits for you."); return }
+        if invitations.value.awaitingEmailVerification {
+            Terminal.say("Invitations sent to your email address show once you confirm it: type the code we mailed there"
+                + " with pantry verify CODE.")
+        }
+        guard !invitations.value.waiting.isEmpty else { print("No invitation waits for you."); return }
         var table = Table("ID", "HOUSEHOLD", "FROM", "AS", "SENT")
         table.whole = ["ID"]
-        for invitation in invitations.value {
+        for invitation in invitations.value.waiting {
             table.add(String(invitation.id.suffix(8)), invitation.spaceName, invitation.invitedBy, invitation.role.rawValue,
                       RelativeDay.ago(UnixMillis.milliseconds(invitation.createdAt), now: UnixMillis.now()))
         }

@@ -7,7 +7,7 @@ struct PantryCommand: AsyncParsableCommand {
         commandName: "pantry",
         abstract: "Tracking My Pantry: your groceries, their expiry, and a shared barcode knowledge base. Works offline.",
         subcommands: [
-            Register.self, Login.self, Logout.self, Whoami.self,
+            Register.self, Verify.self, Login.self, Logout.self, Whoami.self,
             Scan.self, Vote.self, Add.self, Photo.self, List.self, Search.self, Show.self, Consume.self, Remove.self, Edit.self,
             RemindersCommand.self, Places.self, HouseholdCommand.self, Status.self, Sync.self, Retry.self, Discard.self, Failures.self, Settle.self,
         ]

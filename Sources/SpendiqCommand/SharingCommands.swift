@@ -40,18 +40,22 @@ struct Invitations: AsyncParsableCommand {
     func run() async throws {
         let spending = try await global.spending()
         let waiting = try await spending.sharing.invitations()
-        let invitations = waiting.value.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        let invitations = waiting.value.waiting.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
         if output.json {
             struct Item: Encodable { let id, space, spaceId, invitedBy, role, createdAt: String }
-            struct Shape: Encodable { let stale: Bool; let fetchedAt: String; let invitations: [Item] }
+            struct Shape: Encodable { let stale: Bool; let fetchedAt: String; let invitations: [Item]; let awaitingEmailVerification: Bool }
             print(try Terminal.json(Shape(stale: waiting.source == .cache, fetchedAt: Timestamp.iso8601(waiting.fetchedAt), invitations: invitations.map {
                 Item(id: $0.id, space: $0.spaceName, spaceId: $0.spaceID, invitedBy: $0.invitedBy, role: $0.role.rawValue,
                      createdAt: Timestamp.iso8601($0.createdAt))
-            })))
+            }, awaitingEmailVerification: waiting.value.awaitingEmailVerification)))
             return
         }
         if waiting.source == .cache {
             print(Terminal.paint(Terminal.wrap("Offline: the invitations as of \(TimeAgo.phrase(waiting.fetchedAt, now: UnixMillis.now()))."), .yellow))
+        }
+        if waiting.value.awaitingEmailVerification {
+            Terminal.say("Invitations sent to your email address show once you confirm it: type the code we mailed there"
+                + " with spendiq verify CODE.")
         }
         guard !invitations.isEmpty else { print("No invitations wait for you."); return }
         var table = Table("ID", "FROM", "SPACE", "ROLE")

@@ -212,7 +212,7 @@ struct SharedAccountsTests {
                 try await alices.ledger.transfer("5", from: "Cash", to: "Home")
             }
             let bobs = try await spendingDevice(bobsFolder, server: server, clock: clock).login(email: bob.email, password: bob.password).spending
-            let invitation = try #require(try await bobs.spaces.invitations().value.first)
+            let invitation = try #require(try await bobs.spaces.invitations().value.waiting.first)
             try await bobs.sharing.accept(invitation.id)
             #expect(try await bobs.sync().failure == nil)
             #expect(try await bobs.sync().failure == nil)

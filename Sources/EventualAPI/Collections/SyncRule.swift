@@ -21,7 +21,8 @@ public enum SyncRule: Sendable, Hashable {
 
 /// Why a record breaks one of its collection's rules.
 public struct SyncRuleViolation: Error, Sendable, Hashable {
-    /// Which rule: `below_minimum`, `not_allowed`, `missing_reference` or `mismatched_reference`.
+    /// Which rule: `below_minimum`, `not_allowed`, `missing_reference`, `mismatched_reference` or
+    /// `out_of_range` (a number no record may hold, whatever its collection: see `SyncValue.holdable`).
     public let code: String
     /// The field the rule is about.
     public let field: String
@@ -38,6 +39,7 @@ public struct SyncRuleViolation: Error, Sendable, Hashable {
     public static let notAllowed = "not_allowed"
     public static let missingReference = "missing_reference"
     public static let mismatchedReference = "mismatched_reference"
+    public static let outOfRange = "out_of_range"
 }
 
 extension SyncCollection {
@@ -51,6 +53,14 @@ extension SyncCollection {
         merged: [String: SyncValue], previous: [String: SyncValue]?,
         lookup: (_ collection: String, _ recordID: String) throws -> [String: SyncValue]?
     ) rethrows -> SyncRuleViolation? {
+        // NB: every number a record holds stays where every device and database holds it exactly,
+        // whatever its collection's rules: two counters of 1e308 must not add up to infinity.
+        for (field, value) in merged.sorted(by: { $0.key < $1.key }) where value != previous?[field] {
+            guard let number = value.doubleValue, !SyncValue.holdable(number) else { continue }
+            return SyncRuleViolation(code: SyncRuleViolation.outOfRange, field: field,
+                                     message: "\(field) cannot be \(Self.describe(number)): a number of a record lies between"
+                                         + " -\(SyncValue.largestMagnitude) and \(SyncValue.largestMagnitude)")
+        }
         for rule in rules {
             let value = merged[rule.field] ?? .null
             let before = previous.map { $0[rule.field] ?? .null }

@@ -67,6 +67,15 @@ public enum SyncValue: Sendable, Hashable, Codable, CustomStringConvertible {
         default: return nil
         }
     }
+    /// The largest magnitude of a number a record holds: 2^53 - 1, the largest whole number a
+    /// Double (and so JSON as most parsers read it) holds exactly. The contract states it too.
+    public static let largestMagnitude: Int64 = 9_007_199_254_740_991
+
+    /// Whether a record may hold `number`: finite, and no further from zero than `largestMagnitude`.
+    public static func holdable(_ number: Double) -> Bool {
+        number.isFinite && number.magnitude <= Double(largestMagnitude)
+    }
+
     public var doubleValue: Double? {
         switch self {
         case .integer(let whole): return Double(whole)

@@ -44,6 +44,47 @@ public struct DeviceAccounts: Sendable {
         case .badRequest(let answer): throw AccountError.invalid(try answer.body.json.message)
         case .conflict(let answer): throw AccountError.refused(try answer.body.json.message)
         case .unprocessableContent(let answer): throw AccountError.refused(try answer.body.json.message)
+        case .contentTooLarge(let answer): throw AccountError.refused(try answer.body.json.message)
+        case .tooManyRequests(let answer): throw AccountError.refused(try answer.body.json.message)
+        case .undocumented(let status, let payload): throw AccountError.refused(await remoteFailure(status, payload).description)
+        }
+    }
+
+    /// Confirms `email` with the 6-digit code the server mailed to it ("884 723" as a mail's code is
+    /// often copied is read as 884723).
+    public func verifyEmail(code: String, email: String) async throws {
+        let digits = code.filter { !$0.isWhitespace }
+        guard digits.count == 6, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            throw AccountError.invalid("The code is the 6 digits of the mail, like 042917")
+        }
+        let answer: Operations.VerifyEmail.Output
+        do {
+            answer = try await link.client.verifyEmail(body: .json(.init(email: email, code: digits)))
+        } catch {
+            throw AccountError.unreachable(RemoteFailure.from(error).description)
+        }
+        switch answer {
+        case .noContent: return
+        case .badRequest(let answer): throw AccountError.refused(try answer.body.json.message)
+        case .contentTooLarge(let answer): throw AccountError.refused(try answer.body.json.message)
+        case .tooManyRequests(let answer): throw AccountError.refused(try answer.body.json.message)
+        case .undocumented(let status, let payload): throw AccountError.refused(await remoteFailure(status, payload).description)
+        }
+    }
+
+    /// Asks the server to mail a new code to `email` (the previous one stops working); the server
+    /// answers alike whether or not the address has an account waiting for one.
+    public func requestVerificationCode(email: String) async throws {
+        let answer: Operations.SendVerificationCode.Output
+        do {
+            answer = try await link.client.sendVerificationCode(body: .json(.init(email: email)))
+        } catch {
+            throw AccountError.unreachable(RemoteFailure.from(error).description)
+        }
+        switch answer {
+        case .accepted: return
+        case .badRequest(let answer): throw AccountError.invalid(try answer.body.json.message)
+        case .contentTooLarge(let answer): throw AccountError.refused(try answer.body.json.message)
         case .undocumented(let status, let payload): throw AccountError.refused(await remoteFailure(status, payload).description)
         }
     }

@@ -135,6 +135,8 @@ public final class SessionVault: Sendable {
         case .created(let answer): token = try answer.body.json.accessToken
         case .unauthorized: throw SessionError.wrongCredentials
         case .badRequest(let answer): throw SessionError.server(try answer.body.json.message)
+        case .contentTooLarge(let answer): throw SessionError.server(try answer.body.json.message)
+        case .tooManyRequests(let answer): throw SessionError.server(try answer.body.json.message)
         case .undocumented(let status, let payload): throw await sessionError(status, payload)
         }
         let profile: Components.Schemas.User

@@ -70,6 +70,19 @@ public struct SpaceInvitation: Sendable, Equatable, Codable {
     public let createdAt: Date
 }
 
+/// The invitations that wait for a person's answer, and whether more wait for them to prove their
+/// email: an invitation sent to an email address is shown only once its account verified it.
+public struct SpaceInvitations: Sendable, Equatable, Codable {
+    public let waiting: [SpaceInvitation]
+    /// Invitations sent to the person's email wait for them to verify it; the server mailed a code.
+    public let awaitingEmailVerification: Bool
+
+    public init(waiting: [SpaceInvitation], awaitingEmailVerification: Bool) {
+        self.waiting = waiting
+        self.awaitingEmailVerification = awaitingEmailVerification
+    }
+}
+
 /// Why a space call was refused on this device, before anything was queued.
 public enum SpaceError: Error, Equatable, CustomStringConvertible {
     /// A name that is empty, longer than 60 characters, or holds a control character.

@@ -36,6 +36,7 @@ enum SpaceCall: String, CaseIterable {
         case .unauthorized(let answer): throw try answer.body.json.spaceFailure
         case .conflict(let answer): throw try answer.body.json.spaceFailure
         case .unprocessableContent(let answer): throw try answer.body.json.spaceFailure
+        case .contentTooLarge(let answer): throw try answer.body.json.spaceFailure
         case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Creating the space failed (HTTP \(status))")
         }
         try await remember(space, in: context)
@@ -53,6 +54,8 @@ enum SpaceCall: String, CaseIterable {
         case .notFound(let answer): throw try answer.body.json.spaceFailure
         case .conflict(let answer): throw try answer.body.json.spaceFailure
         case .unprocessableContent(let answer): throw try answer.body.json.spaceFailure
+        case .contentTooLarge(let answer): throw try answer.body.json.spaceFailure
+        case .tooManyRequests(let answer): throw try answer.body.json.spaceFailure
         case .undocumented(let status, _): throw RemoteFailure.status(status, message: "The invitation failed (HTTP \(status))")
         }
     }
@@ -100,6 +103,7 @@ enum SpaceCall: String, CaseIterable {
         case .notFound(let answer): throw try answer.body.json.spaceFailure
         case .conflict(let answer): throw try answer.body.json.spaceFailure
         case .unprocessableContent(let answer): throw try answer.body.json.spaceFailure
+        case .contentTooLarge(let answer): throw try answer.body.json.spaceFailure
         case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Changing the role failed (HTTP \(status))")
         }
         try await remember(space, in: context)

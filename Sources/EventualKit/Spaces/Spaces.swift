@@ -110,16 +110,18 @@ public struct Spaces: Sendable {
     }
 
     /// The invitations waiting for the person's answer: the server's, else the last copy with its age.
-    public func invitations() async throws -> Cached<[SpaceInvitation]> {
+    public func invitations() async throws -> Cached<SpaceInvitations> {
         let client = self.client
-        return try await ReadCache(store: store).read("spaces.invitations", as: [SpaceInvitation].self, policy: .networkFirst(timeout: patience)) { _ in
-            let invitations: [SpaceInvitation]
+        // NB: ".2": the copy holds `SpaceInvitations`; an earlier copy (a bare list) is not read as one.
+        return try await ReadCache(store: store).read("spaces.invitations.2", as: SpaceInvitations.self, policy: .networkFirst(timeout: patience)) { _ in
+            let invitations: SpaceInvitations
             switch try await client.listInvitations() {
             case .ok(let answer):
-                invitations = try answer.body.json.invitations.map {
+                let list = try answer.body.json
+                invitations = SpaceInvitations(waiting: list.invitations.map {
                     SpaceInvitation(id: $0.id, spaceID: $0.space.id, spaceName: $0.space.name, invitedBy: $0.invitedBy,
                                     role: SpaceRole(rawValue: $0.role.rawValue) ?? .viewer, createdAt: $0.createdAt)
-                }
+                }, awaitingEmailVerification: list.awaitingEmailVerification)
             case .unauthorized(let answer): throw try answer.body.json.spaceFailure
             case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Listing the invitations failed (HTTP \(status))")
             }

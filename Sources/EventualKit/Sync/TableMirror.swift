@@ -47,7 +47,7 @@ public struct TableMirror: SyncedCollectionStore {
     @discardableResult
     public func update(_ id: String, setting fields: [String: SyncValue] = [:], adding deltas: [String: Double] = [:],
                        in tx: LocalTransaction) throws -> String {
-        if !collection.rules.isEmpty, let previous = try fieldsOfRow(id, tx.db) {
+        if let previous = try fieldsOfRow(id, tx.db) {
             var merged = previous.merging(fields) { $1 }
             for (name, amount) in deltas { merged[name] = .number((previous[name]?.doubleValue ?? 0) + amount) }
             try checkRules(merged: merged, previous: previous, in: tx)
@@ -86,11 +86,11 @@ public struct TableMirror: SyncedCollectionStore {
 
     private var isInSpaces: Bool { collection.scope == .space }
 
-    /// Refuses a write that breaks one of the collection's rules, with the server's words, before
+    /// Refuses a write that breaks one of the collection's rules (or holds a number no record may
+    /// hold, `SyncValue.holdable`), with the server's words, before
     /// anything is written or queued. A record another rule refers to is looked up in its
     /// collection's mirror on this device; a collection this device does not mirror is left to the server.
     private func checkRules(merged: [String: SyncValue], previous: [String: SyncValue]?, in tx: LocalTransaction) throws {
-        guard !collection.rules.isEmpty else { return }
         let violation: SyncRuleViolation?
         do {
             violation = try collection.violation(merged: merged, previous: previous) { name, id in

@@ -179,7 +179,7 @@ struct Throttle: Sendable {
         return Hex.encode(mac)
     }
 
-    private static func describe(seconds: Int) -> String {
+    static func describe(seconds: Int) -> String {
         seconds < 90 ? "\(seconds) s" : "\((seconds + 59) / 60) min"
     }
 }

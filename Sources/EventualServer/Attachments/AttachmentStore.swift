@@ -46,13 +46,14 @@ struct AttachmentStore: Sendable {
             if let current = try await touch(sha256, in: spaceID, now: now, on: sql), current.complete || current.size == size {
                 return current
             }
-            try await requireRoom(for: size, of: sha256, in: spaceID, byteQuota: byteQuota, on: sql)
+            try await requireRoom(for: size, of: sha256, in: spaceID, beganBy: userID, byteQuota: byteQuota, on: sql)
             // NB: a begin with another size than an upload under way replaces it: one of the two is
             // wrong about the blob, and the wrong one would fail its digest check anyway.
             try await sql.delete(from: "attachments").where("space_id", .equal, spaceID).where("sha256", .equal, sha256).run()
             try await sql.insert(into: "attachments")
-                .columns("space_id", "sha256", "size", "received", "complete", "created_at", "touched_at")
-                .values(SQLBind(spaceID), SQLBind(sha256), SQLBind(size), SQLBind(Int64(0)), SQLBind(0), SQLBind(now), SQLBind(now))
+                .columns("space_id", "sha256", "size", "received", "complete", "created_at", "touched_at", "begun_by")
+                .values(SQLBind(spaceID), SQLBind(sha256), SQLBind(size), SQLBind(Int64(0)), SQLBind(0), SQLBind(now), SQLBind(now),
+                        SQLBind(userID))
                 .run()
             return AttachmentStatus(space: spaceID, sha256: sha256, size: size, received: 0, complete: false, contentType: nil)
         }
@@ -309,23 +310,44 @@ struct AttachmentStore: Sendable {
                          contentType: try row.decode(column: "content_type", as: String?.self).flatMap(AttachmentContentType.init(rawValue:)))
     }
 
-    /// Refuses a blob of `size` bytes that would take the space's owner past `byteQuota`, with what
-    /// they store and what their other uploads under way will add.
-    private func requireRoom(for size: Int64, of sha256: String, in spaceID: String, byteQuota: Int64,
+    /// Refuses a blob of `size` bytes that `userID` begins when it would take the space's owner
+    /// past `byteQuota` once complete, or `userID` past their own with the uploads they have under
+    /// way: an upload under way counts against whoever began it, so that an editor cannot fill
+    /// the owner's quota with uploads that never finish.
+    private func requireRoom(for size: Int64, of sha256: String, in spaceID: String, beganBy userID: String, byteQuota: Int64,
                              on sql: any SQLDatabase) async throws {
         let ownerID = try await owner(of: spaceID, on: sql)
-        let stored = try await sql.select().column("bytes").from("storage_usage").where("user_id", .equal, ownerID).first()?
-            .decode(column: "bytes", as: Int64.self) ?? 0
+        let advice = " Photos of deleted records free their space once the deletions are purged (after the server's retention, 30 days by default)"
+        if ownerID != userID {
+            let ownerStores = try await storedBytes(of: ownerID, on: sql)
+            guard Self.fits(ownerStores, size, within: byteQuota) else {
+                throw Refusal.quotaExceeded("Quota reached: the owner of this space stores \(StorageUsage.megabytes(ownerStores)),"
+                    + " at most \(StorageUsage.megabytes(byteQuota)) are allowed, and this attachment is \(StorageUsage.megabytes(size))." + advice)
+            }
+        }
+        let stored = try await storedBytes(of: userID, on: sql)
+        // NB: an upload begun before `begun_by` existed is its space owner's, as it was then.
         let pending = try await sql.raw("""
             SELECT CAST(COALESCE(SUM(a.size), 0) AS BIGINT) AS bytes FROM attachments a JOIN spaces s ON s.id = a.space_id
-            WHERE s.owner_id = \(bind: ownerID) AND a.complete = 0 AND NOT (a.space_id = \(bind: spaceID) AND a.sha256 = \(bind: sha256))
+            WHERE COALESCE(a.begun_by, s.owner_id) = \(bind: userID) AND a.complete = 0
+              AND NOT (a.space_id = \(bind: spaceID) AND a.sha256 = \(bind: sha256))
             """).first()?.decode(column: "bytes", as: Int64.self) ?? 0
-        guard stored + pending + size <= byteQuota else {
-            let whose = ownerID == spaceID ? "you store" : "the owner of this space stores"
-            throw Refusal.quotaExceeded("Quota reached: \(whose) \(StorageUsage.megabytes(stored + pending)) with the uploads under way,"
-                + " at most \(StorageUsage.megabytes(byteQuota)) are allowed, and this attachment is \(StorageUsage.megabytes(size))."
-                + " Photos of deleted records free their space once the deletions are purged (after the server's retention, 30 days by default)")
+        let (withPending, overflow) = stored.addingReportingOverflow(pending)
+        guard !overflow, Self.fits(withPending, size, within: byteQuota) else {
+            throw Refusal.quotaExceeded("Quota reached: you store \(StorageUsage.megabytes(withPending)) with the uploads you have under way,"
+                + " at most \(StorageUsage.megabytes(byteQuota)) are allowed, and this attachment is \(StorageUsage.megabytes(size))." + advice)
         }
+    }
+
+    /// Whether `size` more bytes on top of `stored` stay within `quota` (an overflow does not).
+    private static func fits(_ stored: Int64, _ size: Int64, within quota: Int64) -> Bool {
+        let (total, overflow) = stored.addingReportingOverflow(size)
+        return !overflow && total <= quota
+    }
+
+    private func storedBytes(of userID: String, on sql: any SQLDatabase) async throws -> Int64 {
+        try await sql.select().column("bytes").from("storage_usage").where("user_id", .equal, userID).first()?
+            .decode(column: "bytes", as: Int64.self) ?? 0
     }
 
     private func owner(of spaceID: String, on sql: any SQLDatabase) async throws -> String {

@@ -111,6 +111,9 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
             if !allowed.isEmpty { response.headers[.allow] = allowed.map(\.rawValue).joined(separator: ", ") }
         }
         response.headers[HeaderNames.requestID] = context.id
+        // NB: every answer says what it is (a blob's type is recognised from its bytes at upload);
+        // a browser must not guess another, such as HTML out of a "photo" someone uploaded.
+        response.headers[HeaderNames.contentTypeOptions] = "nosniff"
         let elapsed = ContinuousClock.now - start
         let route = fastBarcode == nil ? context.endpointPath : LookupFastPath.route
         if let route, let operation = contract.operation(method: request.method.rawValue, route: route),
@@ -174,4 +177,5 @@ private struct Milliseconds: CustomStringConvertible, Sendable {
 private enum HeaderNames {
     static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
     static let requestID = HTTPField.Name("X-Request-Id")!
+    static let contentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
 }

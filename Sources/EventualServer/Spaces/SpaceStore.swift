@@ -13,6 +13,12 @@ struct SpaceStore: Sendable {
     static let maxMemberships = 100
     /// The name of every personal space.
     static let personalName = "Personal"
+    /// The most invitations of one space that wait for an answer at once.
+    static let maxPendingInvitationsPerSpace = 20
+    /// The most invitations one person sends in any 24 hours (inviting someone again is free).
+    static let maxInvitationsPerDay = 50
+    /// How long an invitation waits for its answer; then it expires (and no longer counts).
+    static let invitationLifetime: Int64 = 30 * 24 * 3600 * 1000
 
     let database: Database
 
@@ -50,9 +56,11 @@ struct SpaceStore: Sendable {
         }
     }
 
-    /// The pending invitations addressed to `userID`, by id or by their email, oldest first;
-    /// none to a space they are a member of already.
-    func invitations(for userID: String) async throws -> [SpaceInvitation] {
+    /// The pending invitations addressed to `userID`, by id or by their email once they verified
+    /// it, oldest first; none to a space they are a member of already, none expired.
+    /// `unverifiedEmail` is the caller's address when invitations sent to it wait for them to
+    /// verify it (nil otherwise).
+    func invitations(for userID: String, now: Int64) async throws -> (invitations: [SpaceInvitation], unverifiedEmail: String?) {
         try await database.withConnection { sql in
             let rows = try await sql.raw("""
                 SELECT i.id, i.space_id, s.name AS space_name, u.username AS invited_by, i.role, i.created_at
@@ -60,22 +68,34 @@ struct SpaceStore: Sendable {
                 JOIN spaces s ON s.id = i.space_id
                 JOIN users u ON u.id = i.invited_by
                 JOIN users me ON me.id = \(bind: userID)
-                WHERE i.state = 'pending'
-                  AND (i.invitee_user_id = me.id OR i.invitee_email = me.email_key)
+                WHERE i.state = 'pending' AND i.created_at > \(bind: now - Self.invitationLifetime)
+                  AND (i.invitee_user_id = me.id OR \(unsafeRaw: Self.provenEmailMatch))
                   AND NOT EXISTS (SELECT 1 FROM space_members m
                                   WHERE m.space_id = i.space_id AND m.user_id = me.id AND m.left_at IS NULL)
                 ORDER BY i.created_at, i.id
                 """).all()
-            return try rows.map { row in
+            let unverified = try await sql.raw("""
+                SELECT me.email FROM users me
+                WHERE me.id = \(bind: userID) AND me.email_verified_at IS NULL
+                  AND EXISTS (SELECT 1 FROM space_invitations i
+                              WHERE i.invitee_email = me.email_key AND i.state = 'pending'
+                                AND i.created_at > \(bind: now - Self.invitationLifetime))
+                """).first()?.decode(column: "email", as: String.self)
+            return (try rows.map { row in
                 SpaceInvitation(
                     id: try row.decode(column: "id", as: String.self),
                     space: SpaceName(id: try row.decode(column: "space_id", as: String.self),
                                      name: try row.decode(column: "space_name", as: String.self)),
                     invitedBy: try row.decode(column: "invited_by", as: String.self),
                     role: try Self.enumValue(row, "role"), createdAt: try row.decode(column: "created_at", as: Int64.self))
-            }
+            }, unverified)
         }
     }
+
+    /// The SQL condition that an invitation `i` was sent to the email of the caller `me`, and
+    /// that `me` proved that address is theirs. NB: anyone may register any address without
+    /// proving it; an invitation by email is for whoever reads that mailbox, not for them.
+    private static let provenEmailMatch = "(i.invitee_email = me.email_key AND me.email_verified_at IS NOT NULL)"
 
     // MARK: Writes
 
@@ -122,9 +142,17 @@ struct SpaceStore: Sendable {
 
     /// Invites `invitee` into the space (its owner only). By email nothing says whether an
     /// account has that address; inviting again replaces the pending invitation's role.
-    func invite(_ invitee: Invitee, as role: SpaceRole, to spaceID: String, by userID: String, now: Int64,
+    ///
+    /// Invitations are bounded: `maxPendingInvitationsPerSpace` wait in a space at once (those
+    /// older than `invitationLifetime` expire), `maxInvitationsPerDay` new ones from one person
+    /// in any 24 hours, and each counts its bytes in the inviter's `byteQuota`.
+    func invite(_ invitee: Invitee, as role: SpaceRole, to spaceID: String, by userID: String, byteQuota: Int64 = .max, now: Int64,
                 on sql: any SQLDatabase) async throws {
         let space = try await Self.ownedSharedSpace(spaceID, by: userID, doing: "invites", on: sql)
+        try await sql.raw("""
+            UPDATE space_invitations SET state = 'expired'
+            WHERE space_id = \(bind: spaceID) AND state = 'pending' AND created_at <= \(bind: now - Self.invitationLifetime)
+            """).run()
         let match: (column: String, value: String)
         switch invitee {
         case .username(let username):
@@ -153,16 +181,49 @@ struct SpaceStore: Sendable {
                 .where("id", .equal, try pending.decode(column: "id", as: String.self)).run()
             return
         }
+        try await Self.requireRoomForAnotherInvitation(in: space, by: userID, now: now, on: sql)
+        let id = UUID().uuidString.lowercased()
         try await sql.insert(into: "space_invitations")
             .columns("id", "space_id", "invited_by", match.column, "role", "created_at", "state")
-            .values(SQLBind(UUID().uuidString.lowercased()), SQLBind(spaceID), SQLBind(userID), SQLBind(match.value),
+            .values(SQLBind(id), SQLBind(spaceID), SQLBind(userID), SQLBind(match.value),
                     SQLBind(role.rawValue), SQLBind(now), SQLBind("pending"))
             .run()
+        // NB: an invitation row stays once answered (it says who joined how): its bytes stay counted.
+        let bytes = [id, spaceID, userID, match.value, role.rawValue, "pending"].reduce(Int64(8)) { $0 + Int64($1.utf8.count) }
+        try await StorageUsage.add(bytes, for: userID, quota: byteQuota, on: sql,
+                                   advice: "Delete records or products you no longer need to make room for more invitations")
+    }
+
+    /// Refuses another invitation past the space's pending ones (409) or the inviter's day (429).
+    private static func requireRoomForAnotherInvitation(in space: SpaceRow, by userID: String, now: Int64,
+                                                        on sql: any SQLDatabase) async throws {
+        let pending = try await sql.raw("""
+            SELECT COUNT(*) AS n FROM space_invitations WHERE space_id = \(bind: space.id) AND state = 'pending'
+            """).first()?.decode(column: "n", as: Int.self) ?? 0
+        guard pending < maxPendingInvitationsPerSpace else {
+            throw Refusal.conflict("\(space.name) has \(maxPendingInvitationsPerSpace) invitations waiting for an answer, the most a"
+                + " space may have: wait for answers (an invitation expires 30 days after it was sent)")
+        }
+        let day: Int64 = 24 * 3600 * 1000
+        let recent = try await sql.raw("""
+            SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM space_invitations
+            WHERE invited_by = \(bind: userID) AND created_at > \(bind: now - day)
+            """).first()
+        let sent = try recent?.decode(column: "n", as: Int.self) ?? 0
+        guard sent < maxInvitationsPerDay else {
+            let oldest = try recent?.decode(column: "oldest", as: Int64?.self) ?? now
+            let seconds = Int(max(1, (oldest + day - now + 999) / 1000))
+            throw Refusal.limitReached("You sent \(maxInvitationsPerDay) invitations in the last 24 hours, the most one person may:"
+                + " try again in \(Throttle.describe(seconds: seconds))", retryAfter: seconds)
+        }
     }
 
     /// Makes `userID` a member with the invitation's role; accepting again answers the same.
     func accept(invitation invitationID: String, by userID: String, now: Int64, on sql: any SQLDatabase) async throws -> SpaceDetails {
         let invitation = try await Self.invitation(invitationID, for: userID, on: sql)
+        if invitation.state == "pending", invitation.createdAt <= now - Self.invitationLifetime {
+            throw Refusal.conflict("This invitation to \(invitation.spaceName) expired 30 days after it was sent: ask its owner for a new one")
+        }
         switch invitation.state {
         case "pending":
             if try await Self.role(of: userID, in: invitation.spaceID, on: sql) == nil {
@@ -177,7 +238,8 @@ struct SpaceStore: Sendable {
             try await sql.raw("""
                 UPDATE space_invitations SET state = 'accepted'
                 WHERE space_id = \(bind: invitation.spaceID) AND state = 'pending'
-                  AND (invitee_user_id = \(bind: userID) OR invitee_email = (SELECT email_key FROM users WHERE id = \(bind: userID)))
+                  AND (invitee_user_id = \(bind: userID)
+                       OR invitee_email = (SELECT email_key FROM users WHERE id = \(bind: userID) AND email_verified_at IS NOT NULL))
                 """).run()
             try await sql.update("space_invitations").set("state", to: "accepted").where("id", .equal, invitationID).run()
         case "accepted":
@@ -289,6 +351,7 @@ struct SpaceStore: Sendable {
         let spaceName: String
         let role: String
         let state: String
+        let createdAt: Int64
     }
 
     static func notAMember(_ spaceID: String) -> Refusal {
@@ -367,14 +430,15 @@ struct SpaceStore: Sendable {
     /// An invitation addressed to `userID` (by id or by their email), else a 404.
     private static func invitation(_ invitationID: String, for userID: String, on sql: any SQLDatabase) async throws -> InvitationRow {
         guard let row = try await sql.raw("""
-            SELECT i.space_id, s.name, i.role, i.state FROM space_invitations i
+            SELECT i.space_id, s.name, i.role, i.state, i.created_at FROM space_invitations i
             JOIN spaces s ON s.id = i.space_id
             JOIN users me ON me.id = \(bind: userID)
-            WHERE i.id = \(bind: invitationID) AND (i.invitee_user_id = me.id OR i.invitee_email = me.email_key)
+            WHERE i.id = \(bind: invitationID) AND (i.invitee_user_id = me.id OR \(unsafeRaw: provenEmailMatch))
             """).first()
         else { throw Refusal.notFound("You have no invitation \(invitationID.prefix(128))") }
         return InvitationRow(spaceID: try row.decode(column: "space_id", as: String.self), spaceName: try row.decode(column: "name", as: String.self),
-                             role: try row.decode(column: "role", as: String.self), state: try row.decode(column: "state", as: String.self))
+                             role: try row.decode(column: "role", as: String.self), state: try row.decode(column: "state", as: String.self),
+                             createdAt: try row.decode(column: "created_at", as: Int64.self))
     }
 
     /// The bytes the space's records and complete attachments take, as `StorageUsage` counts them.

@@ -43,7 +43,7 @@ extension APIService {
                                              body: Fingerprint(spaceID: spaceID, invitee: body.invitee, role: role.rawValue))
         let spaces = self.spaces, now = UnixMillis.now()
         let sent = try await idempotency.perform(replay) { sql in
-            try await spaces.invite(invitee, as: role, to: spaceID, by: userID, now: now, on: sql)
+            try await spaces.invite(invitee, as: role, to: spaceID, by: userID, byteQuota: quotas.bytesPerUser, now: now, on: sql)
             return Components.Schemas.InvitationSent(status: .invited)
         }
         return .accepted(.init(body: .json(sent)))
@@ -82,12 +82,23 @@ extension APIService {
 
     func listInvitations(_ input: Operations.ListInvitations.Input) async throws -> Operations.ListInvitations.Output {
         let userID = try await authenticatedUserID()
-        let invitations = try await spaces.invitations(for: userID).map { invitation in
+        let now = UnixMillis.now()
+        let found = try await spaces.invitations(for: userID, now: now)
+        let invitations = found.invitations.map { invitation in
             Components.Schemas.Invitation(id: invitation.id, space: .init(id: invitation.space.id, name: invitation.space.name),
                                           invitedBy: invitation.invitedBy, role: .init(invitation.role),
                                           createdAt: UnixMillis.date(milliseconds: invitation.createdAt))
         }
-        return .ok(.init(body: .json(.init(invitations: invitations))))
+        if let email = found.unverifiedEmail {
+            // NB: at most one mail a minute and ten a day (`EmailVerification.resend`); a mail that
+            // cannot go is logged there and does not fail the listing: the person asks again.
+            do {
+                try await verification.resend(email: email, now: now)
+            } catch {
+                RequestScope.current?.logger.warning("verification mail not sent", metadata: ["error": "\(LogSafe.describe(error))"])
+            }
+        }
+        return .ok(.init(body: .json(.init(invitations: invitations, awaitingEmailVerification: found.unverifiedEmail != nil))))
     }
 
     func acceptInvitation(_ input: Operations.AcceptInvitation.Input) async throws -> Operations.AcceptInvitation.Output {

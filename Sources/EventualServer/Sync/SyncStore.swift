@@ -189,7 +189,7 @@ struct SyncStore: Sendable {
                     let before = records[key]
                     var state = before ?? SyncRecordState()
                     _ = state.apply(change)
-                    if let collection = collections[change.collection], !collection.rules.isEmpty, !state.isDeleted,
+                    if let collection = collections[change.collection], !state.isDeleted,
                        let violation = collection.violation(merged: state.fields, previous: before.flatMap { $0.isDeleted ? nil : $0.fields },
                                                             lookup: { visible($0, $1, from: submission.space) })
                     {

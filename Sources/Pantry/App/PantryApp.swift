@@ -42,6 +42,25 @@ public final class PantryApp: Sendable {
     /// The user signed in on this device, if any (their session may be locked).
     public func whoami() throws -> DeviceAccount? { try accounts.whoami() }
 
+    /// Confirms the email (`email`, else the signed-in person's) with the code the server mailed:
+    /// household invitations sent to that address show once it is confirmed.
+    public func verify(code: String, email: String? = nil) async throws {
+        let address = try email ?? emailOfSignedIn()
+        try await AccountError.spoken(as: PantryError.init) { try await accounts.verifyEmail(code: code, email: address) }
+    }
+
+    /// Asks the server to mail a new code to `email` (else the signed-in person's).
+    public func resendCode(email: String? = nil) async throws -> String {
+        let address = try email ?? emailOfSignedIn()
+        try await AccountError.spoken(as: PantryError.init) { try await accounts.requestVerificationCode(email: address) }
+        return address
+    }
+
+    private func emailOfSignedIn() throws -> String {
+        guard let account = try accounts.whoami() else { throw PantryError.notSignedIn }
+        return account.email
+    }
+
     /// The signed-in user's pantry, resuming the saved sign-in.
     public func open() throws -> UserPantry {
         guard let session = try accounts.resume() else {

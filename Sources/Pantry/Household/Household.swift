@@ -44,7 +44,7 @@ public struct Household: Sendable {
     }
 
     /// The invitations that wait for the person's answer: the server's, else the last copy.
-    public func invitations() async throws -> Cached<[SpaceInvitation]> {
+    public func invitations() async throws -> Cached<SpaceInvitations> {
         do {
             return try await spaces.invitations()
         } catch is CacheError {
@@ -180,7 +180,7 @@ public struct Household: Sendable {
         guard id.count >= Self.shortestID else { throw PantryError.shortInvitationID(typed) }
         let known: [SpaceInvitation]
         do {
-            known = try await invitations().value
+            known = try await invitations().value.waiting
         } catch {
             // NB: offline with no copy, a whole id is still sent as typed; a part of one cannot be looked up.
             guard UUID(uuidString: id) != nil else { throw error }

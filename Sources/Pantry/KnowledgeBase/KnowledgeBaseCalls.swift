@@ -51,6 +51,7 @@ enum KnowledgeBaseCalls {
         case .unauthorized(let answer): throw try answer.body.json.remoteFailure
         case .forbidden(let answer): throw try answer.body.json.remoteFailure
         case .unprocessableContent(let answer): throw try answer.body.json.remoteFailure
+        case .contentTooLarge(let answer): throw try answer.body.json.remoteFailure
         case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Posting \(call.name) failed (HTTP \(status))")
         }
         try await context.store.write { tx in
@@ -67,6 +68,7 @@ enum KnowledgeBaseCalls {
         case .unauthorized(let answer): throw try answer.body.json.remoteFailure
         case .forbidden(let answer): throw try answer.body.json.remoteFailure
         case .notFound(let answer): throw try answer.body.json.remoteFailure
+        case .contentTooLarge(let answer): throw try answer.body.json.remoteFailure
         case .undocumented(let status, _): throw RemoteFailure.status(status, message: "The vote failed (HTTP \(status))")
         }
     }

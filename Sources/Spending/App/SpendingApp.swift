@@ -32,39 +32,15 @@ public final class SpendingApp: Sendable {
 
     /// Confirms the email with the mailed code; `email` defaults to the last registration on this device.
     public func verify(code: String, email: String? = nil) async throws {
-        // NB: "884 723", as a mail's code is often copied.
-        let trimmed = code.filter { !$0.isWhitespace }
-        guard trimmed.count == 6, trimmed.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-            throw SpendingError.invalidField("The code is the 6 digits of the mail, like 042917")
-        }
         let address = try email ?? pendingRegistration()
-        let answer: Operations.VerifyEmail.Output
-        do {
-            answer = try await link.client.verifyEmail(body: .json(.init(email: address, code: trimmed)))
-        } catch {
-            throw SpendingError.unreachable(RemoteFailure.from(error).description)
-        }
-        switch answer {
-        case .noContent: try? FileManager.default.removeItem(at: configuration.pendingVerificationFile)
-        case .badRequest(let answer): throw SpendingError.server(try answer.body.json.message)
-        case .undocumented(let status, _): throw SpendingError.server("Verifying failed (HTTP \(status))")
-        }
+        try await AccountError.spoken(as: SpendingError.init) { try await accounts.verifyEmail(code: code, email: address) }
+        try? FileManager.default.removeItem(at: configuration.pendingVerificationFile)
     }
 
     /// Asks the server to mail a new code (the previous one stops working).
     public func resendCode(email: String? = nil) async throws {
         let address = try email ?? pendingRegistration()
-        let answer: Operations.SendVerificationCode.Output
-        do {
-            answer = try await link.client.sendVerificationCode(body: .json(.init(email: address)))
-        } catch {
-            throw SpendingError.unreachable(RemoteFailure.from(error).description)
-        }
-        switch answer {
-        case .accepted: break
-        case .badRequest(let answer): throw SpendingError.server(try answer.body.json.message)
-        case .undocumented(let status, _): throw SpendingError.server("Asking for a code failed (HTTP \(status))")
-        }
+        try await AccountError.spoken(as: SpendingError.init) { try await accounts.requestVerificationCode(email: address) }
     }
 
     /// The email of the registration on this device that waits for its code.

@@ -37,6 +37,7 @@ enum SpendingCalls {
         case .badRequest(let answer): throw try answer.body.json.remoteFailure
         case .unauthorized(let answer): throw try answer.body.json.remoteFailure
         case .forbidden(let answer): throw try answer.body.json.remoteFailure
+        case .contentTooLarge(let answer): throw try answer.body.json.remoteFailure
         case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Recording the last visit failed (HTTP \(status))")
         }
     }
@@ -49,6 +50,7 @@ enum SpendingCalls {
         case .badRequest(let answer): throw try answer.body.json.remoteFailure
         case .unauthorized(let answer): throw try answer.body.json.remoteFailure
         case .forbidden(let answer): throw try answer.body.json.remoteFailure
+        case .contentTooLarge(let answer): throw try answer.body.json.remoteFailure
         case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Sending the position failed (HTTP \(status))")
         }
     }

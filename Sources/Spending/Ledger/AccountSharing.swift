@@ -156,7 +156,7 @@ extension AccountSharing {
     }
 
     /// The invitations waiting for the person: the server's, else the last copy with its age.
-    public func invitations() async throws -> Cached<[SpaceInvitation]> {
+    public func invitations() async throws -> Cached<SpaceInvitations> {
         do {
             return try await spaces.invitations()
         } catch let error as CacheError {
@@ -172,7 +172,7 @@ extension AccountSharing {
         guard !trimmed.isEmpty, !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw SpendingError.invalidField("Which invitation? Give its id, as the list of invitations shows it")
         }
-        guard let waiting = try? await invitations().value else { return (trimmed, nil) }
+        guard let waiting = try? await invitations().value.waiting else { return (trimmed, nil) }
         if let exact = waiting.first(where: { $0.id == trimmed }) { return (exact.id, exact) }
         guard trimmed.count >= Ledger.shownIDLength else { throw SpendingError.idTooShort(trimmed) }
         let matches = waiting.filter { $0.id.lowercased().hasSuffix(trimmed.lowercased()) }

@@ -81,7 +81,7 @@ func household(ann: (Device, Person), bob: (Device, Person), role: SpaceRole = .
     let sent = await ann.0.engine.syncNow()
     guard sent.isComplete, sent.calls == 2 else { throw TestFailure("Ann's space calls: \(sent.rejections) \(String(describing: sent.failure))") }
     let invitations = try await bob.0.spaces(of: bob.1).invitations()
-    guard let invitation = invitations.value.first(where: { $0.spaceID == home }) else { throw TestFailure("Bob sees no invitation") }
+    guard let invitation = invitations.value.waiting.first(where: { $0.spaceID == home }) else { throw TestFailure("Bob sees no invitation") }
     try await bob.0.spaces(of: bob.1).accept(invitation.id)
     let joined = await bob.0.engine.syncNow()
     guard joined.isComplete, joined.calls == 1 else { throw TestFailure("Bob's accept: \(joined.rejections) \(String(describing: joined.failure))") }
