@@ -45,10 +45,12 @@ struct ContractGate: ServerMiddleware {
                 values = query.filter { $0.name == parameter.name }.map(\.value)
             case .header:
                 guard let name = HTTPField.Name(parameter.name) else { continue }
-                // NB: read as ISO 8859-1, byte for byte, as HTTP reads a field's bytes past ASCII: a C1
-                // control byte stays the character the pattern forbids instead of U+FFFD.
-                values = request.headerFields[fields: name].map { field in
-                    field.withUnsafeBytesOfValue { String(decoding: $0.map { UInt16($0) }, as: UTF16.self) }
+                values = request.headerFields[fields: name].map(\.value)
+                // NB: a byte that is no UTF-8 character (a C1 control byte sent raw, as Latin-1) reaches
+                // here as U+FFFD, which the pattern cannot see for what it was: refused as such.
+                if values.contains(where: { $0.unicodeScalars.contains("\u{FFFD}") }) {
+                    throw .badRequest("\(parameter.name) must not contain control characters or bytes that are no UTF-8 text"
+                        + " (send other characters percent-encoded)")
                 }
             }
             let schema = parameter.schema.items ?? parameter.schema

@@ -33,6 +33,9 @@ struct PullSubscription: Sendable, Equatable {
 
     static let maxParts = 32
     static let maxBoundLength = 200
+    /// The longest `collection` value: a name and a field of 64 each, `:`, `>=` and the bound (the
+    /// contract's `maxLength`).
+    static let longestPart = 64 + 1 + 64 + 2 + maxBoundLength
 
     /// The subscription the `collection` values name; nil (every collection) when there are none,
     /// as a device from before subscriptions asks.

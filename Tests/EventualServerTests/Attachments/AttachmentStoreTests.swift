@@ -204,6 +204,35 @@ struct AttachmentStoreTests {
     }
 
     @Test(arguments: Backend.available)
+    func anEditorsUploadsUnderWayCountAgainstTheEditorNotTheOwner(_ backend: Backend) async throws {
+        try await Fixture.with(backend) { fixture in
+            let now = UnixMillis.now()
+            // Given bob, an editor of alice's Home, begins two uploads there and sends no byte
+            for seed in [21, 22] as [UInt64] {
+                _ = try await fixture.store.begin(Fixture.sha256(Fixture.jpeg(400, seed: seed)), size: 400, in: fixture.home,
+                                                  by: Fixture.bob, byteQuota: 1000, now: now)
+            }
+            // Then alice's own uploads still have her whole quota
+            _ = try await fixture.store.begin(Fixture.sha256(Fixture.jpeg(900, seed: 23)), size: 900, in: Fixture.alice,
+                                              by: Fixture.alice, byteQuota: 1000, now: now)
+            // And bob's third is refused, against his own quota, in his words
+            do {
+                _ = try await fixture.store.begin(Fixture.sha256(Fixture.jpeg(400, seed: 24)), size: 400, in: fixture.home,
+                                                  by: Fixture.bob, byteQuota: 1000, now: now)
+                Issue.record("bob's third upload was begun past his quota")
+            } catch let refusal as Refusal {
+                guard case .quotaExceeded(let message) = refusal else { Issue.record("\(refusal)"); return }
+                #expect(message.contains("you store"), "\(message)")
+            }
+            // And a blob larger than the owner's room is refused to the editor too, saying whose room it is
+            await expectRefusal({ if case .quotaExceeded(let message) = $0 { message.contains("the owner of this space") } else { false } }) {
+                _ = try await fixture.store.begin(Fixture.sha256(Fixture.jpeg(1100, seed: 25)), size: 1100, in: fixture.home,
+                                                  by: Fixture.bob, byteQuota: 1000, now: now)
+            }
+        }
+    }
+
+    @Test(arguments: Backend.available)
     func theByteQuotaRefusesABeginItCannotHoldAndKeepsAnUploadIncompleteWhenItFillsMeanwhile(_ backend: Backend) async throws {
         try await Fixture.with(backend) { fixture in
             // A blob larger than the quota is refused before a byte is sent
