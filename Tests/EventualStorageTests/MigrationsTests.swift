@@ -20,6 +20,7 @@ struct MigrationsTests {
         11: 0x72e8a6541e335ce8, // spaces
         12: 0xba1b989090ffe43d, // deleted records and their purge
         13: 0xf60a4a8f091c3223, // attachments
+        14: 0xda7e4c1196b7ddf9, // who begins an upload
     ]
 
     @Test func versionsCountUpFromOneWithoutGaps() {

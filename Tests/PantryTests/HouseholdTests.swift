@@ -195,16 +195,32 @@ struct HouseholdTests {
         }
     }
 
-    @Test func aDeclinedInvitationBringsNothing() async throws {
-        try await withLiveServer { server, scratch in
+    @Test func anInvitationByEmailShowsOnceTheAddressIsConfirmedAndADeclinedOneBringsNothing() async throws {
+        let mail = try ScratchFolder("pantry-mail")
+        defer { mail.remove() }
+        try await withLiveServer(configure: { $0.mail = .directory(mail.url.path) }) { server, scratch in
             // Given Ann's household with bread in it, and her invitation to Bob, by email
             let ann = try await PantryPerson.signUp("ann", server: server, scratch: scratch)
             let bob = try await PantryPerson.signUp("bob", server: server, scratch: scratch)
+            let email = "\(bob.username.replacingOccurrences(of: "_", with: "."))@example.com"
             try await ann.run(["household", "create", "Home"])
             try await ann.run(["add", "--name", "Bread", "--household", "Home"])
-            try await ann.run(["household", "invite", "\(bob.username.replacingOccurrences(of: "_", with: "."))@example.com", "--role", "viewer"])
+            try await ann.run(["household", "invite", email, "--role", "viewer"])
             try await ann.run(["sync"])
+            // When Bob, who never confirmed his address, looks: no invitation, and one line on what to do
+            let unproven = try await bob.run(["household", "invitations"])
+            #expect(unproven.stdout.contains("show once you confirm it") && unproven.stdout.contains("pantry verify CODE"),
+                    "\(unproven.stdout)")
+            #expect(unproven.stdout.contains("No invitation waits for you."))
+            let unprovenJSON = try jsonObject(try await bob.run(["household", "invitations", "--json"]))
+            #expect(unprovenJSON["awaitingEmailVerification"] as? Bool == true && (unprovenJSON["invitations"] as? [Any])?.isEmpty == true)
+            // And a wrong code is one line and exit 1, the right one confirms the address
+            let wrong = try await bob.pantry.run(["verify", "12345"])
+            #expect(wrong.status != 0 && wrong.stderr.split(separator: "\n").count == 1, "\(wrong.stderr)")
+            let confirmed = try await bob.run(["verify", try Self.code(to: email, in: mail.url)])
+            #expect(confirmed.stdout.contains("Email confirmed"), "\(confirmed.stdout)")
             let invitations = try jsonObject(try await bob.run(["household", "invitations", "--json"]))
+            #expect(invitations["awaitingEmailVerification"] as? Bool == false)
             let id = try #require((invitations["invitations"] as? [[String: Any]])?.first?["id"] as? String, "\(invitations)")
             // When he declines it
             let declined = try await bob.run(["household", "decline", String(id.suffix(8))])
@@ -216,6 +232,18 @@ struct HouseholdTests {
             #expect(try await bob.items().isEmpty)
             #expect(try await bob.run(["household"]).stdout.contains("You are in no household yet"))
         }
+    }
+
+    /// The code of the newest mail to `address` in a mail folder the server writes.
+    private static func code(to address: String, in folder: URL) throws -> String {
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".eml") }.sorted()
+        for file in files.reversed() {
+            let mail = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            if mail.contains("To: \(address)"), let range = mail.range(of: "Your verification code is ") {
+                return String(mail[range.upperBound...].prefix(6))
+            }
+        }
+        throw TestFailure("no code mailed to \(address)")
     }
 
     @Test func mistakesAreOneLineWithTheRightStatus() async throws {

@@ -30,7 +30,10 @@ struct SpentRecord: Sendable, Equatable {
         // another client; it is left out rather than let a sum of a few overflow.
         guard let kind = fields["kind"]?.stringValue, let amount = fields["amountMinor"]?.int64Value,
               (0...Money.largestMinorUnits).contains(amount),
-              let currency = fields["currency"]?.stringValue, let at = fields["occurredAt"]?.int64Value else { return nil }
+              let currency = fields["currency"]?.stringValue, let at = fields["occurredAt"]?.int64Value,
+              // NB: so is a time no record may hold (one stored before records were bounded): the
+              // differences of two times within it never overflow.
+              at.magnitude <= SyncValue.largestMagnitude.magnitude else { return nil }
         self.init(id: id, kind: kind, amountMinor: amount, currency: currency,
                   category: fields["category"]?.stringValue ?? "other", occurredAt: at,
                   latitude: fields["latitude"]?.doubleValue, longitude: fields["longitude"]?.doubleValue)

@@ -153,7 +153,7 @@ struct SharedSpaceTests {
             // Given Ann, offline, creates a space, puts an item in it and invites Bob, in that order
             let cottage = try await ann.0.spaces(of: ann.1).create(name: "Cottage")
             try await ann.0.put("Jam", quantity: 4, in: cottage)
-            try await ann.0.spaces(of: ann.1).invite(bob.1.email, to: cottage, role: .editor)
+            try await ann.0.spaces(of: ann.1).invite(bob.1.username, to: cottage, role: .editor)
             // When she syncs once: all of it applies
             let report = await ann.0.engine.syncNow()
             #expect(report.isComplete && report.sent == 1 && report.calls == 2, "\(report.rejections)")

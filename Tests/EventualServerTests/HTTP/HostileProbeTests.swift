@@ -141,3 +141,20 @@ struct HostileProbeTests {
         #expect(contract.operations["getAttachmentContent"]?.parameters.first { $0.name == "Range" }?.schema.maxLength != nil)
     }
 }
+
+@Suite("Insights read only the times a record may hold")
+struct InsightsBoundsTests {
+    @Test func aTransactionStoredWithATimeNoRecordMayHoldIsLeftOutNotATrap() {
+        // Given transactions whose times were stored before records were bounded, and one in range
+        let now = UnixMillis.now()
+        let fields: (Int64) -> [String: SyncValue] = { at in
+            ["kind": "expense", "amountMinor": 1_250, "currency": "EUR", "category": "food", "occurredAt": .integer(at)]
+        }
+        let records = [Int64.min, Int64.max, -SyncValue.largestMagnitude - 1, now - 3_600_000].enumerated()
+            .compactMap { SpentRecord(id: "t\($0.offset)", fields: fields($0.element)) }
+        // Then only the one in range is read, and the findings are computed without a trap
+        #expect(records.map(\.id) == ["t3"])
+        _ = Insights.find(records + records.map { SpentRecord(id: $0.id + "b", amountMinor: 99_999, category: "food", occurredAt: $0.occurredAt) },
+                          now: now)
+    }
+}

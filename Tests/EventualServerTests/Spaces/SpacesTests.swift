@@ -115,9 +115,19 @@ struct SpacesTests {
 
     @Test(arguments: Backend.available)
     func anInvitationByEmailNeverSaysWhetherTheAddressHasAnAccountAndWaitsForItsRegistration(_ backend: Backend) async throws {
-        try await withServer(backend) { api in
-            // Given alice's space, and bob with an account
+        let folder = try ScratchFolder("eventual-mail")
+        defer { folder.remove() }
+        let mailbox = Mailbox(folder: folder.url)
+        try await withServer(backend, configure: { $0.mail = .directory(folder.url.path) }) { api in
+            /// Proves the account's address with the code mailed to it (an invitation by email waits for that).
+            func prove(_ email: String) async throws {
+                let answer = try await api.send(.post, "/v1/account/verification",
+                                                json: #"{"email":\#(jsonString(email)),"code":"\#(try mailbox.code(to: email))"}"#)
+                try #require(answer.status == .noContent, "\(answer.text)")
+            }
+            // Given alice's space, and bob with an account whose address he proved
             let alice = try await api.signUp("alice"), bob = try await api.signUp("bob")
+            try await prove(bob.email)
             let home = try await api.createdSpace("Home", as: alice)
             let newcomer = "Carol.\(UUID().uuidString.prefix(8))@Example.com"
             // When alice invites bob's address and an address no account has
@@ -136,6 +146,8 @@ struct SpacesTests {
             struct Token: Decodable { let accessToken: String }
             let carol = Account(id: try registered.decode(UserJSON.self).id, username: carolName, email: newcomer.lowercased(),
                                 password: "carol-password", accessToken: try login.decode(Token.self).accessToken)
+            #expect(try await api.invitations(as: carol).isEmpty)
+            try await prove(carol.email)
             let carols = try await api.invitations(as: carol)
             #expect(carols.map(\.space.name) == ["Home"])
             // When she declines, twice
