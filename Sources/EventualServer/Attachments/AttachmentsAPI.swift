@@ -49,6 +49,9 @@ extension APIService {
         let sha256 = try Self.sha256(input.path.sha256)
         let userID = try await authenticatedUserID()
         let space = try input.query.space.map { try SpaceRules.id($0, field: "space") } ?? userID
+        if let range = input.headers.range, range.unicodeScalars.count > Self.longestRange {
+            throw APIError.badRequest("Range must be at most \(Self.longestRange) characters long, like bytes=0-1023")
+        }
         let content = try await attachments.content(of: sha256, in: space, for: userID, range: input.headers.range)
         let body = HTTPBody(content.bytes, length: .known(content.bytes.count), iterationBehavior: .single)
         let contentType = content.status.contentType ?? .jpeg
@@ -60,6 +63,9 @@ extension APIService {
                                          body: Self.partialBody(body, contentType)))
         }
     }
+
+    /// The longest `Range` header read (the contract's `maxLength`).
+    static let longestRange = 200
 
     /// The digest of a path: 64 lowercase hex digits, or a 400.
     private static func sha256(_ raw: String) throws(APIError) -> String {

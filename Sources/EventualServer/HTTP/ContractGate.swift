@@ -2,11 +2,11 @@ import Foundation
 import HTTPTypes
 import OpenAPIRuntime
 
-/// Holds every request to the limits its operation states in the contract, before the request
-/// is decoded and before any handler runs: each number of the parameters and of a JSON body
-/// within its range, each parameter within its length and pattern. A request outside them is a
-/// 400 naming the field and the limit, so no handler ever sees a value the contract does not
-/// allow (an offset near `Int64.max`, a size of 1e308).
+/// Holds every request to the ranges its operation states in the contract, before the request is
+/// decoded and before any handler runs: each number of the parameters and of a JSON body within
+/// its range, and each header parameter readable as text. A request outside them is a 400 naming
+/// the field and the limit, so no handler ever sees a number the contract does not allow (an
+/// offset near `Int64.max`, a size of 1e308).
 ///
 /// NB: values the contract's types do not fit (a word where a number goes, a body that is not
 /// JSON) pass through untouched: the generated decoder refuses them with its own message.
@@ -54,9 +54,6 @@ struct ContractGate: ServerMiddleware {
                 }
             }
             let schema = parameter.schema.items ?? parameter.schema
-            if let maxItems = parameter.schema.maxItems, values.count > maxItems {
-                throw .badRequest("\(parameter.name) may be given at most \(maxItems) times, not \(values.count)")
-            }
             for value in values {
                 if let problem = ContractCheck.problem(withParameter: value, against: schema, named: parameter.name) {
                     throw .badRequest(problem)
@@ -142,27 +139,15 @@ enum ContractCheck {
         }
     }
 
-    /// The first limit a parameter's text breaks: a number's range, a text's length or pattern.
+    /// The range a parameter's number breaks, if it is a number. NB: a parameter's text is held to
+    /// its length and pattern by its handler, whose message says what the text is for ("64
+    /// lowercase hex digits") where a pattern can only be quoted.
     static func problem(withParameter text: String, against schema: ContractLimits.Schema, named name: String) -> String? {
-        if schema.isNumeric {
-            // NB: a text that is no number is the decoder's to refuse; one too large for Int64 is
-            // still a number, and out of any range the contract states.
-            guard let number = Double(text), number.isFinite || schema.types.contains("number") else { return nil }
-            return problem(with: number, shown: text.count > 40 ? "\(number)" : text, against: schema, at: name)
-        }
-        let length = text.unicodeScalars.count
-        if let maxLength = schema.maxLength, length > maxLength {
-            return "\(name) must be at most \(maxLength) characters long, not \(length)"
-        }
-        if let minLength = schema.minLength, length < minLength {
-            return "\(name) must be at least \(minLength) character\(minLength == 1 ? "" : "s") long"
-        }
-        if let expression = schema.patternExpression,
-           expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) == nil {
-            return TextRules.problem(in: text, .singleLine).map { "\(name) must not contain \($0)" }
-                ?? "\(name) must match the pattern \(schema.pattern ?? "")"
-        }
-        return nil
+        guard schema.isNumeric else { return nil }
+        // NB: a text that is no number is the decoder's to refuse; one too large for Int64 is
+        // still a number, and out of any range the contract states.
+        guard let number = Double(text), number.isFinite || schema.types.contains("number") else { return nil }
+        return problem(with: number, shown: text.count > 40 ? "\(number)" : text, against: schema, at: name)
     }
 
     private static func problem(with number: Double, shown: String, against schema: ContractLimits.Schema, at path: String) -> String? {

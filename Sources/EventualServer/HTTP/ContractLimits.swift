@@ -17,9 +17,6 @@ struct ContractLimits: Sendable {
         let minLength: Int?
         let maxLength: Int?
         let pattern: String?
-        /// `pattern`, compiled. NB: an NSRegularExpression is immutable once made, and safe to
-        /// use from several threads at once (Foundation's documentation says so).
-        nonisolated(unsafe) let patternExpression: NSRegularExpression?
         let properties: [String: Schema]
         /// Applies to the properties `properties` does not name.
         let additionalProperties: Schema?
@@ -43,7 +40,6 @@ struct ContractLimits: Sendable {
             self.minLength = minLength
             self.maxLength = maxLength
             self.pattern = pattern
-            patternExpression = pattern.flatMap { try? NSRegularExpression(pattern: $0) }
             self.properties = properties
             self.additionalProperties = additionalProperties
             self.everyProperty = everyProperty

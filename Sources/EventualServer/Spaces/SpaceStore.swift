@@ -183,15 +183,37 @@ struct SpaceStore: Sendable {
         }
         try await Self.requireRoomForAnotherInvitation(in: space, by: userID, now: now, on: sql)
         let id = UUID().uuidString.lowercased()
+        let bytes = [id, spaceID, userID, match.value, role.rawValue, "pending"].reduce(Int64(8)) { $0 + Int64($1.utf8.count) }
+        try await Self.requireQuota(for: bytes, invitingAs: userID, byteQuota: byteQuota, now: now, on: sql)
         try await sql.insert(into: "space_invitations")
             .columns("id", "space_id", "invited_by", match.column, "role", "created_at", "state")
             .values(SQLBind(id), SQLBind(spaceID), SQLBind(userID), SQLBind(match.value),
                     SQLBind(role.rawValue), SQLBind(now), SQLBind("pending"))
             .run()
-        // NB: an invitation row stays once answered (it says who joined how): its bytes stay counted.
-        let bytes = [id, spaceID, userID, match.value, role.rawValue, "pending"].reduce(Int64(8)) { $0 + Int64($1.utf8.count) }
-        try await StorageUsage.add(bytes, for: userID, quota: byteQuota, on: sql,
-                                   advice: "Delete records or products you no longer need to make room for more invitations")
+    }
+
+    /// Refuses (413) an invitation of `bytes` that would take the inviter past `byteQuota`, with
+    /// what they store and the invitations of theirs that wait for an answer. NB: counted while
+    /// they wait, from their rows, rather than moved in `storage_usage`: an answered invitation
+    /// frees its room at once whichever way it was answered (accepted, declined, withdrawn,
+    /// expired, or its space deleted), with no count to keep in step with each.
+    private static func requireQuota(for bytes: Int64, invitingAs userID: String, byteQuota: Int64, now: Int64,
+                                     on sql: any SQLDatabase) async throws {
+        guard byteQuota < .max else { return }
+        let stored = try await sql.select().column("bytes").from("storage_usage").where("user_id", .equal, userID).first()?
+            .decode(column: "bytes", as: Int64.self) ?? 0
+        let waiting = try await sql.raw("""
+            SELECT CAST(COALESCE(SUM(LENGTH(id) + LENGTH(space_id) + LENGTH(invited_by) + COALESCE(LENGTH(invitee_user_id), 0)
+                                     + COALESCE(LENGTH(invitee_email), 0) + LENGTH(role) + LENGTH(state) + 8), 0) AS BIGINT) AS bytes
+            FROM space_invitations
+            WHERE invited_by = \(bind: userID) AND state = 'pending' AND created_at > \(bind: now - invitationLifetime)
+            """).first()?.decode(column: "bytes", as: Int64.self) ?? 0
+        let (total, overflow) = stored.addingReportingOverflow(waiting)
+        guard !overflow, total <= byteQuota - min(bytes, byteQuota) else {
+            throw Refusal.quotaExceeded("Quota reached: you store \(StorageUsage.megabytes(total)) with the invitations that wait for"
+                + " an answer, and at most \(StorageUsage.megabytes(byteQuota)) are allowed. Delete records or products you no longer"
+                + " need, or wait for answers (an invitation expires 30 days after it was sent)")
+        }
     }
 
     /// Refuses another invitation past the space's pending ones (409) or the inviter's day (429).
