@@ -39,7 +39,7 @@ struct Verify: AsyncParsableCommand {
         let app = try global.app()
         if resend {
             let address = try await app.resendCode(email: email)
-            Terminal.say("If \(address) is registered and not confirmed yet, a new code is on its way.")
+            Terminal.say("If \(address) is registered and not confirmed yet, a new code is on its way (at most one a minute: until it comes, the last code still works).")
             return
         }
         try await app.verify(code: code ?? "", email: email)

@@ -125,8 +125,8 @@ struct HouseholdInvitations: AsyncParsableCommand {
         }
         Delivery.sayIfSaved(invitations)
         if invitations.value.awaitingEmailVerification {
-            Terminal.say("Invitations sent to your email address show once you confirm it: type the code we mailed there"
-                + " with pantry verify CODE.")
+            Terminal.say("Invitations sent to your email address show once you confirm it: pantry verify --resend mails"
+                + " you a code, then pantry verify CODE.")
         }
         guard !invitations.value.waiting.isEmpty else { print("No invitation waits for you."); return }
         var table = Table("ID", "HOUSEHOLD", "FROM", "AS", "SENT")

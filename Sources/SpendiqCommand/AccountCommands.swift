@@ -38,7 +38,7 @@ struct Verify: AsyncParsableCommand {
         let app = try global.app()
         if resend {
             try await app.resendCode(email: email)
-            Terminal.say("If \(try email ?? app.pendingRegistration()) is registered and not verified yet, a new code is on its way.")
+            Terminal.say("If \(try email ?? app.pendingRegistration()) is registered and not verified yet, a new code is on its way (at most one a minute: until it comes, the last code still works).")
             return
         }
         let address = email ?? (try? app.pendingRegistration())

@@ -54,8 +54,8 @@ struct Invitations: AsyncParsableCommand {
             print(Terminal.paint(Terminal.wrap("Offline: the invitations as of \(TimeAgo.phrase(waiting.fetchedAt, now: UnixMillis.now()))."), .yellow))
         }
         if waiting.value.awaitingEmailVerification {
-            Terminal.say("Invitations sent to your email address show once you confirm it: type the code we mailed there"
-                + " with spendiq verify CODE.")
+            Terminal.say("Invitations sent to your email address show once you confirm it: spendiq verify --resend mails"
+                + " you a code, then spendiq verify CODE.")
         }
         guard !invitations.isEmpty else { print("No invitations wait for you."); return }
         var table = Table("ID", "FROM", "SPACE", "ROLE")

@@ -157,6 +157,7 @@ let postProductCall: CallHandler = { context in
     case .forbidden(let answer): throw try answer.body.json.failureForTests
     case .unprocessableContent(let answer): throw try answer.body.json.failureForTests
     case .contentTooLarge(let answer): throw try answer.body.json.failureForTests
+    case .unsupportedMediaType(let answer): throw try answer.body.json.failureForTests
     case .undocumented(let status, _): throw RemoteFailure.status(status, message: "post")
     }
 }

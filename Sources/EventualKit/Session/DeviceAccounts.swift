@@ -46,6 +46,7 @@ public struct DeviceAccounts: Sendable {
         case .unprocessableContent(let answer): throw AccountError.refused(try answer.body.json.message)
         case .contentTooLarge(let answer): throw AccountError.refused(try answer.body.json.message)
         case .tooManyRequests(let answer): throw AccountError.refused(try answer.body.json.message)
+        case .unsupportedMediaType(let answer): throw AccountError.invalid(try answer.body.json.message)
         case .undocumented(let status, let payload): throw AccountError.refused(await remoteFailure(status, payload).description)
         }
     }
@@ -68,6 +69,7 @@ public struct DeviceAccounts: Sendable {
         case .badRequest(let answer): throw AccountError.refused(try answer.body.json.message)
         case .contentTooLarge(let answer): throw AccountError.refused(try answer.body.json.message)
         case .tooManyRequests(let answer): throw AccountError.refused(try answer.body.json.message)
+        case .unsupportedMediaType(let answer): throw AccountError.refused(try answer.body.json.message)
         case .undocumented(let status, let payload): throw AccountError.refused(await remoteFailure(status, payload).description)
         }
     }
@@ -85,6 +87,7 @@ public struct DeviceAccounts: Sendable {
         case .accepted: return
         case .badRequest(let answer): throw AccountError.invalid(try answer.body.json.message)
         case .contentTooLarge(let answer): throw AccountError.refused(try answer.body.json.message)
+        case .unsupportedMediaType(let answer): throw AccountError.invalid(try answer.body.json.message)
         case .undocumented(let status, let payload): throw AccountError.refused(await remoteFailure(status, payload).description)
         }
     }

@@ -137,6 +137,7 @@ public final class SessionVault: Sendable {
         case .badRequest(let answer): throw SessionError.server(try answer.body.json.message)
         case .contentTooLarge(let answer): throw SessionError.server(try answer.body.json.message)
         case .tooManyRequests(let answer): throw SessionError.server(try answer.body.json.message)
+        case .unsupportedMediaType(let answer): throw SessionError.server(try answer.body.json.message)
         case .undocumented(let status, let payload): throw await sessionError(status, payload)
         }
         let profile: Components.Schemas.User

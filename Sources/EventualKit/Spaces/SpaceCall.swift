@@ -37,6 +37,7 @@ enum SpaceCall: String, CaseIterable {
         case .conflict(let answer): throw try answer.body.json.spaceFailure
         case .unprocessableContent(let answer): throw try answer.body.json.spaceFailure
         case .contentTooLarge(let answer): throw try answer.body.json.spaceFailure
+        case .unsupportedMediaType(let answer): throw try answer.body.json.spaceFailure
         case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Creating the space failed (HTTP \(status))")
         }
         try await remember(space, in: context)
@@ -56,6 +57,7 @@ enum SpaceCall: String, CaseIterable {
         case .unprocessableContent(let answer): throw try answer.body.json.spaceFailure
         case .contentTooLarge(let answer): throw try answer.body.json.spaceFailure
         case .tooManyRequests(let answer): throw try answer.body.json.spaceFailure
+        case .unsupportedMediaType(let answer): throw try answer.body.json.spaceFailure
         case .undocumented(let status, _): throw RemoteFailure.status(status, message: "The invitation failed (HTTP \(status))")
         }
     }
@@ -104,6 +106,7 @@ enum SpaceCall: String, CaseIterable {
         case .conflict(let answer): throw try answer.body.json.spaceFailure
         case .unprocessableContent(let answer): throw try answer.body.json.spaceFailure
         case .contentTooLarge(let answer): throw try answer.body.json.spaceFailure
+        case .unsupportedMediaType(let answer): throw try answer.body.json.spaceFailure
         case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Changing the role failed (HTTP \(status))")
         }
         try await remember(space, in: context)

@@ -43,15 +43,19 @@ enum AttachmentRange: Sendable, Equatable {
         let bounds = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
         guard bounds.count == 2 else { return .whole }
         let firstText = bounds[0].trimmingCharacters(in: .whitespaces), lastText = bounds[1].trimmingCharacters(in: .whitespaces)
-        let digits = { (text: String) in !text.isEmpty && text.count <= 18 && text.allSatisfy(\.isASCII) && text.allSatisfy(\.isNumber) }
-        if firstText.isEmpty {
-            guard digits(lastText), let count = Int64(lastText), count > 0 else { return .whole }
-            return .part(first: max(0, size - count), last: size - 1)
+        // NB: a position of any length is read, one past Int64 as Int64.max: past every blob's end all the same.
+        let position = { (text: String) -> Int64? in
+            guard !text.isEmpty, text.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }) else { return nil }
+            return Int64(text) ?? .max
         }
-        guard digits(firstText), let first = Int64(firstText) else { return .whole }
+        if firstText.isEmpty {
+            guard let count = position(lastText), count > 0 else { return .whole }
+            return .part(first: count >= size ? 0 : size - count, last: size - 1)
+        }
+        guard let first = position(firstText) else { return .whole }
         var last = size - 1
         if !lastText.isEmpty {
-            guard digits(lastText), let asked = Int64(lastText), asked >= first else { return .whole }
+            guard let asked = position(lastText), asked >= first else { return .whole }
             last = min(asked, size - 1)
         }
         guard first < size else {

@@ -49,8 +49,7 @@ struct ContractGate: ServerMiddleware {
                 // NB: a byte that is no UTF-8 character (a C1 control byte sent raw, as Latin-1) reaches
                 // here as U+FFFD, which the pattern cannot see for what it was: refused as such.
                 if values.contains(where: { $0.unicodeScalars.contains("\u{FFFD}") }) {
-                    throw .badRequest("\(parameter.name) must not contain control characters or bytes that are no UTF-8 text"
-                        + " (send other characters percent-encoded)")
+                    throw .badRequest("\(parameter.name) must be text: it holds a byte that is no UTF-8 character (a control byte?)")
                 }
             }
             let schema = parameter.schema.items ?? parameter.schema
@@ -144,15 +143,26 @@ enum ContractCheck {
     /// lowercase hex digits") where a pattern can only be quoted.
     static func problem(withParameter text: String, against schema: ContractLimits.Schema, named name: String) -> String? {
         guard schema.isNumeric else { return nil }
-        // NB: a text that is no number is the decoder's to refuse; one too large for Int64 is
-        // still a number, and out of any range the contract states.
-        guard let number = Double(text), number.isFinite || schema.types.contains("number") else { return nil }
-        return problem(with: number, shown: text.count > 40 ? "\(number)" : text, against: schema, at: name)
+        let shown = text.count > 40 ? "\(text.prefix(40))…" : text
+        if !schema.types.contains("number") {
+            // NB: digits too many for Int64 are still a whole number, out of any range the contract states.
+            let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+            guard !digits.isEmpty, digits.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }) else {
+                return "\(name) must be a whole number, not '\(shown)'"
+            }
+            return problem(with: Int64(text).map(Double.init) ?? (text.hasPrefix("-") ? -.infinity : .infinity), shown: shown,
+                           against: schema, at: name, finite: false)
+        }
+        guard let number = Double(text), !text.lowercased().hasPrefix("0x"), !text.lowercased().hasPrefix("-0x") else {
+            return "\(name) must be a number, not '\(shown)'"
+        }
+        return problem(with: number, shown: shown, against: schema, at: name)
     }
 
-    private static func problem(with number: Double, shown: String, against schema: ContractLimits.Schema, at path: String) -> String? {
+    private static func problem(with number: Double, shown: String, against schema: ContractLimits.Schema, at path: String,
+                                finite: Bool = true) -> String? {
         let name = path.isEmpty ? "the body" : path
-        guard number.isFinite else { return "\(name) must be a finite number, not \(shown)" }
+        guard number.isFinite || !finite else { return "\(name) must be a finite number, not \(shown)" }
         if let maximum = schema.maximum, number > maximum { return "\(name) must be at most \(format(maximum)), not \(shown)" }
         if let minimum = schema.minimum, number < minimum { return "\(name) must be at least \(format(minimum)), not \(shown)" }
         if let bound = schema.exclusiveMaximum, number >= bound { return "\(name) must be less than \(format(bound)), not \(shown)" }

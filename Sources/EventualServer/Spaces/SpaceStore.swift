@@ -58,9 +58,11 @@ struct SpaceStore: Sendable {
 
     /// The pending invitations addressed to `userID`, by id or by their email once they verified
     /// it, oldest first; none to a space they are a member of already, none expired.
-    /// `unverifiedEmail` is the caller's address when invitations sent to it wait for them to
-    /// verify it (nil otherwise).
-    func invitations(for userID: String, now: Int64) async throws -> (invitations: [SpaceInvitation], unverifiedEmail: String?) {
+    /// `unverifiedEmail` is the caller's address when they have not verified it (nil otherwise),
+    /// and `waitOnEmail` whether invitations sent to it wait for them to.
+    func invitations(for userID: String, now: Int64)
+        async throws -> (invitations: [SpaceInvitation], unverifiedEmail: String?, waitOnEmail: Bool)
+    {
         try await database.withConnection { sql in
             let rows = try await sql.raw("""
                 SELECT i.id, i.space_id, s.name AS space_name, u.username AS invited_by, i.role, i.created_at
@@ -74,13 +76,14 @@ struct SpaceStore: Sendable {
                                   WHERE m.space_id = i.space_id AND m.user_id = me.id AND m.left_at IS NULL)
                 ORDER BY i.created_at, i.id
                 """).all()
-            let unverified = try await sql.raw("""
-                SELECT me.email FROM users me
-                WHERE me.id = \(bind: userID) AND me.email_verified_at IS NULL
-                  AND EXISTS (SELECT 1 FROM space_invitations i
-                              WHERE i.invitee_email = me.email_key AND i.state = 'pending'
-                                AND i.created_at > \(bind: now - Self.invitationLifetime))
-                """).first()?.decode(column: "email", as: String.self)
+            let me = try await sql.raw("""
+                SELECT me.email, EXISTS (SELECT 1 FROM space_invitations i
+                                         WHERE i.invitee_email = me.email_key AND i.state = 'pending'
+                                           AND i.created_at > \(bind: now - Self.invitationLifetime)) AS waiting
+                FROM users me WHERE me.id = \(bind: userID) AND me.email_verified_at IS NULL
+                """).first()
+            let unverified = try me?.decode(column: "email", as: String.self)
+            let waiting = try me.map { try $0.decode(column: "waiting", as: Bool.self) } ?? false
             return (try rows.map { row in
                 SpaceInvitation(
                     id: try row.decode(column: "id", as: String.self),
@@ -88,7 +91,7 @@ struct SpaceStore: Sendable {
                                      name: try row.decode(column: "space_name", as: String.self)),
                     invitedBy: try row.decode(column: "invited_by", as: String.self),
                     role: try Self.enumValue(row, "role"), createdAt: try row.decode(column: "created_at", as: Int64.self))
-            }, unverified)
+            }, unverified, waiting)
         }
     }
 

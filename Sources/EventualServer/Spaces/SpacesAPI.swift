@@ -89,7 +89,10 @@ extension APIService {
                                           invitedBy: invitation.invitedBy, role: .init(invitation.role),
                                           createdAt: UnixMillis.date(milliseconds: invitation.createdAt))
         }
-        if let email = found.unverifiedEmail {
+        // NB: every unverified account is told its email invitations wait for a proven address,
+        // whether or not one waits: the answer must not tell whoever registered an address that
+        // someone invited it. Only the mailbox learns that, from the code mailed when one waits.
+        if let email = found.unverifiedEmail, found.waitOnEmail {
             // NB: at most one mail a minute and ten a day (`EmailVerification.resend`); a mail that
             // cannot go is logged there and does not fail the listing: the person asks again.
             do {

@@ -52,6 +52,7 @@ enum KnowledgeBaseCalls {
         case .forbidden(let answer): throw try answer.body.json.remoteFailure
         case .unprocessableContent(let answer): throw try answer.body.json.remoteFailure
         case .contentTooLarge(let answer): throw try answer.body.json.remoteFailure
+        case .unsupportedMediaType(let answer): throw try answer.body.json.remoteFailure
         case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Posting \(call.name) failed (HTTP \(status))")
         }
         try await context.store.write { tx in
@@ -69,6 +70,7 @@ enum KnowledgeBaseCalls {
         case .forbidden(let answer): throw try answer.body.json.remoteFailure
         case .notFound(let answer): throw try answer.body.json.remoteFailure
         case .contentTooLarge(let answer): throw try answer.body.json.remoteFailure
+        case .unsupportedMediaType(let answer): throw try answer.body.json.remoteFailure
         case .undocumented(let status, _): throw RemoteFailure.status(status, message: "The vote failed (HTTP \(status))")
         }
     }

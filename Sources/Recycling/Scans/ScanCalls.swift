@@ -128,6 +128,8 @@ enum ScanCalls {
         case .conflict(let answer): throw try answer.body.json.failure
         case .unprocessableContent(let answer): throw try answer.body.json.failure
         case .contentTooLarge(let answer): throw try answer.body.json.failure
+        case .unsupportedMediaType(let answer): throw try answer.body.json.failure
+        case .badGateway(let answer): throw try answer.body.json.failure
         case .undocumented(let status, _): throw RemoteFailure.status(status, message: "The scan could not be classified now (HTTP \(status))")
         }
     }
@@ -162,6 +164,7 @@ enum ScanCalls {
         case .unauthorized(let answer): throw try answer.body.json.failure
         case .notFound(let answer): throw try answer.body.json.failure
         case .contentTooLarge(let answer): throw try answer.body.json.failure
+        case .unsupportedMediaType(let answer): throw try answer.body.json.failure
         case .undocumented(let status, _): throw RemoteFailure.status(status, message: "The visit could not be counted now (HTTP \(status))")
         }
     }

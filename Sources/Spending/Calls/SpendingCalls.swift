@@ -38,6 +38,7 @@ enum SpendingCalls {
         case .unauthorized(let answer): throw try answer.body.json.remoteFailure
         case .forbidden(let answer): throw try answer.body.json.remoteFailure
         case .contentTooLarge(let answer): throw try answer.body.json.remoteFailure
+        case .unsupportedMediaType(let answer): throw try answer.body.json.remoteFailure
         case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Recording the last visit failed (HTTP \(status))")
         }
     }
@@ -51,6 +52,7 @@ enum SpendingCalls {
         case .unauthorized(let answer): throw try answer.body.json.remoteFailure
         case .forbidden(let answer): throw try answer.body.json.remoteFailure
         case .contentTooLarge(let answer): throw try answer.body.json.remoteFailure
+        case .unsupportedMediaType(let answer): throw try answer.body.json.remoteFailure
         case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Sending the position failed (HTTP \(status))")
         }
     }

@@ -36,6 +36,16 @@ extension API {
         }
     }
 
+    /// An append whose `offset` is sent as `offsetText`, as it is.
+    func appendAttachment(_ sha256: String, offsetText: String, _ bytes: [UInt8], as account: Account) async throws -> Answer {
+        var headers = account.bearer
+        headers[.contentType] = "application/octet-stream"
+        return try await client.execute(uri: "/v1/attachments/\(sha256)?offset=\(offsetText)", method: .patch, headers: headers,
+                                        body: ByteBuffer(bytes: bytes)) { response in
+            Answer(status: response.status, headers: response.headers, body: response.body)
+        }
+    }
+
     func attachmentStatus(_ sha256: String, space: String? = nil, as account: Account) async throws -> Answer {
         try await send(.get, "/v1/attachments/\(sha256)\(spaceQuery(space, first: true))", headers: account.bearer)
     }

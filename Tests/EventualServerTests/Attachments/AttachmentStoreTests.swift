@@ -301,6 +301,12 @@ struct AttachmentStoreTests {
             #expect(try AttachmentRange.parse(ignored, size: 100) == .whole, "\(ignored)")
         }
         #expect(throws: Refusal.self) { try AttachmentRange.parse("bytes=100-", size: 100) }
+        // Positions past Int64 are positions all the same: past the end, or the last byte
+        #expect(throws: Refusal.self) { try AttachmentRange.parse("bytes=9223372036854775807-", size: 100) }
+        #expect(throws: Refusal.self) { try AttachmentRange.parse("bytes=99999999999999999999999-", size: 100) }
+        #expect(try AttachmentRange.parse("bytes=0-9223372036854775807", size: 100) == .part(first: 0, last: 99))
+        #expect(try AttachmentRange.parse("bytes=0-99999999999999999999999", size: 100) == .part(first: 0, last: 99))
+        #expect(try AttachmentRange.parse("bytes=-99999999999999999999999", size: 100) == .part(first: 0, last: 99))
     }
 
     @Test func aDownloadOfARangeReadsOnlyTheChunksItCovers() async throws {

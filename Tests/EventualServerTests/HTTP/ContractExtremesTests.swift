@@ -1,6 +1,7 @@
 import EventualAPI
 import Foundation
 import HTTPTypes
+import NIOCore
 import Testing
 @testable import EventualServer
 
@@ -88,6 +89,58 @@ struct ContractExtremesTests {
     }
 }
 
+/// Every operation answers only statuses its contract lists (503 aside, which any call may answer).
+@Suite("Every operation answers only the statuses its contract lists", .timeLimit(.minutes(5)))
+struct ContractStatusTests {
+    @Test(arguments: Backend.available)
+    func plainMalformedAndAnonymousRequestsGetDocumentedStatuses(_ backend: Backend) async throws {
+        let contract = try ContractLimits.served()
+        try await withServer(backend, mode: .live) { api in
+            let account = try await api.signUp("statuses")
+            var undocumented: [String] = [], sent = 0
+            for operation in contract.operations.values.sorted(by: { $0.id < $1.id }) {
+                let plain = NumericField.plainRequest(to: operation)
+                var tries: [(String, HTTPFields, String?)] = [
+                    ("signed in", account.bearer, plain.json),
+                    ("anonymous", [:], plain.json),
+                    ("a revoked-looking token", [.authorization: "Bearer not-a-token"], plain.json),
+                ]
+                if operation.jsonBody != nil {
+                    tries.append(("malformed JSON", account.bearer, "{\"oops\":"))
+                    tries.append(("an empty object", account.bearer, "{}"))
+                    tries.append(("an array", account.bearer, "[]"))
+                }
+                var answers: [(String, Answer)] = []
+                for (what, headers, json) in tries {
+                    // When the operation is called so
+                    answers.append((what, try await api.send(plain.method, plain.uri, headers: headers, json: json)))
+                }
+                if let json = plain.json {
+                    var headers = account.bearer
+                    headers[.contentType] = "text/plain"
+                    let answer = try await api.client.execute(uri: plain.uri, method: plain.method, headers: headers,
+                                                              body: ByteBuffer(string: json)) { response in
+                        Answer(status: response.status, headers: response.headers, body: response.body)
+                    }
+                    answers.append(("a body that says it is text", answer))
+                }
+                for (what, answer) in answers {
+                    sent += 1
+                    // Then the answer is no server failure, an error has the JSON shape, and its status is listed
+                    #expect(answer.status.code < 500, "\(operation.id), \(what): \(answer.status.code) \(answer.text.prefix(300))")
+                    if answer.status.code >= 400 { #expect((try? answer.error()) != nil, "\(operation.id), \(what): \(answer.text.prefix(300))") }
+                    if !operation.statuses.contains(Int(answer.status.code)), answer.status.code != 503 {
+                        undocumented.append("\(operation.id) \(answer.status.code) (\(what))")
+                    }
+                }
+            }
+            #expect(undocumented.isEmpty, "\(undocumented.joined(separator: "\n"))")
+            #expect(sent >= contract.operations.count * 3)
+            print("statuses: \(contract.operations.count) operations, \(sent) requests, undocumented \(undocumented.count)")
+        }
+    }
+}
+
 /// One number an operation takes: a parameter, or a place inside its JSON body.
 struct NumericField: Sendable {
     let operation: String
@@ -167,6 +220,17 @@ struct NumericField: Sendable {
         if base.parameters.contains(where: { $0.name == "near" && $0.location == .query }) { query.append("near=47.8,13.04") }
         let uri = query.isEmpty ? path : path + "?" + query.joined(separator: "&")
         return Request(method: HTTPRequest.Method(base.method)!, uri: uri, headers: headers, json: json)
+    }
+
+    /// A request to `operation` with every number at its least, the rest as plain as the schema allows.
+    static func plainRequest(to operation: ContractLimits.Operation) -> Request {
+        var path = operation.path
+        for parameter in operation.parameters where parameter.location == .path {
+            path = path.replacingOccurrences(of: "{\(parameter.name)}", with: pathSample(parameter.name))
+        }
+        let near = operation.parameters.contains { $0.name == "near" && $0.location == .query }
+        return Request(method: HTTPRequest.Method(operation.method)!, uri: near ? path + "?near=47.8,13.04" : path, headers: [:],
+                       json: operation.jsonBody.map { render(sample($0), replacing: [], with: "") })
     }
 
     /// Every number `operation` takes.

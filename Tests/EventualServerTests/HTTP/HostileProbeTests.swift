@@ -46,6 +46,19 @@ struct HostileProbeTests {
     }
 
     @Test(arguments: Backend.available)
+    func anOffsetThatIsNoWholeNumberIsRefusedByItsName(_ backend: Backend) async throws {
+        try await withServer(backend, mode: .live) { api in
+            let account = try await api.signUp("offsets")
+            let sha256 = String(repeating: "b", count: 64)
+            for offset in ["1e3", "0x0", "+0", "1.0", "NaN", "", "%200"] {
+                let answer = try await api.appendAttachment(sha256, offsetText: offset, [1, 2, 3], as: account)
+                #expect(answer.status == .badRequest, "\(offset): \(answer.text)")
+                #expect(try answer.error().message.contains("offset must be a whole number"), "\(offset): \(answer.text)")
+            }
+        }
+    }
+
+    @Test(arguments: Backend.available)
     func theStoreItselfRefusesAnOffsetWhoseEndOverflows(_ backend: Backend) async throws {
         // NB: under the contract's gate, straight to the store: a caller that skips the gate must not trap either.
         try await AttachmentFixture.with(backend) { fixture in
