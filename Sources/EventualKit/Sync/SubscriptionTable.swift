@@ -74,6 +74,21 @@ enum SubscriptionTable {
         return sorted(subscriptions, rows)
     }
 
+    /// `rows` with `fresh` cleared where the device now holds a record of the subscription's
+    /// collections though no page has come yet. NB: a record written on the device (offline)
+    /// after the row was made may have been deleted on the server since, by another device; a
+    /// pull that leaves deletions out would leave it here for good.
+    static func checkingFreshness(_ rows: [SubscriptionRow], of subscriptions: [SyncSubscription],
+                                  mirrors: [String: any SyncedCollectionStore], db: Database) throws -> [SubscriptionRow] {
+        let byKey = Dictionary(subscriptions.map { ($0.key, $0) }) { first, _ in first }
+        return try rows.map { row in
+            guard row.cursor == nil, row.fresh, let subscription = byKey[row.key] else { return row }
+            var checked = row
+            checked.fresh = try subscription.collections.allSatisfy { try !(mirrors[$0]?.hasRecords(in: db) ?? false) }
+            return checked
+        }
+    }
+
     /// The rows of `subscriptions`, by priority, when `needsPreparing` said there is nothing to make.
     static func rows(of subscriptions: [SyncSubscription], db: Database) throws -> [SubscriptionRow] {
         sorted(subscriptions, try all(db))

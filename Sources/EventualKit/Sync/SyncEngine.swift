@@ -511,7 +511,12 @@ public actor SyncEngine {
                 if rows == nil {
                     rows = try await store.writer.write { db in try SubscriptionTable.prepare(subscriptions, mirrors: collections, now: now, db: db) }
                 }
-                let prepared = rows ?? []
+                let unchecked = rows ?? []
+                let prepared = unchecked.contains(where: { $0.cursor == nil && $0.fresh })
+                    ? try await store.reader.read { db in
+                        try SubscriptionTable.checkingFreshness(unchecked, of: subscriptions, mirrors: collections, db: db)
+                    }
+                    : unchecked
                 for (index, row) in prepared.enumerated() {
                     try await pull(row, isLastSubscription: index == prepared.count - 1, &report)
                 }

@@ -4,7 +4,7 @@ import OpenAPIRuntime
 
 /// Holds every request to the ranges its operation states in the contract, before the request is
 /// decoded and before any handler runs: each number of the parameters and of a JSON body within
-/// its range, and each header parameter readable as text. A request outside them is a 400 naming
+/// its range, and each header parameter printable ASCII. A request outside them is a 400 naming
 /// the field and the limit, so no handler ever sees a number the contract does not allow (an
 /// offset near `Int64.max`, a size of 1e308).
 ///
@@ -46,10 +46,11 @@ struct ContractGate: ServerMiddleware {
             case .header:
                 guard let name = HTTPField.Name(parameter.name) else { continue }
                 values = request.headerFields[fields: name].map(\.value)
-                // NB: a byte that is no UTF-8 character (a C1 control byte sent raw, as Latin-1) reaches
-                // here as U+FFFD, which the pattern cannot see for what it was: refused as such.
-                if values.contains(where: { $0.unicodeScalars.contains("\u{FFFD}") }) {
-                    throw .badRequest("\(parameter.name) must be text: it holds a byte that is no UTF-8 character (a control byte?)")
+                // NB: a header parameter is printable ASCII, as the contract's patterns say. A byte past
+                // ASCII reaches here decoded as UTF-8, or as U+FFFD when it is none (a C1 control byte
+                // and a Latin-1 letter sent raw both are), so that the two cannot be told apart: both go.
+                if values.contains(where: { $0.unicodeScalars.contains { !(0x20...0x7E).contains($0.value) } }) {
+                    throw .badRequest("\(parameter.name) must be printable ASCII (no control character, and no byte past ASCII)")
                 }
             }
             let schema = parameter.schema.items ?? parameter.schema
