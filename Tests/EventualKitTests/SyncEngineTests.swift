@@ -32,6 +32,31 @@ struct SyncEngineTests {
         }
     }
 
+    @Test func aRecordWrittenBeforeTheFirstPullAndDeletedElsewhereLeavesTheDevice() async throws {
+        try await withLiveServer { server, scratch in
+            let port = try #require(server.port)
+            let (a, b) = try await twoDevices(port: port, scratch: scratch)
+            // Given device b began its first sync while it held nothing, and no page came (a cut connection)
+            let (subscriptions, mirrors) = (b.engine.subscriptions, await b.engine.collections)
+            let prepared = try await b.store.writer.write { db in
+                try SubscriptionTable.prepare(subscriptions, mirrors: mirrors, now: UnixMillis.now(), db: db)
+            }
+            #expect(prepared.allSatisfy { $0.fresh && $0.cursor == nil })
+            // And meanwhile it made an item, which reached the server though b pulled nothing yet
+            let id = try await b.add("Leftovers", quantity: 1)
+            let pushed = await b.engine.syncNow(pull: false)
+            #expect(pushed.sent == 1)
+            // When device a fetches the item and deletes it
+            _ = await a.engine.syncNow()
+            try await a.delete(id)
+            #expect(await a.engine.syncNow().sent == 1)
+            // Then b's first pull brings the deletion, and b holds what the server holds: nothing
+            _ = await b.engine.syncNow()
+            let left = try b.items()
+            #expect(left.isEmpty, "\(left)")
+        }
+    }
+
     @Test func aReplayedChangeIsAcknowledgedNotAppliedTwice() async throws {
         try await withLiveServer { server, scratch in
             let port = try #require(server.port)

@@ -244,6 +244,7 @@ public final class UserRecycling: Sendable {
             case .ok(let answer):
                 return .fresh(try JSONEncoder().encode(try answer.body.json.tips.map(Tip.init)), etag: answer.headers.eTag)
             case .notModified: return .notModified
+            case .badRequest(let answer): throw RemoteFailure.status(400, message: try answer.body.json.message)
             case .undocumented(let status, _): throw RemoteFailure.status(status, message: "The tips could not be loaded (HTTP \(status))")
             }
         }

@@ -115,6 +115,12 @@ struct ContractStatusTests {
                     // When the operation is called so
                     answers.append((what, try await api.send(plain.method, plain.uri, headers: headers, json: json)))
                 }
+                for header in operation.parameters where header.location == .header {
+                    // A header parameter holding a byte past ASCII (a C1 control character in UTF-8)
+                    var headers = account.bearer
+                    headers.append(HTTPField(name: HTTPField.Name(header.name)!, value: [0x61, 0xC2, 0x84]))
+                    answers.append(("\(header.name) past ASCII", try await api.send(plain.method, plain.uri, headers: headers, json: plain.json)))
+                }
                 if let json = plain.json {
                     var headers = account.bearer
                     headers[.contentType] = "text/plain"
