@@ -10,9 +10,9 @@ enum ETag {
     }
 
     /// True when `If-None-Match` names `etag` (or `*`); a 400 for a header longer than the contract allows.
-    static func matches(_ parsed: String?, _ etag: String, limited: Bool = true) throws(APIError) -> Bool {
+    static func matches(_ parsed: String?, _ etag: String) throws(APIError) -> Bool {
         guard let header = RequestScope.current?.ifNoneMatch ?? parsed else { return false }
-        guard !limited || header.unicodeScalars.count <= maxHeaderLength else {
+        guard header.unicodeScalars.count <= maxHeaderLength else {
             throw .badRequest("If-None-Match must be at most \(maxHeaderLength) characters long")
         }
         for candidate in header.split(separator: ",") {

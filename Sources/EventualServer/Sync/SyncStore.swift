@@ -168,6 +168,7 @@ struct SyncStore: Sendable {
             var newlyApplied: [String] = []
             var changedKeys: [RecordKey] = []
             var changedKeySet = Set<RecordKey>()
+            var authors: [RecordKey: String] = [:]
             for submission in submissions {
                 guard !appliedIDs.contains(submission.id) else {
                     outcomes.append(.duplicate)
@@ -188,7 +189,10 @@ struct SyncStore: Sendable {
                     let key = RecordKey(space: submission.space, collection: change.collection, recordID: change.recordID)
                     let before = records[key]
                     var state = before ?? SyncRecordState()
-                    _ = state.apply(change)
+                    let newestBefore = state.newestStamp
+                    // NB: the author of a record is whoever made its newest applied change: a change that
+                    // lost every comparison, or won only older ground, leaves the author shown as it was.
+                    let authored = state.apply(change) && newestBefore.map { change.stamp > $0 } ?? true
                     if let collection = collections[change.collection], !state.isDeleted,
                        let violation = collection.violation(merged: state.fields, previous: before.flatMap { $0.isDeleted ? nil : $0.fields },
                                                             lookup: { visible($0, $1, from: submission.space) })
@@ -201,6 +205,7 @@ struct SyncStore: Sendable {
                     // Its device skipped the winning values in an earlier pull (its own edit was
                     // pending then, and pending edits are never overwritten); this brings them back.
                     if changedKeySet.insert(key).inserted { changedKeys.append(key) }
+                    if authored { authors[key] = userID }
                     records[key] = state
                     appliedIDs.insert(submission.id)
                     newlyApplied.append(submission.id)
@@ -234,7 +239,7 @@ struct SyncStore: Sendable {
             for (ownerID, bytes) in grown.sorted(by: { $0.key < $1.key }) {
                 try await StorageUsage.add(bytes, for: ownerID, quota: byteQuota, on: sql)
             }
-            try await save(rows, changedBy: userID, now: now, on: sql)
+            try await save(rows, authors: authors, now: now, on: sql)
             for (space, seq) in nextSeq.sorted(by: { $0.key < $1.key }) where seq != access[space]!.lastSeq {
                 try await sql.update("sync_counters").set("last_seq", to: seq).where("space_id", .equal, space).run()
             }
@@ -626,8 +631,10 @@ struct SyncStore: Sendable {
         }
     }
 
+    /// Writes the merged records; `authors` names who made the newest applied change of each (a
+    /// record not in it keeps the author it has).
     private func save(
-        _ rows: [(key: RecordKey, columns: SyncRecordState.Columns, seq: Int64, deleted: Bool)], changedBy userID: String, now: Int64,
+        _ rows: [(key: RecordKey, columns: SyncRecordState.Columns, seq: Int64, deleted: Bool)], authors: [RecordKey: String], now: Int64,
         on sql: any SQLDatabase
     ) async throws {
         for chunk in Self.chunks(of: rows) {
@@ -639,12 +646,13 @@ struct SyncStore: Sendable {
                 upsert.values(SQLBind(row.key.space), SQLBind(row.key.collection), SQLBind(row.key.recordID),
                               SQLBind(columns.fields), SQLBind(columns.fieldStamps), SQLBind(columns.counterDeltas),
                               SQLBind(columns.tombstone),
-                              SQLBind(row.seq), SQLBind(now), SQLBind(userID), SQLBind(row.deleted ? 1 : 0))
+                              SQLBind(row.seq), SQLBind(now), SQLBind(authors[row.key]), SQLBind(row.deleted ? 1 : 0))
             }
             try await upsert.onConflict(with: ["space_id", "collection", "record_id"]) { update in
                 update.set(excludedValueOf: "fields").set(excludedValueOf: "field_stamps").set(excludedValueOf: "counter_deltas")
                     .set(excludedValueOf: "tombstone").set(excludedValueOf: "seq").set(excludedValueOf: "updated_at")
-                    .set(excludedValueOf: "changed_by").set(excludedValueOf: "deleted")
+                    .set("changed_by", to: SQLFunction("COALESCE", args: SQLExcludedColumn("changed_by"), SQLColumn("changed_by", table: "sync_records")))
+                    .set(excludedValueOf: "deleted")
             }.run()
         }
     }

@@ -33,12 +33,38 @@ struct SpaceSyncTests {
                                      to: home.id, as: bob)
             _ = try await api.pushed([SyncChangeJSON(recordId: "yoghurt", hlc: Stamps.at(-3000, node: "alice"), deltas: ["quantity": -1])],
                                      to: home.id, as: alice)
-            // Then both count: one is left, for both of them; the last change was alice's
+            // Then both count: one is left, for both of them; the newest change is bob's, though alice's arrived last
             for person in [alice, bob] {
                 let record = try #require(try await api.pulledAll(as: person).records["\(home.id)/yoghurt"])
                 #expect(record.fields["quantity"] == 1, "\(person.username)")
-                #expect(record.changedBy == alice.username)
+                #expect(record.changedBy == bob.username)
             }
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func theAuthorShownIsWhoeverMadeTheNewestAppliedChangeNotWhoeverPushedLast(_ backend: Backend) async throws {
+        try await withServer(backend) { api in
+            // Given alice's Home with dan as an editor, and a loaf dan made
+            let alice = try await api.signUp("alice"), dan = try await api.signUp("dan")
+            let home = try await api.createdSpace("Home", as: alice)
+            try await api.join(dan, to: home.id, by: alice)
+            let (made, dansRename, alicesRename) = (Stamps.at(-9000, node: "dan"), Stamps.at(-5000, node: "dan"), Stamps.at(-3000, node: "alice"))
+            _ = try await api.pushed([SyncChangeJSON(recordId: "bread", hlc: made, fields: pantryItem(["name": "Bread"]))], to: home.id, as: dan)
+            // When alice renames it, and dan's earlier rename, made offline, arrives after hers
+            _ = try await api.pushed([SyncChangeJSON(recordId: "bread", hlc: alicesRename, fields: ["name": "Sourdough"])], to: home.id, as: alice)
+            let late = try await api.pushed([SyncChangeJSON(recordId: "bread", hlc: dansRename, fields: ["name": "Loaf"])], to: home.id, as: dan)
+            #expect(late.map(\.status) == ["applied"])
+            // Then every member sees alice's name, by alice
+            for person in [alice, dan] {
+                let record = try #require(try await api.pulledAll(as: person).records["\(home.id)/bread"])
+                #expect(record.fields["name"] == "Sourdough")
+                #expect(record.changedBy == alice.username, "\(person.username) sees \(record.changedBy ?? "nobody")")
+            }
+            // And when dan then changes something newer, he is the author
+            _ = try await api.pushed([SyncChangeJSON(recordId: "bread", hlc: Stamps.at(-1000, node: "dan"), fields: ["quantity": 2])],
+                                     to: home.id, as: dan)
+            #expect(try await api.pulledAll(as: alice).records["\(home.id)/bread"]?.changedBy == dan.username)
         }
     }
 
