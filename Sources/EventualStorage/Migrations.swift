@@ -536,5 +536,21 @@ extension Migration {
             "ALTER TABLE attachments ADD COLUMN begun_by TEXT",
             "CREATE INDEX attachments_under_way_by ON attachments (begun_by) WHERE complete = 0",
         ]),
+        Migration(version: 15, name: "a space belongs to one app", statements: [
+            // The app whose records a shared space holds ('pantry', 'sustainu', 'spendiq'): it alone
+            // lists the space, invites to it and files records into it. NULL for a personal space
+            // (every app's) and for a shared space no record has claimed yet; those made before are
+            // assigned by what they hold.
+            "ALTER TABLE spaces ADD COLUMN app TEXT",
+            """
+            UPDATE spaces SET app = 'spendiq' WHERE kind = 'shared' AND EXISTS (
+                SELECT 1 FROM sync_records r WHERE r.space_id = spaces.id
+                AND r.collection IN ('spending_accounts', 'spending_transactions', 'spending_limits'))
+            """,
+            """
+            UPDATE spaces SET app = 'pantry' WHERE kind = 'shared' AND app IS NULL AND EXISTS (
+                SELECT 1 FROM sync_records r WHERE r.space_id = spaces.id AND r.collection = 'pantry_items')
+            """,
+        ]),
     ]
 }

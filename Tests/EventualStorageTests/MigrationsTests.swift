@@ -21,6 +21,7 @@ struct MigrationsTests {
         12: 0xba1b989090ffe43d, // deleted records and their purge
         13: 0xf60a4a8f091c3223, // attachments
         14: 0xda7e4c1196b7ddf9, // who begins an upload
+        15: 0x735099079a30795e, // a space belongs to one app
     ]
 
     @Test func versionsCountUpFromOneWithoutGaps() {

@@ -236,3 +236,49 @@ struct SharedAccountsTests {
         }
     }
 }
+
+@Suite("A household is the pantry's and a shared account SpendiQ's, through both commands", .timeLimit(.minutes(6)), .tags(.endToEnd))
+struct SpacePerAppTests {
+    @Test(arguments: Backend.available)
+    func eachAppListsJoinsAndShowsOnlyItsOwnSpaces(_ backend: Backend) async throws {
+        try await SharedAccountsTests.withServer(backend) { server, folder in
+            // Given Alice and Dan, each with SpendiQ and the pantry signed in to one account
+            let (aliceSpendiq, alice) = try await SharedAccountsTests.person("alice", server, folder)
+            let (danSpendiq, dan) = try await SharedAccountsTests.person("dan", server, folder)
+            func pantry(_ name: String, _ username: String) async throws -> CommandProcess {
+                let device = CommandProcess.pantry(dataDirectory: folder.folder("\(name)-pantry"), server: server)
+                let email = "\(username.replacingOccurrences(of: "_", with: "."))@example.com"
+                let login = try await device.run(["login", "--email", email, "--password-stdin"], input: "long-password\n")
+                #expect(login.status == 0, "\(login.stderr)")
+                return device
+            }
+            let alicePantry = try await pantry("alice", alice), danPantry = try await pantry("dan", dan)
+            // And Alice's household Cabin and her account Joint, each shared with Dan
+            for arguments in [["household", "create", "Cabin"], ["household", "invite", dan], ["sync"]] {
+                let outcome = try await alicePantry.run(arguments)
+                #expect(outcome.status == 0, "pantry \(arguments): \(outcome.stderr)")
+            }
+            #expect(try await aliceSpendiq.run(["accounts", "add", "Joint", "--currency", "EUR"]).status == 0)
+            let shared = try await aliceSpendiq.run(["accounts", "share", "Joint", "--with", dan])
+            #expect(shared.status == 0, "\(shared.stderr)")
+            // When Dan looks in each app, each shows its own invitation only
+            let pantryInvitations = try #require(try await danPantry.run(["household", "invitations", "--json"]).json() as? [String: Any])
+            let households = (pantryInvitations["invitations"] as? [[String: Any]])?.compactMap { $0["household"] as? String }
+            #expect(households == ["Cabin"], "\(pantryInvitations)")
+            let account = try await SharedAccountsTests.onlyInvitation(danSpendiq)
+            #expect((account["space"] as? String)?.contains("Cabin") == false, "\(account)")
+            // And once he joined both, the pantry lists the household and SpendiQ the account, neither the other's
+            let id = try #require((pantryInvitations["invitations"] as? [[String: Any]])?.first?["id"] as? String)
+            #expect(try await danPantry.run(["household", "accept", String(id.suffix(8))]).status == 0)
+            #expect(try await danSpendiq.run(["accept", String((account["id"] as? String ?? "").suffix(8))]).status == 0)
+            _ = try await danPantry.run(["sync"])
+            _ = try await danSpendiq.run(["sync"])
+            let listed = try await danPantry.run(["household"])
+            #expect(listed.stdout.contains("Cabin") && !listed.stdout.contains("& "), "\(listed.stdout)")
+            let roleInOther = try await danPantry.run(["household", "leave", try #require(account["space"] as? String)])
+            #expect(roleInOther.status != 0, "\(roleInOther.stdout)")
+            let accounts = try await danSpendiq.run(["accounts"])
+            #expect(accounts.stdout.contains("Joint") && !accounts.stdout.contains("Cabin"), "\(accounts.stdout)")
+        }
+    }
+}

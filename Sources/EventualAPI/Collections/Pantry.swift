@@ -1,7 +1,7 @@
 /// Tracking My Pantry's synced collections.
 extension SyncCollections {
     /// The items of a pantry: a person's own, or a household's.
-    public static let pantryItems = SyncCollection(name: "pantry_items", fields: [
+    public static let pantryItems = SyncCollection(name: "pantry_items", app: .pantry, fields: [
         "barcode": SyncField(.string, maxLength: 14),
         "productId": SyncField(.string, maxLength: 64),
         "name": SyncField(.string, nullable: false, maxLength: 200),

@@ -2,7 +2,7 @@
 extension SyncCollections {
     /// Where money is kept: a wallet, a bank account, a card, savings, a person's own or shared
     /// in a space. Balances are computed from the opening balance and the transactions, never stored.
-    public static let spendingAccounts = SyncCollection(name: "spending_accounts", fields: [
+    public static let spendingAccounts = SyncCollection(name: "spending_accounts", app: .spendiQ, fields: [
         "name": SyncField(.string, nullable: false, maxLength: 100),
         /// `cash`, `bank`, `card` or `savings`.
         "kind": SyncField(.string, nullable: false, maxLength: 16),
@@ -19,7 +19,7 @@ extension SyncCollections {
     ])
 
     /// Money spent, received or moved between two accounts; in the space of its account.
-    public static let spendingTransactions = SyncCollection(name: "spending_transactions", fields: [
+    public static let spendingTransactions = SyncCollection(name: "spending_transactions", app: .spendiQ, fields: [
         "accountId": SyncField(.string, nullable: false, maxLength: 128),
         /// `expense`, `income` or `transfer`.
         "kind": SyncField(.string, nullable: false, maxLength: 16),
@@ -51,7 +51,7 @@ extension SyncCollections {
     /// A person's budgets: at most `amountMinor` of `currency` per period, on one category or on
     /// everything. One record per period, category and currency (its id is made from them, so
     /// two devices that set the same budget offline set one record).
-    public static let spendingLimits = SyncCollection(name: "spending_limits", fields: [
+    public static let spendingLimits = SyncCollection(name: "spending_limits", app: .spendiQ, fields: [
         /// `daily`, `weekly` or `monthly`.
         "period": SyncField(.string, nullable: false, maxLength: 16),
         /// Empty for every category.

@@ -46,14 +46,17 @@ public enum SyncScope: String, Sendable, Hashable {
 /// lists them in `SyncCollections.all`.
 public struct SyncCollection: Sendable, Hashable {
     public let name: String
+    /// The app whose records these are: a shared space holds the records of one app only.
+    public let app: AnalyticsApp
     public let fields: [String: SyncField]
     /// Whether a change may name a space other than the person's own.
     public let scope: SyncScope
     /// What its records keep after merging, checked in order (the first broken one is told).
     public let rules: [SyncRule]
 
-    public init(name: String, fields: [String: SyncField], scope: SyncScope = .person, rules: [SyncRule] = []) {
+    public init(name: String, app: AnalyticsApp, fields: [String: SyncField], scope: SyncScope = .person, rules: [SyncRule] = []) {
         self.name = name
+        self.app = app
         self.fields = fields
         self.scope = scope
         self.rules = rules

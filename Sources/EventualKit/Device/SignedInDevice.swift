@@ -22,7 +22,7 @@ public final class SignedInDevice: Sendable {
     public var spaces: Spaces {
         // NB: a list of invitations or members is worth the link's own deadlines (a refused connection answers at once).
         Spaces(store: store, username: session.username, client: link.client,
-               patience: configuration.timeouts.connect + configuration.timeouts.firstByte)
+               patience: configuration.timeouts.connect + configuration.timeouts.firstByte, app: app.name.rawValue)
     }
     private var app: DeviceApp { accounts.app }
 

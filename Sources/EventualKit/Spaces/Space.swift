@@ -37,6 +37,9 @@ public struct Space: Sendable, Equatable, Codable, FetchableRecord {
     public let role: SpaceRole
     /// The owner's username, when this device has heard it.
     public let owner: String?
+    /// The app whose records it holds (`pantry`, `spendiq`); nil for the personal space (every
+    /// app's) and a shared one no app has claimed yet.
+    public var app: String? = nil
 }
 
 /// A member of a space, as the server last said.
@@ -57,6 +60,8 @@ public struct SpaceDetails: Sendable, Equatable, Codable {
     /// The owner's username.
     public let owner: String
     public let members: [SpaceMember]
+    /// See `Space.app`.
+    public var app: String? = nil
 }
 
 /// An invitation to a space that waits for the person's answer.

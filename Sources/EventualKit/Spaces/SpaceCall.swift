@@ -13,7 +13,8 @@ enum SpaceCall: String, CaseIterable {
 
     static let operations = Set(allCases.map(\.rawValue))
 
-    struct Create: Codable, Sendable { let id: String; let name: String }
+    /// NB: `app` is absent from a call queued by a version from before a space belonged to one app.
+    struct Create: Codable, Sendable { let id: String; let name: String; var app: String? = nil }
     struct Invite: Codable, Sendable { let spaceId: String; let invitee: String; let role: SpaceRole }
     struct Answer: Codable, Sendable { let invitationId: String }
     struct Member: Codable, Sendable { let spaceId: String; let username: String }
@@ -29,7 +30,8 @@ enum SpaceCall: String, CaseIterable {
         let call = try context.decode(Create.self)
         let space: Components.Schemas.Space
         switch try await context.client.createSpace(headers: .init(idempotencyKey: context.idempotencyKey),
-                                                    body: .json(.init(id: call.id, name: call.name))) {
+                                                    body: .json(.init(id: call.id, app: call.app.flatMap(Components.Schemas.AppName.init(rawValue:)),
+                                                                      name: call.name))) {
         case .created(let answer): space = try answer.body.json
         case .ok(let answer): space = try answer.body.json
         case .badRequest(let answer): throw try answer.body.json.spaceFailure
@@ -169,7 +171,7 @@ extension SpaceDetails {
                   role: SpaceRole(rawValue: space.role.rawValue) ?? .viewer, owner: space.owner,
                   members: space.members.map {
                       SpaceMember(username: $0.username, role: SpaceRole(rawValue: $0.role.rawValue) ?? .viewer, since: $0.since)
-                  })
+                  }, app: space.app)
     }
 }
 

@@ -13,25 +13,26 @@ enum SpaceTable {
             """, arguments: StatementArguments(ids) + [SpaceCall.create.rawValue])
         for space in spaces {
             try db.cachedStatement(sql: """
-                INSERT INTO eventual_spaces (id, name, kind, role, owner) VALUES (?, ?, ?, ?, ?)
+                INSERT INTO eventual_spaces (id, name, kind, role, owner, app) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, kind = excluded.kind, role = excluded.role,
-                    owner = COALESCE(excluded.owner, owner)
-                """).execute(arguments: [space.id, space.name, space.kind, space.role, space.owner])
+                    owner = COALESCE(excluded.owner, owner), app = COALESCE(excluded.app, app)
+                """).execute(arguments: [space.id, space.name, space.kind, space.role, space.owner, space.app])
         }
     }
 
     /// A space created on this device, its creator its owner.
-    static func insertCreated(id: String, name: String, owner: String, db: Database) throws {
-        try db.execute(sql: "INSERT INTO eventual_spaces (id, name, kind, role, owner) VALUES (?, ?, 'shared', 'owner', ?)",
-                       arguments: [id, name, owner])
+    static func insertCreated(id: String, name: String, owner: String, app: String?, db: Database) throws {
+        try db.execute(sql: "INSERT INTO eventual_spaces (id, name, kind, role, owner, app) VALUES (?, ?, 'shared', 'owner', ?, ?)",
+                       arguments: [id, name, owner, app])
     }
 
     /// A space as the server last said it (joined, created, a role changed).
     static func upsert(_ space: SpaceDetails, db: Database) throws {
         try db.execute(sql: """
-            INSERT INTO eventual_spaces (id, name, kind, role, owner) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT (id) DO UPDATE SET name = excluded.name, kind = excluded.kind, role = excluded.role, owner = excluded.owner
-            """, arguments: [space.id, space.name, space.kind, space.role, space.owner])
+            INSERT INTO eventual_spaces (id, name, kind, role, owner, app) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET name = excluded.name, kind = excluded.kind, role = excluded.role, owner = excluded.owner,
+                app = COALESCE(excluded.app, app)
+            """, arguments: [space.id, space.name, space.kind, space.role, space.owner, space.app])
     }
 
     /// Takes in the owners and the person's roles the server says now, of the spaces this device knows.
@@ -42,8 +43,12 @@ enum SpaceTable {
         }
     }
 
-    static func all(_ db: Database) throws -> [Space] {
-        try Space.fetchAll(db, sql: "SELECT * FROM eventual_spaces ORDER BY kind = 'shared', name, id")
+    /// The spaces `app` sees (nil: every one): its own, the personal one, and those no app claimed yet.
+    static func all(of app: String? = nil, _ db: Database) throws -> [Space] {
+        try Space.fetchAll(db, sql: """
+            SELECT * FROM eventual_spaces WHERE ? IS NULL OR kind = 'personal' OR app IS NULL OR app = ?
+            ORDER BY kind = 'shared', name, id
+            """, arguments: [app, app])
     }
 
     static func space(_ id: String, _ db: Database) throws -> Space? {

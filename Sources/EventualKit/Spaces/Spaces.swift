@@ -13,17 +13,23 @@ public struct Spaces: Sendable {
     let client: Client
     /// How long `invitations()` and `members(of:)` wait for the server before they answer from the copy.
     let patience: Duration
+    /// The app these spaces are for (`AppName` raw value): a shared space belongs to one app, which
+    /// alone lists it, invites to it and files records into it. Nil: every app's.
+    let app: String?
 
-    init(store: LocalStore, username: String, client: Client, patience: Duration) {
+    init(store: LocalStore, username: String, client: Client, patience: Duration, app: String? = nil) {
         self.store = store
         self.username = username
         self.client = client
         self.patience = patience
+        self.app = app
     }
 
-    /// The spaces the person is in, their own first.
+    private var appName: Components.Schemas.AppName? { app.flatMap(Components.Schemas.AppName.init(rawValue:)) }
+
+    /// The spaces the person is in, their own first: the app's own, and those no app claimed yet.
     public func list() throws -> [Space] {
-        try store.reader.read { db in try SpaceTable.all(db) }
+        try store.reader.read { db in try SpaceTable.all(of: app, db) }
     }
 
     /// The space `idOrName` names: its id, else the one space so named.
@@ -58,8 +64,8 @@ public struct Spaces: Sendable {
     public func create(name: String, in tx: LocalTransaction) throws -> String {
         let name = try Self.checkedName(name)
         let id = UUIDv7.make()
-        try SpaceTable.insertCreated(id: id, name: name, owner: username, db: tx.db)
-        try tx.enqueueCall(SpaceCall.create.rawValue, payload: SpaceCall.Create(id: id, name: name), space: id)
+        try SpaceTable.insertCreated(id: id, name: name, owner: username, app: app, db: tx.db)
+        try tx.enqueueCall(SpaceCall.create.rawValue, payload: SpaceCall.Create(id: id, name: name, app: app), space: id)
         return id
     }
 
@@ -74,7 +80,8 @@ public struct Spaces: Sendable {
     /// Invites someone to the shared space `id` in the caller's transaction (one created in it too).
     public func invite(_ invitee: String, toSpaceID id: String, role: SpaceRole = .editor, in tx: LocalTransaction) throws {
         let invitee = try Self.checkedInvitee(invitee, role)
-        guard let space = try SpaceTable.space(id, tx.db) else { throw SpaceError.unknownSpace(id) }
+        guard let space = try SpaceTable.space(id, tx.db), app == nil || space.app == nil || space.app == app
+        else { throw SpaceError.unknownSpace(id) }
         guard space.kind == .shared else { throw SpaceError.personalSpace }
         try tx.enqueueCall(SpaceCall.invite.rawValue, payload: SpaceCall.Invite(spaceId: space.id, invitee: invitee, role: role), space: space.id)
     }
@@ -115,7 +122,7 @@ public struct Spaces: Sendable {
         // NB: ".2": the copy holds `SpaceInvitations`; an earlier copy (a bare list) is not read as one.
         return try await ReadCache(store: store).read("spaces.invitations.2", as: SpaceInvitations.self, policy: .networkFirst(timeout: patience)) { _ in
             let invitations: SpaceInvitations
-            switch try await client.listInvitations() {
+            switch try await client.listInvitations(query: .init(app: appName)) {
             case .ok(let answer):
                 let list = try answer.body.json
                 invitations = SpaceInvitations(waiting: list.invitations.map {
@@ -123,6 +130,7 @@ public struct Spaces: Sendable {
                                     role: SpaceRole(rawValue: $0.role.rawValue) ?? .viewer, createdAt: $0.createdAt)
                 }, awaitingEmailVerification: list.awaitingEmailVerification)
             case .unauthorized(let answer): throw try answer.body.json.spaceFailure
+            case .badRequest(let answer): throw try answer.body.json.spaceFailure
             case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Listing the invitations failed (HTTP \(status))")
             }
             return .fresh(try JSONEncoder.sorted.encode(invitations), etag: nil)
@@ -135,9 +143,10 @@ public struct Spaces: Sendable {
         let client = self.client, store = self.store
         let all = try await ReadCache(store: store).read("spaces", as: [SpaceDetails].self, policy: .networkFirst(timeout: patience)) { _ in
             let spaces: [SpaceDetails]
-            switch try await client.listSpaces() {
+            switch try await client.listSpaces(query: .init(app: appName)) {
             case .ok(let answer): spaces = try answer.body.json.spaces.map(SpaceDetails.init)
             case .unauthorized(let answer): throw try answer.body.json.spaceFailure
+            case .badRequest(let answer): throw try answer.body.json.spaceFailure
             case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Listing the spaces failed (HTTP \(status))")
             }
             // NB: the owners and roles the server says now, for `list()`; which spaces there are is the pull's.

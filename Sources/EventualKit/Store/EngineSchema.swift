@@ -68,6 +68,10 @@ enum EngineSchema {
         }
         SubscriptionTable.register(in: &migrator)
         AttachmentTable.register(in: &migrator)
+        migrator.registerMigration("eventual-engine-7-space-apps") { db in
+            // NB: the app whose records a shared space holds (NULL: a personal space, or one no app claimed yet).
+            try db.execute(sql: "ALTER TABLE eventual_spaces ADD COLUMN app TEXT")
+        }
     }
 
     enum Key: String {

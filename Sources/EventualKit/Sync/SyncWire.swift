@@ -124,6 +124,7 @@ enum SyncWire {
         let kind: String
         let role: String
         let owner: String?
+        var app: String? = nil
     }
 
     struct RemovedSpace: Decodable, Sendable {

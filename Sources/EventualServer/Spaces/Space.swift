@@ -23,6 +23,9 @@ struct SpaceMembership: Sendable, Equatable {
     let name: String
     let kind: SpaceKind
     let role: SpaceRole
+    /// The app whose records it holds (`AnalyticsApp` raw value); nil for a personal space, and
+    /// for a shared one no record has claimed yet.
+    var app: String? = nil
 }
 
 /// A space named to someone who is no longer in it.
@@ -49,6 +52,8 @@ struct SpaceDetails: Sendable, Equatable, Codable {
     let owner: String
     /// The owner first, then by username.
     let members: [Member]
+    /// See `SpaceMembership.app`.
+    var app: String? = nil
 }
 
 /// A pending invitation, as its invitee sees it.

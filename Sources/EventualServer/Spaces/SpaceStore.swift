@@ -27,14 +27,21 @@ struct SpaceStore: Sendable {
     /// The spaces `userID` is a member of: the personal one first, then by id (the order a pull reads them in).
     static func memberships(of userID: String, on sql: any SQLDatabase) async throws -> [SpaceMembership] {
         let rows = try await sql.raw("""
-            SELECT s.id, s.name, s.kind, m.role FROM space_members m JOIN spaces s ON s.id = m.space_id
+            SELECT s.id, s.name, s.kind, s.app, m.role FROM space_members m JOIN spaces s ON s.id = m.space_id
             WHERE m.user_id = \(bind: userID) AND m.left_at IS NULL
             """).all()
         let spaces = try rows.map { row in
             SpaceMembership(id: try row.decode(column: "id", as: String.self), name: try row.decode(column: "name", as: String.self),
-                            kind: try enumValue(row, "kind"), role: try enumValue(row, "role"))
+                            kind: try enumValue(row, "kind"), role: try enumValue(row, "role"),
+                            app: try row.decode(column: "app", as: String?.self))
         }
         return spaces.sorted { (rank($0.kind), $0.id) < (rank($1.kind), $1.id) }
+    }
+
+    /// Whether a space of `kind` claimed by `spaceApp` is one `app` sees (nil: every app does).
+    static func belongs(_ kind: SpaceKind, _ spaceApp: String?, to app: String?) -> Bool {
+        guard let app, kind == .shared, let spaceApp else { return true }
+        return spaceApp == app
     }
 
     /// The spaces `userID` was a member of and is no longer.
@@ -45,10 +52,11 @@ struct SpaceStore: Sendable {
             """).all().map { SpaceName(id: try $0.decode(column: "id", as: String.self), name: try $0.decode(column: "name", as: String.self)) }
     }
 
-    /// Every space `userID` is a member of, with its members: the personal one first, then by name.
-    func spaces(of userID: String) async throws -> [SpaceDetails] {
+    /// Every space `userID` is a member of, with its members: the personal one first, then by
+    /// name; with `app`, only the shared spaces of that app (and those no app claimed yet).
+    func spaces(of userID: String, app: String? = nil) async throws -> [SpaceDetails] {
         try await database.withConnection { sql in
-            let memberships = try await Self.memberships(of: userID, on: sql)
+            let memberships = try await Self.memberships(of: userID, on: sql).filter { Self.belongs($0.kind, $0.app, to: app) }
             let members = try await Self.members(of: memberships.map(\.id), on: sql)
             return memberships
                 .sorted { (Self.rank($0.kind), $0.name, $0.id) < (Self.rank($1.kind), $1.name, $1.id) }
@@ -60,12 +68,13 @@ struct SpaceStore: Sendable {
     /// it, oldest first; none to a space they are a member of already, none expired.
     /// `unverifiedEmail` is the caller's address when they have not verified it (nil otherwise),
     /// and `waitOnEmail` whether invitations sent to it wait for them to.
-    func invitations(for userID: String, now: Int64)
+    /// With `app`, only invitations to spaces of that app (and to those no app claimed yet).
+    func invitations(for userID: String, app: String? = nil, now: Int64)
         async throws -> (invitations: [SpaceInvitation], unverifiedEmail: String?, waitOnEmail: Bool)
     {
         try await database.withConnection { sql in
             let rows = try await sql.raw("""
-                SELECT i.id, i.space_id, s.name AS space_name, u.username AS invited_by, i.role, i.created_at
+                SELECT i.id, i.space_id, s.name AS space_name, s.app, u.username AS invited_by, i.role, i.created_at
                 FROM space_invitations i
                 JOIN spaces s ON s.id = i.space_id
                 JOIN users u ON u.id = i.invited_by
@@ -75,7 +84,7 @@ struct SpaceStore: Sendable {
                   AND NOT EXISTS (SELECT 1 FROM space_members m
                                   WHERE m.space_id = i.space_id AND m.user_id = me.id AND m.left_at IS NULL)
                 ORDER BY i.created_at, i.id
-                """).all()
+                """).all().filter { Self.belongs(.shared, try $0.decode(column: "app", as: String?.self), to: app) }
             let me = try await sql.raw("""
                 SELECT me.email, EXISTS (SELECT 1 FROM space_invitations i
                                          WHERE i.invitee_email = me.email_key AND i.state = 'pending'
@@ -117,7 +126,7 @@ struct SpaceStore: Sendable {
 
     /// Creates a shared space `userID` owns; the same id created again by its owner answers the
     /// space as it is (`created` false).
-    func create(id: String, name: String, by userID: String, now: Int64, on sql: any SQLDatabase) async throws
+    func create(id: String, name: String, app: String? = nil, by userID: String, now: Int64, on sql: any SQLDatabase) async throws
         -> (space: SpaceDetails, created: Bool)
     {
         if let existing = try await sql.select().columns("owner_id").from("spaces").where("id", .equal, id).first() {
@@ -132,8 +141,8 @@ struct SpaceStore: Sendable {
             throw Refusal.conflict("The space id \(id) is taken: make another (a new UUID)")
         }
         try await Self.requireRoomForOneMore(userID, on: sql)
-        try await sql.insert(into: "spaces").columns("id", "name", "kind", "owner_id", "created_at")
-            .values(SQLBind(id), SQLBind(name), SQLBind(SpaceKind.shared.rawValue), SQLBind(userID), SQLBind(now)).run()
+        try await sql.insert(into: "spaces").columns("id", "name", "kind", "owner_id", "created_at", "app")
+            .values(SQLBind(id), SQLBind(name), SQLBind(SpaceKind.shared.rawValue), SQLBind(userID), SQLBind(now), SQLBind(app)).run()
         try await sql.insert(into: "space_members").columns("space_id", "user_id", "role", "added_at")
             .values(SQLBind(id), SQLBind(userID), SQLBind(SpaceRole.owner.rawValue), SQLBind(now)).run()
         try await sql.insert(into: "sync_counters").columns("space_id", "last_seq").values(SQLBind(id), SQLBind(Int64(0))).run()
@@ -369,6 +378,7 @@ struct SpaceStore: Sendable {
         let id: String
         let name: String
         let kind: SpaceKind
+        let app: String?
     }
 
     private struct InvitationRow {
@@ -403,11 +413,11 @@ struct SpaceStore: Sendable {
     }
 
     private static func space(_ spaceID: String, on sql: any SQLDatabase) async throws -> SpaceRow? {
-        guard let row = try await sql.select().columns("id", "name", "kind").from("spaces").where("id", .equal, spaceID).first() else {
+        guard let row = try await sql.select().columns("id", "name", "kind", "app").from("spaces").where("id", .equal, spaceID).first() else {
             return nil
         }
         return SpaceRow(id: try row.decode(column: "id", as: String.self), name: try row.decode(column: "name", as: String.self),
-                        kind: try enumValue(row, "kind"))
+                        kind: try enumValue(row, "kind"), app: try row.decode(column: "app", as: String?.self))
     }
 
     /// The caller's current role in the space, nil when they are not a member (any more).
@@ -487,13 +497,14 @@ struct SpaceStore: Sendable {
             return nil
         }
         let members = try await members(of: [spaceID], on: sql)
-        return details(of: SpaceMembership(id: space.id, name: space.name, kind: space.kind, role: role), members: members[spaceID] ?? [])
+        return details(of: SpaceMembership(id: space.id, name: space.name, kind: space.kind, role: role, app: space.app),
+                       members: members[spaceID] ?? [])
     }
 
     private static func details(of membership: SpaceMembership, members: [SpaceDetails.Member]) -> SpaceDetails {
         let sorted = members.sorted { ($0.role == .owner ? 0 : 1, $0.username) < ($1.role == .owner ? 0 : 1, $1.username) }
         return SpaceDetails(id: membership.id, name: membership.name, kind: membership.kind, role: membership.role,
-                            owner: sorted.first { $0.role == .owner }?.username ?? "", members: sorted)
+                            owner: sorted.first { $0.role == .owner }?.username ?? "", members: sorted, app: membership.app)
     }
 
     /// The current members of each space, by space id.

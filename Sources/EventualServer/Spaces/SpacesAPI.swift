@@ -7,7 +7,7 @@ extension APIService {
 
     func listSpaces(_ input: Operations.ListSpaces.Input) async throws -> Operations.ListSpaces.Output {
         let userID = try await authenticatedUserID()
-        let spaces = try await spaces.spaces(of: userID)
+        let spaces = try await spaces.spaces(of: userID, app: input.query.app?.rawValue)
         return .ok(.init(body: .json(.init(spaces: spaces.map(Components.Schemas.Space.init)))))
     }
 
@@ -16,16 +16,16 @@ extension APIService {
         let id = try SpaceRules.id(body.id, field: "id")
         let name = try SpaceRules.name(body.name)
         let userID = try await authenticatedUserID()
-        struct Fingerprint: Encodable { let id, name: String }
+        struct Fingerprint: Encodable { let id, name: String; let app: String? }
         struct Answer: Codable, Sendable {
             let space: SpaceDetails
             let created: Bool
         }
         let replay = try idempotency.request(key: input.headers.idempotencyKey, scope: "user:\(userID)",
-                                             body: Fingerprint(id: id, name: name))
+                                             body: Fingerprint(id: id, name: name, app: body.app?.rawValue))
         let spaces = self.spaces, now = UnixMillis.now()
         let answer = try await idempotency.perform(replay) { sql in
-            let made = try await spaces.create(id: id, name: name, by: userID, now: now, on: sql)
+            let made = try await spaces.create(id: id, name: name, app: body.app?.rawValue, by: userID, now: now, on: sql)
             return Answer(space: made.space, created: made.created)
         }
         let space = Components.Schemas.Space(answer.space)
@@ -83,7 +83,7 @@ extension APIService {
     func listInvitations(_ input: Operations.ListInvitations.Input) async throws -> Operations.ListInvitations.Output {
         let userID = try await authenticatedUserID()
         let now = UnixMillis.now()
-        let found = try await spaces.invitations(for: userID, now: now)
+        let found = try await spaces.invitations(for: userID, app: input.query.app?.rawValue, now: now)
         let invitations = found.invitations.map { invitation in
             Components.Schemas.Invitation(id: invitation.id, space: .init(id: invitation.space.id, name: invitation.space.name),
                                           invitedBy: invitation.invitedBy, role: .init(invitation.role),
@@ -137,7 +137,7 @@ extension Components.Schemas.Space {
         self.init(id: space.id, name: space.name, kind: .init(space.kind), role: .init(space.role), owner: space.owner,
                   members: space.members.map { member in
                       .init(username: member.username, role: .init(member.role), since: UnixMillis.date(milliseconds: member.since))
-                  })
+                  }, app: space.app)
     }
 }
 

@@ -70,7 +70,7 @@ extension APIService {
                                        subscription: subscription, counting: input.query.count ?? false)
         let changes = try page.records.map(Self.wireRecord)
         let spaces = page.spaces.map { space in
-            Components.Schemas.SpaceSummary(id: space.id, name: space.name, kind: .init(space.kind), role: .init(space.role))
+            Components.Schemas.SpaceSummary(id: space.id, name: space.name, kind: .init(space.kind), role: .init(space.role), app: space.app)
         }
         return .ok(.init(body: .json(.init(changes: changes, cursor: page.cursor.token, hasMore: page.hasMore, spaces: spaces,
                                            removed: page.removed.map { .init(id: $0.id, name: $0.name) },

@@ -132,6 +132,9 @@ struct SyncStore: Sendable {
         let lastSeq: Int64
         /// Why the pusher's changes to the space are refused; nil when they may write.
         let refusal: String?
+        let kind: SpaceKind
+        /// The app whose records a shared space holds; nil for a personal one, or one not claimed yet.
+        var app: String?
     }
 
     /// Applies a batch in one transaction and answers each change, in order. A batch that would
@@ -141,7 +144,7 @@ struct SyncStore: Sendable {
               byteQuota: Int64 = .max) async throws -> [SyncOutcome] {
         try await database.transaction { sql in
             let spaceIDs = Set(submissions.map(\.space)).sorted()
-            let access = try await lockSpaces(spaceIDs, for: userID, now: now, on: sql)
+            var access = try await lockSpaces(spaceIDs, for: userID, now: now, on: sql)
             var appliedIDs = try await appliedChangeIDs(among: submissions.map(\.id), of: userID, on: sql)
             let keys = submissions.compactMap { submission -> RecordKey? in
                 guard case .success(let change) = submission.change, let space = access[submission.space], space.refusal == nil
@@ -185,6 +188,17 @@ struct SyncStore: Sendable {
                     if let refusal = space.refusal {
                         outcomes.append(.rejected(refusal))
                         continue
+                    }
+                    // A shared space holds one app's records: the first one filed claims an unclaimed space.
+                    if space.kind == .shared, let app = collections[change.collection]?.app.rawValue {
+                        if let claimed = space.app, claimed != app {
+                            outcomes.append(.rejected("\(space.name) is shared in another app: it holds no \(change.collection) records"))
+                            continue
+                        }
+                        if space.app == nil {
+                            try await sql.raw("UPDATE spaces SET app = \(bind: app) WHERE id = \(bind: submission.space) AND app IS NULL").run()
+                            access[submission.space]?.app = app
+                        }
                     }
                     let key = RecordKey(space: submission.space, collection: change.collection, recordID: change.recordID)
                     let before = records[key]
@@ -503,7 +517,7 @@ struct SyncStore: Sendable {
         var access: [String: SpaceAccess] = [:]
         for chunk in Self.chunks(of: spaceIDs) {
             let rows = try await sql.raw("""
-                SELECT s.id, s.name, s.owner_id, c.last_seq, m.role, m.left_at
+                SELECT s.id, s.name, s.owner_id, s.kind, s.app, c.last_seq, m.role, m.left_at
                 FROM spaces s JOIN sync_counters c ON c.space_id = s.id
                 LEFT JOIN space_members m ON m.space_id = s.id AND m.user_id = \(bind: userID)
                 WHERE s.id IN (\(binds: Array(chunk)))
@@ -521,8 +535,11 @@ struct SyncStore: Sendable {
                 } else {
                     refusal = nil
                 }
+                let kind = try row.decode(column: "kind", as: String.self)
+                guard let spaceKind = SpaceKind(rawValue: kind) else { throw StorageError.corrupt("space kind '\(kind)' is not a SpaceKind") }
                 access[id] = SpaceAccess(name: name, ownerID: try row.decode(column: "owner_id", as: String.self),
-                                         lastSeq: try row.decode(column: "last_seq", as: Int64.self), refusal: refusal)
+                                         lastSeq: try row.decode(column: "last_seq", as: Int64.self), refusal: refusal,
+                                         kind: spaceKind, app: try row.decode(column: "app", as: String?.self))
             }
         }
         return access
