@@ -24,25 +24,15 @@ struct Verify: AsyncParsableCommand {
         abstract: "Confirm your email with the mailed code (valid 10 minutes, 5 tries), or ask for a new one.",
         discussion: "Household invitations sent to your email address show once you confirm it. Example: pantry verify 042917")
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The 6 digits of the mail.") var code: String?
-    @Option(help: "The email to confirm (default: the signed-in account's).") var email: String?
-    @Flag(help: "Mail a new code instead (the previous one stops working).") var resend = false
-
-    func validate() throws {
-        try usageCheck {
-            if resend, code != nil { throw CLIError("Give either a CODE or --resend, not both") }
-            if !resend, code == nil { throw CLIError("Give the CODE from the mail, or --resend for a new one") }
-        }
-    }
+    @OptionGroup var verify: VerifyOptions
 
     func run() async throws {
         let app = try global.app()
-        if resend {
-            let address = try await app.resendCode(email: email)
-            Terminal.say("If \(address) is registered and not confirmed yet, a new code is on its way (at most one a minute: until it comes, the last code still works).")
+        if verify.resend {
+            Terminal.say(VerifyOptions.resent(to: try await app.resendCode(email: verify.email)))
             return
         }
-        try await app.verify(code: code ?? "", email: email)
+        try await app.verify(code: verify.code ?? "", email: verify.email)
         Terminal.say("Email confirmed: household invitations sent to it now show in pantry household invitations.")
     }
 }

@@ -23,26 +23,17 @@ struct Verify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Confirm your email with the mailed code (valid 10 minutes, 5 tries), or ask for a new one.")
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The 6 digits of the mail.") var code: String?
-    @Option(help: "The email you registered (default: the last registration on this device).") var email: String?
-    @Flag(help: "Mail a new code instead (the previous one stops working).") var resend = false
-
-    func validate() throws {
-        try usageCheck {
-            if resend, code != nil { throw CLIError("Give either a CODE or --resend, not both") }
-            if !resend, code == nil { throw CLIError("Give the CODE from the mail, or --resend for a new one") }
-        }
-    }
+    @OptionGroup var verify: VerifyOptions
 
     func run() async throws {
         let app = try global.app()
-        if resend {
-            try await app.resendCode(email: email)
-            Terminal.say("If \(try email ?? app.pendingRegistration()) is registered and not verified yet, a new code is on its way (at most one a minute: until it comes, the last code still works).")
+        if verify.resend {
+            try await app.resendCode(email: verify.email)
+            Terminal.say(VerifyOptions.resent(to: try verify.email ?? app.pendingRegistration()))
             return
         }
-        let address = email ?? (try? app.pendingRegistration())
-        try await app.verify(code: code ?? "", email: email)
+        let address = verify.email ?? (try? app.pendingRegistration())
+        try await app.verify(code: verify.code ?? "", email: verify.email)
         Terminal.say("Email verified. Now: spendiq login --email \(address ?? "EMAIL")")
     }
 }
