@@ -91,7 +91,7 @@ public final class SignedInDevice: Sendable {
     /// An outbox entry in the app's words (a space call in the engine's).
     public func line(_ entry: OutboxEntry) throws -> OutboxLine {
         OutboxLine(entry: entry, summary: try SpaceCall.summary(of: entry, username: session.username, store: store)
-            ?? AttachmentUpload.summary(of: entry) ?? app.summary(entry, store))
+            ?? AttachmentUpload.summary(of: entry) ?? RecordRefetch.summary(of: entry) ?? app.summary(entry, store))
     }
 
     // MARK: - Sending

@@ -39,8 +39,13 @@ extension SyncEngine {
                 }
                 return Settlement(change: change, choice: choice, queued: queued, restored: false)
             case .takeTheirs, .discard:
+                // NB: the server's record may be newer than what the refusal said, or unknown, and no pull
+                // sends it again: it is asked for once the network allows, so that every device ends equal.
+                if !change.createsRecord || change.serverRecord != nil {
+                    try RecordRefetch.queue(collection: change.collection, recordID: change.recordID, space: change.space, in: tx)
+                }
                 guard change.knowsServerState || change.createsRecord else {
-                    // NB: what the server holds is unknown: the row keeps the change until the record is next pulled.
+                    // NB: what the server holds is unknown: the row keeps the change until the refetch answers.
                     return Settlement(change: change, choice: choice, queued: nil, restored: false)
                 }
                 let pending = try OutboxTable.unacknowledgedEdits(collection: change.collection, recordIDs: [change.recordID],

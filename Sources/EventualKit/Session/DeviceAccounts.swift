@@ -199,7 +199,9 @@ public struct DeviceAccounts: Sendable {
     private func unsent(_ userID: String) throws -> (counts: OutboxCounts, failedCalls: Int) {
         let path = configuration.databasePath(userID)
         guard FileManager.default.fileExists(atPath: path) else { return (OutboxCounts(), 0) }
-        let entries = try Outbox(store: try LocalStore(path: path, migrations: app.migrations)).entries().filter(app.isPersonsWork)
+        // NB: a refetch of the server's record is the device's own housekeeping, never the person's work.
+        let entries = try Outbox(store: try LocalStore(path: path, migrations: app.migrations)).entries()
+            .filter { $0.operation != RecordRefetch.operation && app.isPersonsWork($0) }
         let failed = entries.filter { $0.state == .failed }
         return (OutboxCounts(pending: entries.count - failed.count, failed: failed.count), failed.filter { $0.kind == .call }.count)
     }

@@ -59,6 +59,7 @@ public actor SyncEngine {
                      "the subscriptions must name every synced collection of the app, and only those")
         store.register(collections.compactMap { $0 as? TableMirror })
         self.calls = calls.merging(SpaceCall.handlers) { _, engine in engine }
+            .merging([RecordRefetch.operation: RecordRefetch.handler(collections: self.collections, link: link)]) { _, engine in engine }
         self.configuration = configuration
         self.logger = logger
     }

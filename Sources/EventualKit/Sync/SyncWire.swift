@@ -101,6 +101,11 @@ enum SyncWire {
         private enum CodingKeys: String, CodingKey { case id, status, message, code, field, current }
     }
 
+    /// `GET /v1/sync/records`'s answer.
+    struct RecordList: Decodable, Sendable {
+        let records: [PulledRecord]
+    }
+
     struct PulledRecord: Codable, Sendable {
         let collection: String
         let recordId: String

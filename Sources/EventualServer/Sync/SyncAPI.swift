@@ -77,6 +77,20 @@ extension APIService {
                                            remaining: page.remaining))))
     }
 
+    func syncRecords(_ input: Operations.SyncRecords.Input) async throws -> Operations.SyncRecords.Output {
+        let userID = try await authenticatedUserID()
+        let space = try input.query.space.map { try SpaceRules.id($0, field: "space") } ?? userID
+        for id in input.query.id { try TextRules.check(id, field: "id") }
+        guard (1...Self.mostRecordsAsked).contains(input.query.id.count) else {
+            throw APIError.badRequest("id must be given 1 to \(Self.mostRecordsAsked) times, not \(input.query.id.count)")
+        }
+        let records = try await sync.records(input.query.id, of: input.query.collection, in: space, for: userID)
+        return .ok(.init(body: .json(.init(records: try records.map(Self.wireRecord)))))
+    }
+
+    /// The most records one `GET /v1/sync/records` asks for (the contract's `maxItems`).
+    static let mostRecordsAsked = 100
+
     /// A record as the wire carries it: in a pull, and as a rule's refusal's `current`.
     private static func wireRecord(_ record: SyncedRecord) throws -> Components.Schemas.SyncRecord {
         Components.Schemas.SyncRecord(

@@ -329,6 +329,38 @@ struct SyncStore: Sendable {
         return condition
     }
 
+    /// The records `recordIDs` of `collection` in the space as they stand, deleted ones too, in the
+    /// order asked (those that do not exist left out), for a member of the space (else
+    /// `SpaceStore.notAMember`; a personal space not made yet holds nothing).
+    func records(_ recordIDs: [String], of collection: String, in spaceID: String, for userID: String) async throws -> [SyncedRecord] {
+        try await database.withConnection { sql in
+            let member = try await sql.raw("""
+                SELECT 1 AS found FROM space_members
+                WHERE space_id = \(bind: spaceID) AND user_id = \(bind: userID) AND left_at IS NULL
+                """).first() != nil
+            guard member else {
+                if spaceID == userID { return [] }
+                throw SpaceStore.notAMember(spaceID)
+            }
+            let rows = try await sql.raw("""
+                SELECT r.collection, r.record_id, r.fields, r.field_stamps, r.counter_deltas, r.tombstone, r.seq, r.deleted,
+                       u.username AS changed_by_name
+                FROM sync_records r LEFT JOIN users u ON u.id = r.changed_by
+                WHERE r.space_id = \(bind: spaceID) AND r.collection = \(bind: collection)
+                  AND r.record_id IN (\(binds: Array(Set(recordIDs))))
+                """).all()
+            let found = try rows.map { row in
+                try SyncedRecord(space: spaceID, collection: collection, recordID: try row.decode(column: "record_id", as: String.self),
+                                 pulled: try Self.columns(of: row), deleted: try row.decode(column: "deleted", as: Int?.self),
+                                 seq: try row.decode(column: "seq", as: Int64.self),
+                                 changedBy: try row.decode(column: "changed_by_name", as: String?.self))
+            }
+            let byID = Dictionary(found.map { ($0.recordID, $0) }) { first, _ in first }
+            var seen = Set<String>()
+            return recordIDs.compactMap { id in seen.insert(id).inserted ? byID[id] : nil }
+        }
+    }
+
     /// One space's records a pull from `cursor` sends, oldest change first, at most `limit`.
     private func changes(in spaceID: String, after cursor: SyncCursor, _ subscription: PullSubscription?, isPostgres: Bool,
                          limit: Int, on sql: any SQLDatabase) async throws -> [SyncedRecord] {

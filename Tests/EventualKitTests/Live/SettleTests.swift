@@ -52,10 +52,10 @@ struct SettleTests {
         #expect(failure.serverRecord?.fields["name"] == "Milk (opened)")
         // When the person takes theirs, by the 8 characters lists show
         let settled = try await phone.engine.settle(failure.shortID, .takeTheirs)
-        // Then the row is the server's and nothing waits
+        // Then the row is the server's, and only the ask for the server's newest version waits
         #expect(settled.restored && settled.queued == nil)
         #expect(try self.milk() == Item(id: milk, name: "Milk (opened)", quantity: 0, category: nil))
-        #expect(try phone.outbox.entries().isEmpty)
+        #expect(try phone.outbox.entries().map(\.operation) == [RecordRefetch.operation])
         #expect(try phone.store.syncStates(SyncCollections.pantryItems, ids: [milk]) == [milk: .confirmed])
     }
 
@@ -97,7 +97,7 @@ struct SettleTests {
         #expect(try self.milk()?.quantity == 1)
         // And a record the server never had (it refused its creation by a rule, and holds none) goes from the device
         try await phone.put("Tea", quantity: 1, in: nil)
-        let created = try #require(try phone.outbox.entries().first).id
+        let created = try #require(try phone.outbox.entries().first { $0.kind == .change }).id
         try await phone.store.writer.write { db in
             try OutboxTable.markFailed(id: created, message: "Choose one of inPantry, consumed, thrownAway", code: "not_allowed",
                                        field: "status", db: db)
@@ -105,7 +105,9 @@ struct SettleTests {
         let gone = try await phone.engine.settle(created, .discard)
         #expect(gone.removed && gone.neverOnServer)
         #expect(try phone.items().map(\.id) == [milk])
-        #expect(try phone.outbox.entries().isEmpty)
+        // (the milk's newest version is asked for; nothing is asked of a record the server never had)
+        let waiting = try phone.outbox.entries()
+        #expect(waiting.map(\.operation) == [RecordRefetch.operation], "\(waiting.map { ($0.kind, $0.operation, $0.state) })")
     }
 
     @Test func discardingARefusedCreationRemovesARecordTheServerNeverHad() async throws {
@@ -155,7 +157,8 @@ struct SettleTests {
         let settled = try await phone.engine.settle(entry, .discard)
         #expect(!settled.restored && !settled.removed && !settled.neverOnServer)
         #expect(try self.milk()?.id == milk)
-        #expect(try phone.outbox.entries().isEmpty)
+        // (the row keeps the change until the server's version, asked for, comes)
+        #expect(try phone.outbox.entries().map(\.operation) == [RecordRefetch.operation])
         // And a refused call is retried or discarded, never settled
         let call = try await phone.store.write { tx in try tx.enqueueCall("kb.post", payload: ["barcode": "1"]) }
         try await phone.store.writer.write { db in try OutboxTable.markFailed(id: call, message: "no", db: db) }

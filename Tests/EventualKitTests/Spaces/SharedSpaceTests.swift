@@ -43,6 +43,34 @@ struct SharedSpaceTests {
     }
 
     @Test(arguments: Backend.available)
+    func discardingAChangeRefusedWithoutTheServersRecordEndsEqualToTheServer(backend: Backend) async throws {
+        try await withLiveServer(on: backend) { server, scratch in
+            let (ann, bob) = try await annAndBob(server, scratch)
+            let home = try await household(ann: ann, bob: bob)
+            let yoghurt = try await ann.0.put("Yoghurt", quantity: 3, in: home)
+            _ = await ann.0.engine.syncNow()
+            _ = await bob.0.engine.syncNow()
+            // Given Bob, offline, takes one, while Ann makes him a viewer
+            try await bob.0.use(yoghurt, 1)
+            try await ann.0.spaces(of: ann.1).setRole(.viewer, of: bob.1.username, in: home)
+            _ = await ann.0.engine.syncNow()
+            // When Bob syncs, his take is refused for his role, and the refusal does not say what the server holds
+            let refused = await bob.0.engine.syncNow()
+            #expect(refused.rejected == 1, "\(refused.rejections)")
+            let failure = try #require(try bob.0.engine.failures().first)
+            #expect(!failure.knowsServerState)
+            // And he discards it, and syncs
+            _ = try await bob.0.engine.settle(failure.id, .discard)
+            _ = await bob.0.engine.syncNow()
+            // Then his device holds the server's three again, as Ann's does, and nothing waits
+            let onBob = try bob.0.spaceItems(), onAnn = try ann.0.spaceItems()
+            #expect(onBob == onAnn, "\(onBob) \(onAnn)")
+            #expect(onBob.first?.quantity == 3)
+            #expect(try bob.0.outbox.entries().isEmpty)
+        }
+    }
+
+    @Test(arguments: Backend.available)
     func aViewersChangeFailsWithTheReasonAndTheRestOfTheBatchApplies(backend: Backend) async throws {
         try await withLiveServer(on: backend) { server, scratch in
             let (ann, bob) = try await annAndBob(server, scratch)
