@@ -125,10 +125,13 @@ struct HouseholdInvitations: AsyncParsableCommand {
         }
         Delivery.sayIfSaved(invitations)
         if invitations.value.awaitingEmailVerification {
-            Terminal.say("Invitations sent to your email address show once you confirm it: pantry verify --resend mails"
-                + " you a code, then pantry verify CODE.")
+            Terminal.say("Confirm your email to see invitations sent to it: pantry verify --resend.")
         }
-        guard !invitations.value.waiting.isEmpty else { print("No invitation waits for you."); return }
+        guard !invitations.value.waiting.isEmpty else {
+            // NB: with its email not confirmed, invitations to it may wait: "none" would not be true.
+            if !invitations.value.awaitingEmailVerification { print("No invitation waits for you.") }
+            return
+        }
         var table = Table("ID", "HOUSEHOLD", "FROM", "AS", "SENT")
         table.whole = ["ID"]
         for invitation in invitations.value.waiting {

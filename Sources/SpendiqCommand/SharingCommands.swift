@@ -54,10 +54,13 @@ struct Invitations: AsyncParsableCommand {
             print(Terminal.paint(Terminal.wrap("Offline: the invitations as of \(TimeAgo.phrase(waiting.fetchedAt, now: UnixMillis.now()))."), .yellow))
         }
         if waiting.value.awaitingEmailVerification {
-            Terminal.say("Invitations sent to your email address show once you confirm it: spendiq verify --resend mails"
-                + " you a code, then spendiq verify CODE.")
+            Terminal.say("Confirm your email to see invitations sent to it: spendiq verify --resend.")
         }
-        guard !invitations.isEmpty else { print("No invitations wait for you."); return }
+        guard !invitations.isEmpty else {
+            // NB: with its email not confirmed, invitations to it may wait: "none" would not be true.
+            if !waiting.value.awaitingEmailVerification { print("No invitations wait for you.") }
+            return
+        }
         var table = Table("ID", "FROM", "SPACE", "ROLE")
         table.whole = ["ID", "ROLE"]
         table.cutFirst = ["SPACE"]

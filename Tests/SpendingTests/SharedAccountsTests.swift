@@ -267,6 +267,10 @@ struct SpacePerAppTests {
             #expect(households == ["Cabin"], "\(pantryInvitations)")
             let account = try await SharedAccountsTests.onlyInvitation(danSpendiq)
             #expect((account["space"] as? String)?.contains("Cabin") == false, "\(account)")
+            // And the pantry cannot answer SpendiQ's invitation, even given its whole id
+            let crossed = try await danPantry.run(["household", "accept", try #require(account["id"] as? String)])
+            #expect(crossed.status != 0, "\(crossed.stdout)")
+            #expect(try await SharedAccountsTests.onlyInvitation(danSpendiq)["id"] as? String == account["id"] as? String)
             // And once he joined both, the pantry lists the household and SpendiQ the account, neither the other's
             let id = try #require((pantryInvitations["invitations"] as? [[String: Any]])?.first?["id"] as? String)
             #expect(try await danPantry.run(["household", "accept", String(id.suffix(8))]).status == 0)

@@ -16,7 +16,8 @@ enum SpaceCall: String, CaseIterable {
     /// NB: `app` is absent from a call queued by a version from before a space belonged to one app.
     struct Create: Codable, Sendable { let id: String; let name: String; var app: String? = nil }
     struct Invite: Codable, Sendable { let spaceId: String; let invitee: String; let role: SpaceRole }
-    struct Answer: Codable, Sendable { let invitationId: String }
+    /// NB: `app` is absent from an answer queued by a version from before a space belonged to one app.
+    struct Answer: Codable, Sendable { let invitationId: String; var app: String? = nil }
     struct Member: Codable, Sendable { let spaceId: String; let username: String }
     struct Role: Codable, Sendable { let spaceId: String; let username: String; let role: SpaceRole }
 
@@ -68,6 +69,7 @@ enum SpaceCall: String, CaseIterable {
         let call = try context.decode(Answer.self)
         let space: Components.Schemas.Space
         switch try await context.client.acceptInvitation(path: .init(invitationId: call.invitationId),
+                                                         query: .init(app: call.app.flatMap(Components.Schemas.AppName.init(rawValue:))),
                                                          headers: .init(idempotencyKey: context.idempotencyKey)) {
         case .ok(let answer): space = try answer.body.json
         case .badRequest(let answer): throw try answer.body.json.spaceFailure
@@ -83,6 +85,7 @@ enum SpaceCall: String, CaseIterable {
     @Sendable static func runDecline(_ context: CallContext) async throws {
         let call = try context.decode(Answer.self)
         switch try await context.client.declineInvitation(path: .init(invitationId: call.invitationId),
+                                                          query: .init(app: call.app.flatMap(Components.Schemas.AppName.init(rawValue:))),
                                                           headers: .init(idempotencyKey: context.idempotencyKey)) {
         case .noContent: return
         case .badRequest(let answer): throw try answer.body.json.spaceFailure

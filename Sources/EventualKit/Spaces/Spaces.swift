@@ -88,12 +88,12 @@ public struct Spaces: Sendable {
 
     /// Accepts an invitation: the space's records arrive with the sync after the server hears it.
     public func accept(_ invitation: String) async throws {
-        try await queue(.accept, SpaceCall.Answer(invitationId: invitation), space: nil)
+        try await queue(.accept, SpaceCall.Answer(invitationId: invitation, app: app), space: nil)
     }
 
     /// Declines an invitation.
     public func decline(_ invitation: String) async throws {
-        try await queue(.decline, SpaceCall.Answer(invitationId: invitation), space: nil)
+        try await queue(.decline, SpaceCall.Answer(invitationId: invitation, app: app), space: nil)
     }
 
     /// Leaves a space: once the server hears it, this device deletes the space's records (their

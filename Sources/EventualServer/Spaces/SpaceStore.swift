@@ -253,8 +253,9 @@ struct SpaceStore: Sendable {
     }
 
     /// Makes `userID` a member with the invitation's role; accepting again answers the same.
-    func accept(invitation invitationID: String, by userID: String, now: Int64, on sql: any SQLDatabase) async throws -> SpaceDetails {
-        let invitation = try await Self.invitation(invitationID, for: userID, on: sql)
+    func accept(invitation invitationID: String, by userID: String, app: String? = nil, now: Int64,
+                on sql: any SQLDatabase) async throws -> SpaceDetails {
+        let invitation = try await Self.invitation(invitationID, for: userID, app: app, on: sql)
         if invitation.state == "pending", invitation.createdAt <= now - Self.invitationLifetime {
             throw Refusal.conflict("This invitation to \(invitation.spaceName) expired 30 days after it was sent: ask its owner for a new one")
         }
@@ -290,8 +291,8 @@ struct SpaceStore: Sendable {
     }
 
     /// Declines an invitation; declining again, or one withdrawn, changes nothing.
-    func decline(invitation invitationID: String, by userID: String, on sql: any SQLDatabase) async throws {
-        let invitation = try await Self.invitation(invitationID, for: userID, on: sql)
+    func decline(invitation invitationID: String, by userID: String, app: String? = nil, on sql: any SQLDatabase) async throws {
+        let invitation = try await Self.invitation(invitationID, for: userID, app: app, on: sql)
         switch invitation.state {
         case "pending":
             try await sql.update("space_invitations").set("state", to: "declined").where("id", .equal, invitationID).run()
@@ -462,14 +463,17 @@ struct SpaceStore: Sendable {
         return person
     }
 
-    /// An invitation addressed to `userID` (by id or by their email), else a 404.
-    private static func invitation(_ invitationID: String, for userID: String, on sql: any SQLDatabase) async throws -> InvitationRow {
+    /// An invitation addressed to `userID` (by id or by their email), to a space `app` sees (nil:
+    /// any), else a 404.
+    private static func invitation(_ invitationID: String, for userID: String, app: String? = nil,
+                                   on sql: any SQLDatabase) async throws -> InvitationRow {
         guard let row = try await sql.raw("""
-            SELECT i.space_id, s.name, i.role, i.state, i.created_at FROM space_invitations i
+            SELECT i.space_id, s.name, s.app, i.role, i.state, i.created_at FROM space_invitations i
             JOIN spaces s ON s.id = i.space_id
             JOIN users me ON me.id = \(bind: userID)
             WHERE i.id = \(bind: invitationID) AND (i.invitee_user_id = me.id OR \(unsafeRaw: provenEmailMatch))
-            """).first()
+            """).first(),
+            belongs(.shared, try row.decode(column: "app", as: String?.self), to: app)
         else { throw Refusal.notFound("You have no invitation \(invitationID.prefix(128))") }
         return InvitationRow(spaceID: try row.decode(column: "space_id", as: String.self), spaceName: try row.decode(column: "name", as: String.self),
                              role: try row.decode(column: "role", as: String.self), state: try row.decode(column: "state", as: String.self),

@@ -112,7 +112,7 @@ extension APIService {
                                              body: Fingerprint(accept: invitationID))
         let spaces = self.spaces, now = UnixMillis.now()
         let space = try await idempotency.perform(replay) { sql in
-            try await spaces.accept(invitation: invitationID, by: userID, now: now, on: sql)
+            try await spaces.accept(invitation: invitationID, by: userID, app: input.query.app?.rawValue, now: now, on: sql)
         }
         return .ok(.init(body: .json(.init(space))))
     }
@@ -125,7 +125,7 @@ extension APIService {
                                              body: Fingerprint(decline: invitationID))
         let spaces = self.spaces
         _ = try await idempotency.perform(replay) { sql in
-            try await spaces.decline(invitation: invitationID, by: userID, on: sql)
+            try await spaces.decline(invitation: invitationID, by: userID, app: input.query.app?.rawValue, on: sql)
             return Fingerprint(decline: invitationID)
         }
         return .noContent(.init())

@@ -36,9 +36,15 @@ struct SpaceAppTests {
             let forSpendiq = try await api.spaceCall(.get, "/v1/invitations?app=spendiq", as: dan).decode(InvitationsList.self)
             #expect(forPantry.invitations.map(\.space.id) == [cabin])
             #expect(forSpendiq.invitations.map(\.space.id) == [joint])
+            // And one app cannot answer the other's invitation, even by its whole id
+            let crossed = try await api.spaceCall(.post, "/v1/invitations/\(forSpendiq.invitations[0].id)/accept?app=pantry", as: dan)
+            #expect(crossed.status == .notFound, "\(crossed.text)")
+            #expect(try await api.spaceCall(.post, "/v1/invitations/\(forPantry.invitations[0].id)/decline?app=spendiq", as: dan).status
+                == .notFound)
             // And, once dan is in both, each app lists its own beside the personal space
-            for invitation in forPantry.invitations + forSpendiq.invitations {
-                #expect(try await api.accept(invitation.id, as: dan).status == .ok)
+            for (invitation, app) in [(forPantry.invitations[0], "pantry"), (forSpendiq.invitations[0], "spendiq")] {
+                let accepted = try await api.spaceCall(.post, "/v1/invitations/\(invitation.id)/accept?app=\(app)", as: dan)
+                #expect(accepted.status == .ok, "\(accepted.text)")
             }
             let pantrySpaces = try await api.spaceCall(.get, "/v1/spaces?app=pantry", as: dan).decode(SpacesList.self)
             let spendiqSpaces = try await api.spaceCall(.get, "/v1/spaces?app=spendiq", as: dan).decode(SpacesList.self)
