@@ -324,6 +324,13 @@ private final class SoakRun: Sendable {
                 log("\(name) discards its refused change of \(failure.recordID): \(failure.reason)")
             }
         }
+        // Then a sync, as a person's next one: a device that went back to the server's record asks
+        // for it as it stands (no pull sends it again), so that every device ends equal to the server.
+        while ContinuousClock.now < deadline, try devices.contains(where: { try $0.outbox.counts().pending > 0 }) {
+            for (name, device) in [("A", a), ("B", b), ("C", c)] where try device.outbox.counts().pending > 0 {
+                if let failure = await device.engine.syncNow().failure { log("after settling: \(name) failure \(failure)") }
+            }
+        }
         return try await verify(model, shared: shared)
     }
 
