@@ -133,6 +133,32 @@ struct HostileProbeTests {
     }
 
     @Test(arguments: Backend.available)
+    func theServerHoldsTheLengthsTheContractStatesForRangeAndCollection(_ backend: Backend) async throws {
+        try await withServer(backend, mode: .live) { api in
+            let account = try await api.signUp("lengths")
+            let bytes = AttachmentFixture.jpeg(300)
+            _ = try await api.uploaded(bytes, chunk: 100, as: account)
+            // A Range of 200 characters is read (here: ignored as no range), one of 201 is a 400
+            let longest = "bytes=0-" + String(repeating: "9", count: 192)
+            #expect(longest.count == 200)
+            #expect(try await api.attachmentContent(AttachmentFixture.sha256(bytes), range: longest, as: account).status == .partialContent)
+            let tooLong = try await api.attachmentContent(AttachmentFixture.sha256(bytes), range: longest + "9", as: account)
+            #expect(tooLong.status == .badRequest, "\(tooLong.text)")
+            #expect(try tooLong.error().message.contains("Range must be at most 200"))
+            // A collection value as long as the contract allows is read; one longer is a 400
+            let bound = String(repeating: "x", count: PullSubscription.maxBoundLength)
+            let longestPart = "pantry_items:" + String(repeating: "f", count: 51) + ">=" + bound
+            let fieldPart = String(repeating: "a", count: 64)
+            let atTheLimit = String(repeating: "c", count: 64) + ":" + fieldPart + ">=" + bound
+            #expect(atTheLimit.count == PullSubscription.longestPart)
+            let encode = { (value: String) in value.replacingOccurrences(of: ">=", with: "%3E%3D") }
+            #expect(try await api.send(.get, "/v1/sync/pull?collection=\(encode(longestPart))", headers: account.bearer).status == .ok)
+            let past = try await api.send(.get, "/v1/sync/pull?collection=\(encode(atTheLimit))x", headers: account.bearer)
+            #expect(past.status == .badRequest, "\(past.text)")
+        }
+    }
+
+    @Test(arguments: Backend.available)
     func aDownloadedBlobCarriesNosniff(_ backend: Backend) async throws {
         try await withServer(backend, mode: .live) { api in
             let account = try await api.signUp("sniffer")
