@@ -80,11 +80,21 @@ extension APIService {
     func syncRecords(_ input: Operations.SyncRecords.Input) async throws -> Operations.SyncRecords.Output {
         let userID = try await authenticatedUserID()
         let space = try input.query.space.map { try SpaceRules.id($0, field: "space") } ?? userID
-        for id in input.query.id { try TextRules.check(id, field: "id") }
+        let collection = input.query.collection
+        guard (1...64).contains(collection.utf8.count), collection.utf8.first.map({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }) == true,
+              collection.utf8.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                  || $0 == UInt8(ascii: "_") })
+        else { throw APIError.badRequest("collection must be a collection's name: 1 to 64 of a-z, 0-9 and _, starting with a letter") }
+        for id in input.query.id {
+            try TextRules.check(id, field: "id")
+            guard SyncRules.recordIDLengths.contains(id.unicodeScalars.count) else {
+                throw APIError.badRequest("id must be 1 to \(SyncRules.recordIDLengths.upperBound) characters long, not \(id.unicodeScalars.count)")
+            }
+        }
         guard (1...Self.mostRecordsAsked).contains(input.query.id.count) else {
             throw APIError.badRequest("id must be given 1 to \(Self.mostRecordsAsked) times, not \(input.query.id.count)")
         }
-        let records = try await sync.records(input.query.id, of: input.query.collection, in: space, for: userID)
+        let records = try await sync.records(input.query.id, of: collection, in: space, for: userID)
         return .ok(.init(body: .json(.init(records: try records.map(Self.wireRecord)))))
     }
 
