@@ -3,7 +3,7 @@ import Foundation
 import Yams
 
 /// What the contract (`openapi.yaml`) says each operation takes and answers: the range of every
-/// number, the length and pattern of every parameter, and the statuses it documents. Read once
+/// number, and the statuses each operation documents. Read once
 /// when the server starts, so that `ContractGate` holds every request to the document the server
 /// serves, and a new endpoint is held to its own limits without a line of code.
 struct ContractLimits: Sendable {
@@ -14,37 +14,32 @@ struct ContractLimits: Sendable {
         let maximum: Double?
         let exclusiveMinimum: Double?
         let exclusiveMaximum: Double?
-        let minLength: Int?
+        /// Read for the tests that hold the contract to the server's own length checks.
         let maxLength: Int?
-        let pattern: String?
         let properties: [String: Schema]
         /// Applies to the properties `properties` does not name.
         let additionalProperties: Schema?
         /// Applies to every property (NB: the contract's only property pattern is '', which matches all).
         let everyProperty: Schema?
         let items: Schema?
-        let maxItems: Int?
         /// `oneOf` and `anyOf`: a value meets the schema if it meets one alternative of its type.
         let alternatives: [Schema]
         /// Whether a number anywhere in a value of this schema has a range to meet.
         let boundsNumbers: Bool
 
         init(types: Set<String>, minimum: Double?, maximum: Double?, exclusiveMinimum: Double?, exclusiveMaximum: Double?,
-             minLength: Int?, maxLength: Int?, pattern: String?, properties: [String: Schema], additionalProperties: Schema?,
-             everyProperty: Schema?, items: Schema?, maxItems: Int?, alternatives: [Schema]) {
+             maxLength: Int?, properties: [String: Schema], additionalProperties: Schema?,
+             everyProperty: Schema?, items: Schema?, alternatives: [Schema]) {
             self.types = types
             self.minimum = minimum
             self.maximum = maximum
             self.exclusiveMinimum = exclusiveMinimum
             self.exclusiveMaximum = exclusiveMaximum
-            self.minLength = minLength
             self.maxLength = maxLength
-            self.pattern = pattern
             self.properties = properties
             self.additionalProperties = additionalProperties
             self.everyProperty = everyProperty
             self.items = items
-            self.maxItems = maxItems
             self.alternatives = alternatives
             let inner = Array(properties.values) + [additionalProperties, everyProperty, items].compactMap { $0 } + alternatives
             boundsNumbers = [minimum, maximum, exclusiveMinimum, exclusiveMaximum].contains { $0 != nil } || inner.contains(where: \.boundsNumbers)
@@ -198,8 +193,8 @@ private struct Reader {
         return ContractLimits.Schema(
             types: types, minimum: number("minimum"), maximum: number("maximum"),
             exclusiveMinimum: number("exclusiveMinimum"), exclusiveMaximum: number("exclusiveMaximum"),
-            minLength: whole("minLength"), maxLength: whole("maxLength"), pattern: node["pattern"]?.string,
+            maxLength: whole("maxLength"),
             properties: properties, additionalProperties: additional, everyProperty: every,
-            items: try node["items"].map { try schema($0) }, maxItems: whole("maxItems"), alternatives: alternatives)
+            items: try node["items"].map { try schema($0) }, alternatives: alternatives)
     }
 }

@@ -13,14 +13,21 @@ struct SharedSpaceTests {
                 (try await Device.of(bob, server: server, folder: scratch.url.appendingPathComponent("bob")), bob))
     }
 
+    /// Ann and Bob in Ann's household, and an item of it on both their devices: the household's and the item's ids.
+    func sharedItem(_ name: String, quantity: Double, _ server: URL, _ scratch: ScratchFolder) async throws
+        -> (ann: (Device, Person), bob: (Device, Person), home: String, item: String) {
+        let (ann, bob) = try await annAndBob(server, scratch)
+        let home = try await household(ann: ann, bob: bob)
+        let item = try await ann.0.put(name, quantity: quantity, in: home)
+        _ = await ann.0.engine.syncNow()
+        _ = await bob.0.engine.syncNow()
+        return (ann, bob, home, item)
+    }
+
     @Test(arguments: Backend.available, [false, true])
     func twoPeopleOfflineEachUseOneOfThreeAndOneIsLeftEverywhere(backend: Backend, bobFirst: Bool) async throws {
         try await withLiveServer(on: backend) { server, scratch in
-            let (ann, bob) = try await annAndBob(server, scratch)
-            let home = try await household(ann: ann, bob: bob)
-            let yoghurt = try await ann.0.put("Yoghurt", quantity: 3, in: home)
-            _ = await ann.0.engine.syncNow()
-            _ = await bob.0.engine.syncNow()
+            let (ann, bob, home, yoghurt) = try await sharedItem("Yoghurt", quantity: 3, server, scratch)
             #expect(try bob.0.spaceItems() == [SpaceItem(name: "Yoghurt", quantity: 3, space: home, changedBy: ann.1.username)])
             // Given both, in the basement, take one of the three
             try await ann.0.use(yoghurt, 1)
@@ -45,11 +52,7 @@ struct SharedSpaceTests {
     @Test(arguments: Backend.available)
     func discardingAChangeRefusedWithoutTheServersRecordEndsEqualToTheServer(backend: Backend) async throws {
         try await withLiveServer(on: backend) { server, scratch in
-            let (ann, bob) = try await annAndBob(server, scratch)
-            let home = try await household(ann: ann, bob: bob)
-            let yoghurt = try await ann.0.put("Yoghurt", quantity: 3, in: home)
-            _ = await ann.0.engine.syncNow()
-            _ = await bob.0.engine.syncNow()
+            let (ann, bob, home, yoghurt) = try await sharedItem("Yoghurt", quantity: 3, server, scratch)
             // Given Bob, offline, takes one, while Ann makes him a viewer
             try await bob.0.use(yoghurt, 1)
             try await ann.0.spaces(of: ann.1).setRole(.viewer, of: bob.1.username, in: home)
@@ -128,11 +131,7 @@ struct SharedSpaceTests {
     @Test(arguments: Backend.available)
     func aChangeStillWaitingWhenTheRemovalArrivesIsFailedByThePullWithTheReason(backend: Backend) async throws {
         try await withLiveServer(on: backend) { server, scratch in
-            let (ann, bob) = try await annAndBob(server, scratch)
-            let home = try await household(ann: ann, bob: bob)
-            let milk = try await ann.0.put("Milk", quantity: 2, in: home)
-            _ = await ann.0.engine.syncNow()
-            _ = await bob.0.engine.syncNow()
+            let (ann, bob, home, milk) = try await sharedItem("Milk", quantity: 2, server, scratch)
             // Given Bob's use of the milk waits out a backoff (the last attempt failed), and Ann removes him
             try await bob.0.use(milk, 1)
             try await bob.0.store.writer.write { db in
