@@ -8,14 +8,21 @@ import Spending
 extension GlobalOptions {
     /// The signed-in person's data (every start records "last seen"); nobody is signed in where
     /// there is no data folder, and none is created.
-    func spending() async throws -> UserSpending { try await app(creating: false).open() }
+    func spending() async throws -> UserSpending {
+        let spending = try await app(creating: false).open()
+        await sayUndoneShares(spending)
+        return spending
+    }
 }
 
 /// Prints what a write went over and sends it if the server answers within the local budget.
 func finish(_ spending: UserSpending, warnings: [LimitWarning] = []) async {
     for warning in warnings { print(Terminal.paint(Terminal.wrap(warning.description), .yellow)) }
     // NB: a write the server refused at once (a viewer's) is said now, not only at the next status.
-    guard let report = await spending.trySend(), let refusal = report.rejections.first else { return }
+    var report = await spending.trySend()
+    // NB: a share undone here is moved back at once, when the server answers.
+    if await sayUndoneShares(spending) > 0 { report = await spending.trySend() }
+    guard let report, let refusal = report.rejections.first else { return }
     let settling = DeviceWords.spendiq.settling(changes: report.rejected - report.rejectedCalls, calls: report.rejectedCalls)
     print(Terminal.paint(Terminal.wrap("The server refused it: \(refusal.message). " + settling.prefix(1).uppercased() + settling.dropFirst() + "."),
                          .yellow))
@@ -26,8 +33,9 @@ extension LimitPeriod: ExpressibleByArgument {}
 
 struct Accounts: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Your accounts and their balances: list (the default), add, edit, archive, share.",
-        subcommands: [AccountsList.self, AccountsAdd.self, AccountsEdit.self, AccountsArchive.self, AccountsShare.self],
+        abstract: "Your accounts and their balances: list (the default), add, edit, archive; share, members, role, remove, leave, unshare.",
+        subcommands: [AccountsList.self, AccountsAdd.self, AccountsEdit.self, AccountsArchive.self, AccountsShare.self,
+                      AccountsMembers.self, AccountsRole.self, AccountsRemove.self, AccountsLeave.self, AccountsUnshare.self],
         defaultSubcommand: AccountsList.self)
     @OptionGroup var global: GlobalOptions
 }
@@ -187,7 +195,9 @@ struct Transfer: AsyncParsableCommand {
     func run() async throws {
         let spending = try await global.spending()
         let transfer = try await spending.ledger.transfer(amount, from: from, to: to, note: note, date: date)
-        Terminal.say("Moved \(transfer.money) from \(from) to \(to) (\(transfer.id.suffix(8))).")
+        // NB: between spaces, each account's space holds its own side: the shared one's members see the money arrive or leave.
+        Terminal.say("Moved \(transfer.money) from \(from) to \(to) (\(transfer.id.suffix(8)))."
+                     + (transfer.leg == nil ? "" : " The shared account's members see its side of it."))
         await finish(spending)
     }
 }

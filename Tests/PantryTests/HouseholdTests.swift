@@ -196,6 +196,43 @@ struct HouseholdTests {
         }
     }
 
+    @Test func everyMembersDeviceNamesTheSameOwnerAndWhatTheServerWouldRefuseIsRefusedOnTheDevice() async throws {
+        try await withLiveServer { server, scratch in
+            // Given Ann's household with Bob in it, and Bob's second device, which never listed the members
+            let ann = try await PantryPerson.signUp("ann", server: server, scratch: scratch)
+            let bob = try await PantryPerson.signUp("bob", server: server, scratch: scratch)
+            try await household(ann: ann, bob: bob)
+            try await bob.run(["sync"])
+            try await ann.run(["sync"])
+            let whoami = try jsonObject(try await bob.run(["whoami", "--json"]))
+            let second = CommandProcess.pantry(dataDirectory: scratch.folder("bob-2"), server: server)
+            let login = try await second.run(["login", "--email", try #require(whoami["email"] as? String), "--password-stdin"], input: "long-password\n")
+            #expect(login.status == 0, "\(login.stderr)")
+            // Then every device of every member names Ann as the owner
+            for device in [ann.pantry, bob.pantry, second] {
+                let listed = try await device.run(["household", "--json"])
+                let homes = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]], "\(listed.stdout)")
+                #expect(homes.map { $0["owner"] as? String } == [ann.username], "\(listed.stdout)")
+            }
+            let table = try await second.run(["household"], server: unreachableServer)
+            #expect(table.stdout.split(separator: "\n").contains { $0.hasPrefix("Home") && $0.contains(ann.username) }, "\(table.stdout)")
+
+            // When Bob, not the owner, or Ann, about someone not in it, changes who is in Home: refused on the device, nothing queued
+            let notOwner = try await bob.pantry.run(["household", "remove", ann.username, "--from", "Home"])
+            #expect(notOwner.isOneLineError && notOwner.stderr.contains("Only the owner of Home (\(ann.username))"), "\(notOwner.stderr)")
+            let stranger = try await ann.pantry.run(["household", "role", "zed_nobody", "viewer", "--in", "Home"])
+            #expect(stranger.isOneLineError && stranger.stderr.contains("zed_nobody is not in Home"), "\(stranger.stderr)")
+            let ownerLeaves = try await ann.pantry.run(["household", "leave", "Home"])
+            #expect(ownerLeaves.isOneLineError && ownerLeaves.stderr.contains("pantry household role \(bob.username) owner"), "\(ownerLeaves.stderr)")
+            for person in [ann, bob] {
+                let status = try jsonObject(try await person.run(["status", "--json"]))
+                #expect(status["failed"] as? Int == 0, "\(status)")
+                let queued = (status["entries"] as? [[String: Any]] ?? []).compactMap { $0["summary"] as? String }
+                #expect(!queued.contains { $0.contains("leaving") || $0.contains("removal") || $0.contains(" made ") }, "\(status)")
+            }
+        }
+    }
+
     @Test func anInvitationByEmailShowsOnceTheAddressIsConfirmedAndADeclinedOneBringsNothing() async throws {
         let mail = try ScratchFolder("pantry-mail")
         defer { mail.remove() }

@@ -200,17 +200,17 @@ struct SharedAccountsTests {
             let alices = try await spendingDevice(folder.folder("alice-phone"), server: server).login(email: alice.email, password: alice.password).spending
             _ = try await alices.ledger.addAccount(name: "Home", currency: "EUR")
             _ = try await alices.record(.expense, TransactionDetails(amount: "20", account: "Home"))
-            // A transfer into it from an account she keeps to herself goes with it, so both see one balance
+            // A transfer into it from an account she keeps to herself: its side goes with it, so both see one balance
             _ = try await alices.ledger.addAccount(name: "Cash", currency: "EUR")
             _ = try await alices.ledger.transfer("50", from: "Cash", to: "Home")
             let shared = try await alices.sharing.share("Home", with: bob.email)
             #expect(shared.movedTransactions == 2 && !shared.already)
             #expect(try await alices.sync().failure == nil)
             #expect(try alices.failures().isEmpty)
-            // Later transfers between a shared account and one of hers alone are refused at once
-            await #expect(throws: SpendingError.transferAcrossSpaces(from: "Cash", to: "Home")) {
-                try await alices.ledger.transfer("5", from: "Cash", to: "Home")
-            }
+            // A later transfer between a shared account and one of hers alone is two linked sides, one in each space
+            let later = try await alices.ledger.transfer("5", from: "Cash", to: "Home")
+            #expect(later.leg == .out && later.space == nil)
+            #expect(try await alices.sync().failure == nil)
             let bobs = try await spendingDevice(bobsFolder, server: server, clock: clock).login(email: bob.email, password: bob.password).spending
             let invitation = try #require(try await bobs.spaces.invitations().value.waiting.first)
             try await bobs.sharing.accept(invitation.id)
@@ -218,8 +218,8 @@ struct SharedAccountsTests {
             #expect(try await bobs.sync().failure == nil)
             _ = try await bobs.record(.expense, TransactionDetails(amount: "7", account: "Home"))
             #expect(try await bobs.sync().failure == nil)
-            #expect(try bobs.ledger.transactions().count == 3)
-            #expect(try bobs.ledger.balances().map(\.balanceMinor) == [5000 - 2000 - 700])
+            #expect(try bobs.ledger.transactions().count == 4)
+            #expect(try bobs.ledger.balances().map(\.balanceMinor) == [5000 + 500 - 2000 - 700])
 
             // When Bob's phone stays offline past seven days, its data is wiped at the next start
             clock.advance(.seconds(8 * 24 * 3600))
@@ -230,9 +230,10 @@ struct SharedAccountsTests {
             // Then Alice still has the account and both transactions, and so does the server
             #expect(try await alices.sync().failure == nil)
             #expect(try alices.ledger.accounts().map(\.name) == ["Cash", "Home"])
-            #expect(try alices.ledger.transactions().count == 3)
+            #expect(try alices.ledger.transactions().count == 4)
+            #expect(try alices.ledger.balances().map(\.balanceMinor) == [-5000 - 500, 5000 + 500 - 2000 - 700])
             let back = try await spendingDevice(bobsFolder, server: server, clock: clock).login(email: bob.email, password: bob.password).spending
-            #expect(try back.ledger.accounts().map(\.name) == ["Home"] && back.ledger.transactions().count == 3)
+            #expect(try back.ledger.accounts().map(\.name) == ["Home"] && back.ledger.transactions().count == 4)
         }
     }
 }

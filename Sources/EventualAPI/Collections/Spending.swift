@@ -39,8 +39,14 @@ extension SyncCollections {
         "toAccountId": SyncField(.string, maxLength: 128),
         /// A photo of the receipt: an attachment's reference (`sha256:<digest>`, `AttachmentReference`).
         "receipt": SyncField(.string, maxLength: 71),
+        /// One side of a transfer between accounts in two spaces (a person's own and a shared
+        /// one): `out` takes the money from `accountId`, `in` brings it to `toAccountId`; each side
+        /// is in its account's space, and `linkId` names the other. Null: a whole transfer.
+        "leg": SyncField(.string, maxLength: 3),
+        "linkId": SyncField(.string, maxLength: 128),
     ], scope: .space, rules: [
         .oneOf("kind", ["expense", "income", "transfer"]),
+        .oneOf("leg", ["in", "out"]),
         // NB: where the writer can see it, not only in the transaction's space: sharing an
         // account moves its transfers with it, so a transfer from a personal account lands in
         // the shared space still naming that account.

@@ -104,8 +104,10 @@ public struct DeviceAccounts: Sendable {
         let previous = try vault.saved()
         let someoneElse = previous.map { $0.email.lowercased() != email.lowercased() } ?? false
         if let previous, someoneElse {
-            let unsent = try unsentCounts(previous.userID).total
-            if unsent > 0 { throw SessionError.otherUserHasPendingChanges(username: previous.username, count: unsent) }
+            let unsent = try unsentCounts(previous.userID)
+            if unsent.total > 0 {
+                throw SessionError.otherUserHasPendingChanges(username: previous.username, count: unsent.total, refused: unsent.failed)
+            }
         }
         let session: Session
         var online = true

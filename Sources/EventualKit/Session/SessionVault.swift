@@ -50,7 +50,8 @@ public enum SessionError: Error, Equatable, CustomStringConvertible {
     case wrongCredentials
     case noOfflineSession
     case offlineSignInExpired(days: Int)
-    case otherUserHasPendingChanges(username: String, count: Int)
+    /// `refused`: of the `count`, those the server refused (sending again cannot help: they are settled or discarded).
+    case otherUserHasPendingChanges(username: String, count: Int, refused: Int = 0)
     case pendingChanges(count: Int)
     /// Changes that wait to be sent, and changes the server refused (retry or discard those);
     /// `refusedCalls`: of the refused, those that are not a change of a record.
@@ -64,8 +65,13 @@ public enum SessionError: Error, Equatable, CustomStringConvertible {
         case .noOfflineSession: return "No connection, and this device has no saved sign-in for that email: connect to sign in"
         case .offlineSignInExpired(let days):
             return "Offline sign-in is allowed for \(days) days after the last online sign-in: connect to sign in again"
-        case .otherUserHasPendingChanges(let username, let count):
+        case .otherUserHasPendingChanges(let username, let count, let refused):
+            if refused == count {
+                return "\(username) has \(count) change(s) the server refused on this device: sign in as \(username) and settle or discard them, "
+                    + "or sign \(username) out with logout --discard-refused"
+            }
             return "\(username) has \(count) change(s) not yet sent from this device: sign in as \(username) and sync first"
+                + (refused > 0 ? " (and settle or discard the \(refused) refused)" : "")
         case .pendingChanges(let count):
             return "\(count) change(s) have not reached the server yet: sync first, or sign out anyway and lose them"
         case .unsentChanges(let waiting, let refused, _):

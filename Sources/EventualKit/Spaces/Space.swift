@@ -40,6 +40,29 @@ public struct Space: Sendable, Equatable, Codable, FetchableRecord {
     /// The app whose records it holds (`pantry`, `spendiq`); nil for the personal space (every
     /// app's) and a shared one no app has claimed yet.
     public var app: String? = nil
+    /// Who is in a shared space, the owner first, as the server last said (a pull, or a listing);
+    /// empty when this device has not heard yet, and for the personal space.
+    public var members: [SpaceMember] = []
+
+    /// Everyone in it but `username`, the owner first: whom the person shares it with.
+    public func others(than username: String) -> [String] {
+        members.map(\.username).filter { $0.caseInsensitiveCompare(username) != .orderedSame }
+    }
+}
+
+extension Space {
+    public init(row: Row) throws {
+        id = row["id"]
+        name = row["name"]
+        kind = row["kind"]
+        role = row["role"]
+        owner = row["owner"]
+        app = row["app"]
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .millisecondsSince1970
+        // NB: a copy this version cannot read is "not heard yet": the next pull writes it again.
+        members = (row["members"] as String?).flatMap { try? decoder.decode([SpaceMember].self, from: Data($0.utf8)) } ?? []
+    }
 }
 
 /// A member of a space, as the server last said.
@@ -62,6 +85,18 @@ public struct SpaceDetails: Sendable, Equatable, Codable {
     public let members: [SpaceMember]
     /// See `Space.app`.
     public var app: String? = nil
+}
+
+/// An invitation the server refused (no one of that name, a member already, too many): it
+/// waits in the outbox until the app undoes what it did for it, or the person discards it.
+public struct RefusedInvitation: Sendable, Equatable {
+    /// The outbox entry's id.
+    public let entryID: String
+    public let spaceID: String
+    public let invitee: String
+    public let role: SpaceRole
+    /// The server's words.
+    public let reason: String
 }
 
 /// An invitation to a space that waits for the person's answer.
@@ -102,6 +137,16 @@ public enum SpaceError: Error, Equatable, CustomStringConvertible {
     case ambiguousName(String)
     /// An invitee, a username, that is empty.
     case noOne
+    /// The owner leaving a space others are still in: it must be handed over first.
+    case ownerWithOthers(String, others: [String])
+    /// A change of membership in a space the person does not own (its owner, when known).
+    case notOwner(String, owner: String?)
+    /// Someone this device knows is not in the space (or whose removal waits to be sent).
+    case notAMember(String, String)
+    /// Someone invited to a space they are in already.
+    case memberAlready(String, String)
+    /// The owner changing their own role: they hand the space over instead.
+    case ownRole(String)
 
     public var description: String {
         switch self {
@@ -111,6 +156,12 @@ public enum SpaceError: Error, Equatable, CustomStringConvertible {
         case .unknownSpace(let id): return "You are in no space called \(id) on this device: sync, or check the name"
         case .ambiguousName(let name): return "You are in more than one space called \(name): give its id"
         case .noOne: return "Say who: a username or an email"
+        case .ownerWithOthers(let space, let others):
+            return "You own \(space) and \(others.joined(separator: ", ")) \(others.count == 1 ? "is" : "are") in it: make one of them its owner first"
+        case .notOwner(let space, let owner): return "Only the owner of \(space)\(owner.map { " (\($0))" } ?? "") changes who is in it"
+        case .notAMember(let who, let space): return "\(who) is not in \(space)"
+        case .memberAlready(let who, let space): return "\(who) is in \(space) already"
+        case .ownRole(let space): return "You own \(space): to step down, make another member its owner"
         }
     }
 }

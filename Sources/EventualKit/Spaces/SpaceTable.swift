@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// The spaces the person is in, as this device knows them (`eventual_spaces`), used inside the
@@ -13,10 +14,12 @@ enum SpaceTable {
             """, arguments: StatementArguments(ids) + [SpaceCall.create.rawValue])
         for space in spaces {
             try db.cachedStatement(sql: """
-                INSERT INTO eventual_spaces (id, name, kind, role, owner, app) VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO eventual_spaces (id, name, kind, role, owner, app, members) VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, kind = excluded.kind, role = excluded.role,
-                    owner = COALESCE(excluded.owner, owner), app = COALESCE(excluded.app, app)
-                """).execute(arguments: [space.id, space.name, space.kind, space.role, space.owner, space.app])
+                    owner = COALESCE(excluded.owner, owner), app = COALESCE(excluded.app, app),
+                    members = COALESCE(excluded.members, members)
+                """).execute(arguments: [space.id, space.name, space.kind, space.role, space.owner, space.app,
+                                         try space.spaceMembers.map(membersJSON)])
         }
     }
 
@@ -29,18 +32,25 @@ enum SpaceTable {
     /// A space as the server last said it (joined, created, a role changed).
     static func upsert(_ space: SpaceDetails, db: Database) throws {
         try db.execute(sql: """
-            INSERT INTO eventual_spaces (id, name, kind, role, owner, app) VALUES (?, ?, ?, ?, ?, ?)
+            INSERT INTO eventual_spaces (id, name, kind, role, owner, app, members) VALUES (?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (id) DO UPDATE SET name = excluded.name, kind = excluded.kind, role = excluded.role, owner = excluded.owner,
-                app = COALESCE(excluded.app, app)
-            """, arguments: [space.id, space.name, space.kind, space.role, space.owner, space.app])
+                app = COALESCE(excluded.app, app), members = excluded.members
+            """, arguments: [space.id, space.name, space.kind, space.role, space.owner, space.app, try membersJSON(space.members)])
     }
 
     /// Takes in the owners and the person's roles the server says now, of the spaces this device knows.
     static func update(from spaces: [SpaceDetails], db: Database) throws {
         for space in spaces {
-            try db.execute(sql: "UPDATE eventual_spaces SET name = ?, role = ?, owner = ? WHERE id = ?",
-                           arguments: [space.name, space.role, space.owner, space.id])
+            try db.execute(sql: "UPDATE eventual_spaces SET name = ?, role = ?, owner = ?, members = ? WHERE id = ?",
+                           arguments: [space.name, space.role, space.owner, try membersJSON(space.members), space.id])
         }
+    }
+
+    /// Members as the `members` column keeps them.
+    static func membersJSON(_ members: [SpaceMember]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        return String(decoding: try encoder.encode(members), as: UTF8.self)
     }
 
     /// The spaces `app` sees (nil: every one): its own, the personal one, and those no app claimed yet.

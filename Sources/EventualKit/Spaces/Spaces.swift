@@ -77,12 +77,17 @@ public struct Spaces: Sendable {
         try await store.write { tx in try invite(invitee, toSpaceID: space.id, role: role, in: tx) }
     }
 
-    /// Invites someone to the shared space `id` in the caller's transaction (one created in it too).
+    /// Invites someone to the shared space `id` in the caller's transaction (one created in it
+    /// too). Refused here when the person does not own it, or the invitee is in it already.
     public func invite(_ invitee: String, toSpaceID id: String, role: SpaceRole = .editor, in tx: LocalTransaction) throws {
         let invitee = try Self.checkedInvitee(invitee, role)
         guard let space = try SpaceTable.space(id, tx.db), app == nil || space.app == nil || space.app == app
         else { throw SpaceError.unknownSpace(id) }
         guard space.kind == .shared else { throw SpaceError.personalSpace }
+        guard space.role == .owner else { throw SpaceError.notOwner(space.name, owner: space.owner) }
+        if space.members.contains(where: { $0.username.caseInsensitiveCompare(invitee) == .orderedSame }) {
+            throw SpaceError.memberAlready(invitee, space.name)
+        }
         try tx.enqueueCall(SpaceCall.invite.rawValue, payload: SpaceCall.Invite(spaceId: space.id, invitee: invitee, role: role), space: space.id)
     }
 
@@ -97,23 +102,103 @@ public struct Spaces: Sendable {
     }
 
     /// Leaves a space: once the server hears it, this device deletes the space's records (their
-    /// changes queued before this go first).
+    /// changes queued before this go first). Its owner leaves only when no one else is in it (the
+    /// server then deletes it): with others in it, it is refused here, as the server would.
     public func leave(_ space: String) async throws {
-        let space = try shared(space)
-        try await queue(.removeMember, SpaceCall.Member(spaceId: space.id, username: username), space: space.id)
+        var space = try shared(space)
+        // NB: refused only on the server's word when it answers: someone may have left since the last pull.
+        if space.role == .owner, !space.others(than: username).isEmpty { space = await refreshed(space) }
+        try await store.write { [space] tx in try leave(space, in: tx) }
     }
 
-    /// Removes a member from a space the person owns.
+    /// Leaves the space `id` in the caller's transaction (see `leave(_:)`).
+    public func leave(spaceID id: String, in tx: LocalTransaction) throws {
+        guard let space = try SpaceTable.space(id, tx.db), space.kind == .shared else { throw SpaceError.unknownSpace(id) }
+        try leave(space, in: tx)
+    }
+
+    private func leave(_ space: Space, in tx: LocalTransaction) throws {
+        let others = space.others(than: username)
+        // NB: a hand-over queued before it goes first: she is an editor by the time the server hears her leave.
+        let handedOver = try OutboxTable.entries(state: .pending, db: tx.db).contains { entry in
+            entry.operation == SpaceCall.setRole.rawValue && entry.space == space.id
+                && (try? JSONDecoder().decode(SpaceCall.Role.self, from: entry.payload))?.role == .owner
+        }
+        if space.role == .owner, !others.isEmpty, !handedOver { throw SpaceError.ownerWithOthers(space.name, others: others) }
+        try tx.enqueueCall(SpaceCall.removeMember.rawValue, payload: SpaceCall.Member(spaceId: space.id, username: username), space: space.id)
+    }
+
+    /// Removes a member from a space the person owns. Refused here when the person does not own
+    /// it, or when this device knows they are not (or will no longer be) in it.
     public func remove(_ member: String, from space: String) async throws {
-        let space = try shared(space)
-        try await queue(.removeMember, SpaceCall.Member(spaceId: space.id, username: member), space: space.id)
+        let space = try await knowing(member, in: try shared(space))
+        guard member.caseInsensitiveCompare(username) != .orderedSame else { return try await leave(space.id) }
+        try await store.write { tx in
+            let member = try Self.checkedMember(member, of: space, tx.db)
+            try tx.enqueueCall(SpaceCall.removeMember.rawValue, payload: SpaceCall.Member(spaceId: space.id, username: member), space: space.id)
+        }
     }
 
     /// Gives a member another role in a space the person owns; `owner` hands the space over (the
-    /// person becomes an editor).
+    /// person becomes an editor). Refused here as `remove` is, and for the person themselves.
     public func setRole(_ role: SpaceRole, of member: String, in space: String) async throws {
-        let space = try shared(space)
-        try await queue(.setRole, SpaceCall.Role(spaceId: space.id, username: member, role: role), space: space.id)
+        let space = try await knowing(member, in: try shared(space))
+        guard member.caseInsensitiveCompare(username) != .orderedSame else {
+            throw space.role == .owner ? SpaceError.ownRole(space.name) : SpaceError.notOwner(space.name, owner: space.owner)
+        }
+        try await store.write { tx in
+            let member = try Self.checkedMember(member, of: space, tx.db)
+            try tx.enqueueCall(SpaceCall.setRole.rawValue, payload: SpaceCall.Role(spaceId: space.id, username: member, role: role), space: space.id)
+        }
+    }
+
+    /// `space` as the server says it now when this device does not know `member` in it (they may
+    /// have joined since the last pull), so that a refusal is the server's word when it answers.
+    private func knowing(_ member: String, in space: Space) async -> Space {
+        guard !space.members.isEmpty, !space.members.contains(where: { $0.username.caseInsensitiveCompare(member) == .orderedSame })
+        else { return space }
+        return await refreshed(space)
+    }
+
+    /// `space` with the members the server lists now, when it answers within the patience.
+    private func refreshed(_ space: Space) async -> Space {
+        _ = try? await members(of: space.id)
+        return (try? self.space(space.id)) ?? space
+    }
+
+    /// The member of `space` (owned by the person) a change of membership names, as the space
+    /// spells them; one this device knows is not in it, or whose removal waits, is refused.
+    private static func checkedMember(_ member: String, of space: Space, _ db: Database) throws -> String {
+        guard space.role == .owner else { throw SpaceError.notOwner(space.name, owner: space.owner) }
+        let removing = try OutboxTable.entries(state: .pending, db: db).contains { entry in
+            entry.operation == SpaceCall.removeMember.rawValue && entry.space == space.id
+                && (try? JSONDecoder().decode(SpaceCall.Member.self, from: entry.payload))?.username.caseInsensitiveCompare(member) == .orderedSame
+        }
+        // NB: members not heard yet (a space made here, never synced since): the server judges.
+        if let known = space.members.first(where: { $0.username.caseInsensitiveCompare(member) == .orderedSame }), !removing {
+            return known.username
+        }
+        guard space.members.isEmpty, !removing else { throw SpaceError.notAMember(member, space.name) }
+        return member
+    }
+
+    // MARK: - Refused invitations
+
+    /// The invitations the server refused (no one of that name, a member already, too many), oldest first.
+    public func refusedInvitations() throws -> [RefusedInvitation] {
+        try store.reader.read { db in
+            try OutboxTable.entries(state: .failed, db: db).filter { $0.kind == .call && $0.operation == SpaceCall.invite.rawValue }.compactMap { entry in
+                guard let invite = try? JSONDecoder().decode(SpaceCall.Invite.self, from: entry.payload) else { return nil }
+                return RefusedInvitation(entryID: entry.id, spaceID: invite.spaceId, invitee: invite.invitee, role: invite.role,
+                                         reason: entry.lastError ?? "refused by the server")
+            }
+        }
+    }
+
+    /// Drops a refused invitation from the outbox, in the caller's transaction (an app undoes
+    /// what it did for it in the same one).
+    public func drop(_ refusal: RefusedInvitation, in tx: LocalTransaction) throws {
+        _ = try OutboxTable.discardFailed(id: refusal.entryID, db: tx.db)
     }
 
     /// The invitations waiting for the person's answer: the server's, else the last copy with its age.

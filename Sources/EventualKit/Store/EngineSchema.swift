@@ -72,6 +72,10 @@ enum EngineSchema {
             // NB: the app whose records a shared space holds (NULL: a personal space, or one no app claimed yet).
             try db.execute(sql: "ALTER TABLE eventual_spaces ADD COLUMN app TEXT")
         }
+        migrator.registerMigration("eventual-engine-8-space-members") { db in
+            // NB: who is in a shared space, as the last pull said (JSON of `[SpaceMember]`; NULL: not heard yet).
+            try db.execute(sql: "ALTER TABLE eventual_spaces ADD COLUMN members TEXT")
+        }
     }
 
     enum Key: String {

@@ -130,6 +130,27 @@ enum SyncWire {
         let role: String
         let owner: String?
         var app: String? = nil
+        /// A shared space's members, the owner first. NB: absent from a server that predates them.
+        var members: [PulledMember]? = nil
+
+        /// The members as this device keeps them.
+        var spaceMembers: [SpaceMember]? {
+            members?.map { SpaceMember(username: $0.username, role: SpaceRole(rawValue: $0.role) ?? .viewer,
+                                       since: Self.date($0.since) ?? Date(timeIntervalSince1970: 0)) }
+        }
+
+        private static func date(_ text: String) -> Date? {
+            let formatter = ISO8601DateFormatter()
+            if let date = formatter.date(from: text) { return date }
+            formatter.formatOptions.insert(.withFractionalSeconds)
+            return formatter.date(from: text)
+        }
+    }
+
+    struct PulledMember: Decodable, Sendable {
+        let username: String
+        let role: String
+        let since: String
     }
 
     struct RemovedSpace: Decodable, Sendable {

@@ -506,13 +506,18 @@ struct SpaceStore: Sendable {
     }
 
     private static func details(of membership: SpaceMembership, members: [SpaceDetails.Member]) -> SpaceDetails {
-        let sorted = members.sorted { ($0.role == .owner ? 0 : 1, $0.username) < ($1.role == .owner ? 0 : 1, $1.username) }
+        let sorted = ordered(members)
         return SpaceDetails(id: membership.id, name: membership.name, kind: membership.kind, role: membership.role,
                             owner: sorted.first { $0.role == .owner }?.username ?? "", members: sorted, app: membership.app)
     }
 
+    /// The owner first, then by username: the order every listing of members uses.
+    static func ordered(_ members: [SpaceDetails.Member]) -> [SpaceDetails.Member] {
+        members.sorted { ($0.role == .owner ? 0 : 1, $0.username) < ($1.role == .owner ? 0 : 1, $1.username) }
+    }
+
     /// The current members of each space, by space id.
-    private static func members(of spaceIDs: [String], on sql: any SQLDatabase) async throws -> [String: [SpaceDetails.Member]] {
+    static func members(of spaceIDs: [String], on sql: any SQLDatabase) async throws -> [String: [SpaceDetails.Member]] {
         var members: [String: [SpaceDetails.Member]] = [:]
         for chunk in stride(from: 0, to: spaceIDs.count, by: SyncStore.rowsPerStatement).map({ spaceIDs[$0..<min($0 + SyncStore.rowsPerStatement, spaceIDs.count)] }) {
             let rows = try await sql.select().columns(SQLColumn("space_id", table: "m"), SQLColumn("username", table: "u"),

@@ -70,7 +70,11 @@ extension APIService {
                                        subscription: subscription, counting: input.query.count ?? false)
         let changes = try page.records.map(Self.wireRecord)
         let spaces = page.spaces.map { space in
-            Components.Schemas.SpaceSummary(id: space.id, name: space.name, kind: .init(space.kind), role: .init(space.role), app: space.app)
+            let members = page.members[space.id]
+            return Components.Schemas.SpaceSummary(
+                id: space.id, name: space.name, kind: .init(space.kind), role: .init(space.role), app: space.app,
+                owner: members?.first { $0.role == .owner }?.username,
+                members: members?.map { .init(username: $0.username, role: .init($0.role), since: UnixMillis.date(milliseconds: $0.since)) })
         }
         return .ok(.init(body: .json(.init(changes: changes, cursor: page.cursor.token, hasMore: page.hasMore, spaces: spaces,
                                            removed: page.removed.map { .init(id: $0.id, name: $0.name) },

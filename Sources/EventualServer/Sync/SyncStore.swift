@@ -80,6 +80,8 @@ struct SyncPage: Sendable {
     let spaces: [SpaceMembership]
     /// The spaces the cursor asked about that the person is no longer a member of.
     let removed: [SpaceName]
+    /// The members of each shared space in `spaces`, the owner first, by space id.
+    var members: [String: [SpaceDetails.Member]] = [:]
     /// How many records the subscription has still to send after this page, when asked.
     var remaining: Int? = nil
 }
@@ -312,7 +314,11 @@ struct SyncStore: Sendable {
             if counting {
                 remaining = hasMore ? try await count(in: spaces.map(\.id), after: next, subscription, isPostgres: isPostgres, on: sql) : 0
             }
-            return SyncPage(records: records, cursor: next, hasMore: hasMore, spaces: spaces, removed: removed, remaining: remaining)
+            // NB: who is in each space travels with every page, so that each device of each member names the same people.
+            let members = try await SpaceStore.members(of: spaces.filter { $0.kind == .shared }.map(\.id), on: sql)
+                .mapValues(SpaceStore.ordered)
+            return SyncPage(records: records, cursor: next, hasMore: hasMore, spaces: spaces, removed: removed, members: members,
+                            remaining: remaining)
         }
     }
 

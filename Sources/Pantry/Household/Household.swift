@@ -214,7 +214,10 @@ extension PantryError {
             let shown = name.count > 40 ? name.prefix(40) + "…" : name
             self = .invalidField("'\(shown)' is not a household's name: give 1 to 60 characters")
         case .noOne: self = .invalidField("Say who: a username or an email")
-        case .roleNotInvitable, .personalSpace: self = .invalidField(error.description)
+        case .roleNotInvitable, .personalSpace, .notOwner, .notAMember, .memberAlready, .ownRole: self = .invalidField(error.description)
+        case .ownerWithOthers(let name, let others):
+            self = .invalidField("You own \(name) and \(others.joined(separator: ", ")) \(others.count == 1 ? "is" : "are") in it: "
+                                 + "hand it over first (pantry household role \(others[0]) owner --in \"\(name)\")")
         case .unknownSpace(let name): self = .noHousehold(name)
         case .ambiguousName(let name): self = .ambiguousHousehold(name)
         }

@@ -65,6 +65,12 @@ public enum SpendingError: Error, Equatable, CustomStringConvertible {
     case viewerOf(account: String, space: String)
     /// An account shared already, with someone else (`with`: who, as this device knows).
     case alreadyShared(String, with: [String])
+    /// A share whose invitation the server refused before anything moved (`reason`: its words).
+    case inviteeRefused(String, reason: String)
+    /// An account in the person's own space, for a command about a shared one.
+    case notShared(String)
+    /// An account someone else shares with the person, for a command of its owner (`owner`: who, when known).
+    case sharedWithYou(String, owner: String?)
     /// An invitation that is not among those waiting for the person.
     case noSuchInvitation(String)
     /// No list of invitations on this device yet, and the server cannot be reached (`reason`: why).
@@ -135,11 +141,16 @@ public enum SpendingError: Error, Equatable, CustomStringConvertible {
         case .transferCurrencies(let from, let to): return "A transfer moves one currency: the accounts hold \(from) and \(to)"
         case .transferToItself: return "A transfer needs two different accounts"
         case .transferAcrossSpaces(let from, let to):
-            return "\(from) and \(to) are not in the same shared space: record an expense from one and an income to the other"
+            return "\(from) and \(to) are not in the same space: delete this transfer and make another with spendiq transfer AMOUNT --from \(from) --to \(to)"
         case .viewerOf(let account, let space):
             return "You can only look at \(account) (viewer of \(space)): only its owner and editors change it"
         case .alreadyShared(let name, let with):
             return with.isEmpty ? "\(name) is shared already" : "\(name) is shared with \(with.joined(separator: ", ")) already"
+        case .inviteeRefused(let person, let reason):
+            return "\(person) cannot be invited (\(reason.hasSuffix(".") ? String(reason.dropLast()) : reason)): nothing was shared"
+        case .notShared(let name): return "\(name) is yours alone: share it with spendiq accounts share \(name) --with USER"
+        case .sharedWithYou(let name, let owner):
+            return "\(owner ?? "Its owner") shares \(name) with you: only they change who sees it; leave it with spendiq accounts leave \(name)"
         case .noSuchInvitation(let id): return "No invitation \(id) waits for you"
         case .invitationsNeedConnection(let reason): return "Connect to see the invitations waiting for you (\(reason))"
         case .notVerified:

@@ -45,7 +45,9 @@ public final class UserSpending: Sendable {
     /// Receipts' photos: kept here, uploaded through the outbox, read local first.
     public var attachments: Attachments { device.attachments }
     /// Accounts shared with others, and the spaces and invitations behind them.
-    public var sharing: AccountSharing { AccountSharing(ledger: ledger, spaces: device.spaces, username: session.username) }
+    public var sharing: AccountSharing {
+        AccountSharing(ledger: ledger, spaces: device.spaces, username: session.username, send: { [device] in _ = await device.trySend() })
+    }
     /// The spaces the person is in: invitations to answer, members.
     public var spaces: Spaces { device.spaces }
 

@@ -9,7 +9,8 @@ public struct AccountShare: Sendable, Equatable {
     public let spaceName: String
     /// The person's role in the space.
     public let role: SpaceRole
-    /// Who else sees it: whom this device shared it with, or whoever shared it with the person.
+    /// Who else sees it: the space's other members as the server last said, the owner first
+    /// (the same on every member's device); before it has said, whom this device invited.
     public let with: [String]
     /// The role this device invited them as; nil when someone else shared it.
     public let invitedAs: SpaceRole?
@@ -37,13 +38,18 @@ public struct AccountSharing: Sendable {
     let spaces: Spaces
     /// The signed-in person's username.
     let username: String
+    /// Tries to send what waits now (at most the local budget): a new share's invitation is heard
+    /// before anything moves, when the server answers.
+    var send: @Sendable () async -> Void = {}
 
     var store: LocalStore { ledger.store }
 
     /// Puts `reference` and its transactions (transfers to it too) in a space shared with `person`
     /// (a username or an email) as `role`: the space this person already made for them with that
     /// role, else a new one, to which they are invited. They see it once they accept, or at their
-    /// next sync when they are in that space already.
+    /// next sync when they are in that space already. A new space's invitation is sent first: one
+    /// the server refuses (no one of that name) moves nothing; offline, the move is queued after
+    /// it, and `undoRefusedShares` moves it back if the server refuses it later.
     public func share(_ reference: String, with person: String, role: SpaceRole = .editor) async throws -> SharedAccount {
         let person = try Self.checkedPerson(person)
         guard person.lowercased() != username.lowercased() else { throw SpendingError.invalidField("The account is yours already: share it with someone else") }
@@ -61,31 +67,28 @@ public struct AccountSharing: Sendable {
         if let reused = try reusableSpace(with: person, role: role) {
             spaceID = reused
             memberAlready = await isMember(person, of: reused)
+            // NB: someone removed from it, or who left it, is invited again (a pending invitation is replaced).
+            if !memberAlready { try await spaces.invite(person, to: reused, role: role) }
         } else {
             // NB: the space, then the invitation, then the move: the outbox sends them in this
             // order, so the space exists on the server before the first record put in it.
             // NB: "alice & bob" and "alice & bob, read-only": two people may share in both ways.
             let suffix = role == .viewer ? ", read-only" : ""
-            spaceID = try await spaces.create(name: String("\(username) & \(person)".prefix(60 - suffix.count)) + suffix)
-            try await spaces.invite(person, to: spaceID, role: role)
             // NB: kept once the invitation is queued: a share cut short after this reuses the space.
-            try await store.write { [now = ledger.now] tx in
+            spaceID = try await store.write { [spaces, username, now = ledger.now] tx in
+                let id = try spaces.create(name: String("\(username) & \(person)".prefix(60 - suffix.count)) + suffix, in: tx)
+                try spaces.invite(person, toSpaceID: id, role: role, in: tx)
                 try tx.db.execute(sql: "INSERT INTO spending_shares (space_id, invitee, role, sharedAt) VALUES (?, ?, ?, ?)",
-                                  arguments: [spaceID, person, role.rawValue, now])
+                                  arguments: [id, person, role.rawValue, now])
+                return id
+            }
+            await send()
+            if let refusal = try spaces.refusedInvitations().first(where: { $0.spaceID == spaceID }) {
+                _ = try await undo(refusal)
+                throw SpendingError.inviteeRefused(person, reason: refusal.reason)
             }
         }
-        let moved = try await store.write { tx -> Int in
-            let current = try SpendingAccount.fetchOne(tx.db, sql: "SELECT * FROM spending_accounts WHERE id = ?", arguments: [account.id]) ?? account
-            try Ledger.move(SpendingSchema.accounts, account.id, current.syncFields, to: spaceID, in: tx)
-            // NB: transfers to it too: the other person's balance of the account is then yours.
-            let transactions = try SpendingTransaction.fetchAll(tx.db, sql: """
-                SELECT * FROM spending_transactions WHERE (accountId = ?1 OR toAccountId = ?1) AND space_id IS NOT ?2
-                """, arguments: [account.id, spaceID])
-            for transaction in transactions {
-                try Ledger.move(SpendingSchema.transactions, transaction.id, transaction.syncFields, to: spaceID, in: tx)
-            }
-            return transactions.count
-        }
+        let moved = try await store.write { tx in try Self.carry(account.id, to: spaceID, in: tx) }
         let share = try shares()[spaceID] ?? AccountShare(spaceID: spaceID, spaceName: spaceID, role: .owner, with: [person], invitedAs: role)
         return SharedAccount(account: try ledger.account(account.id), share: share, already: false, movedTransactions: moved,
                              memberAlready: memberAlready)
@@ -94,8 +97,9 @@ public struct AccountSharing: Sendable {
     /// Whether `person` (a username) is a member of `space`, as the server says now or said last;
     /// false when this device cannot tell (offline with no copy, or an email given).
     private func isMember(_ person: String, of space: String) async -> Bool {
-        guard let details = try? await spaces.members(of: space) else { return false }
-        return details.value.members.contains { $0.username.lowercased() == person.lowercased() }
+        // NB: the server's answer first: a removal this device just sent is not in its last pull yet.
+        let members = (try? await spaces.members(of: space).value.members) ?? (try? spaces.space(space).members) ?? []
+        return members.contains { $0.username.lowercased() == person.lowercased() }
     }
 
     /// How each shared space of the person's accounts is shared, by space id.
@@ -107,7 +111,15 @@ public struct AccountSharing: Sendable {
         var shares: [String: AccountShare] = [:]
         for space in try spaces.list() where space.kind == .shared {
             let mine = offered[space.id] ?? []
-            let others = mine.isEmpty ? (space.owner.map { $0 == username ? [] : [$0] } ?? []) : mine.map { $0["invitee"] as String }
+            // NB: the server's members where it has said them, so that every member's device names the same people.
+            // NB: a space shares with one invitee: until someone else is in it, that one is named.
+            let invited = mine.map { $0["invitee"] as String }
+            let others: [String]
+            if !space.others(than: username).isEmpty {
+                others = space.others(than: username)
+            } else {
+                others = invited.isEmpty ? (space.owner.map { $0 == username ? [] : [$0] } ?? []) : invited
+            }
             shares[space.id] = AccountShare(spaceID: space.id, spaceName: space.name, role: space.role, with: others,
                                             invitedAs: mine.first.flatMap { SpaceRole(rawValue: $0["role"] as String) })
         }

@@ -175,24 +175,44 @@ public struct Ledger: Sendable {
         return Recorded(transaction: transaction, warnings: try limits.check(after: transaction))
     }
 
-    /// Moves money between two accounts of one currency.
+    /// Moves money between two accounts of one currency. Between accounts of two spaces (your
+    /// own and a shared one), it is two linked records, one in each account's space (see
+    /// `TransferLeg`), shown as one transfer; the out side is returned.
     @discardableResult
     public func transfer(_ amountText: String, from: String, to: String, note: String? = nil, date: String? = nil) async throws -> SpendingTransaction {
         let source = try account(from), target = try account(to)
         guard source.id != target.id else { throw SpendingError.transferToItself }
         guard source.currency == target.currency else { throw SpendingError.transferCurrencies(from: source.currency, to: target.currency) }
-        // NB: a transfer is in its source account's space: the other space's members would see
-        // money arrive from, or vanish to, nowhere, and their balance would differ from yours.
-        guard source.space == target.space else { throw SpendingError.transferAcrossSpaces(from: source.name, to: target.name) }
         try checkWritable(source)
-        let transaction = SpendingTransaction(
+        try checkWritable(target)
+        var transaction = SpendingTransaction(
             id: UUIDv7.make(), accountId: source.id, kind: .transfer, amountMinor: try AmountText.parse(amountText, currency: source.currency),
             currency: source.currency, category: "transfer",
             note: try Self.text(note, field: "note", collection: SyncCollections.spendingTransactions),
             occurredAt: try date.map { text throws(SpendingError) in try DateText.parse(text, now: now, calendar: configuration.calendar) } ?? now,
             place: nil, position: nil, automatic: false, toAccountId: target.id)
-        try await store.write { tx in try Self.insert(transaction, in: tx) }
+        // NB: one record in one space would leave the other space's members a balance that is
+        // not yours, and take money from your own account the day you leave the shared one.
+        guard source.space == target.space else {
+            transaction.leg = .out
+            transaction.linkId = UUIDv7.make()
+            let other = transaction.otherLeg(id: transaction.linkId!)
+            try await store.write { [transaction] tx in
+                try SpendingSchema.transactions.insert(transaction.id, transaction.syncFields, space: source.space, in: tx)
+                try SpendingSchema.transactions.insert(other.id, other.syncFields, space: target.space, in: tx)
+            }
+            return transaction
+        }
+        try await store.write { [transaction] tx in try Self.insert(transaction, in: tx) }
         return transaction
+    }
+
+    /// The other side of a transfer between spaces, when this device holds it.
+    func otherLeg(of transaction: SpendingTransaction) throws -> SpendingTransaction? {
+        guard transaction.leg != nil, let link = transaction.linkId else { return nil }
+        return try store.reader.read { db in
+            try SpendingTransaction.fetchOne(db, sql: "SELECT * FROM spending_transactions WHERE id = ?", arguments: [link])
+        }
     }
 
     /// Changes what is given of a transaction (moving it to an account of another currency is refused).
@@ -202,10 +222,15 @@ public struct Ledger: Sendable {
     public func edit(_ reference: String, _ details: TransactionDetails, receipt: PreparedAttachment? = nil) async throws -> Recorded {
         let current = try transaction(reference)
         try checkWritable(current)
+        let other = try otherLeg(of: current)
+        if let other { try checkWritable(other) }
         var fields: [String: SyncValue] = [:]
         var currency = current.currency
         var space = current.space
         if let name = details.account {
+            guard current.leg == nil else {
+                throw SpendingError.invalidField("A transfer between a shared account and your own keeps its accounts: delete it and make another")
+            }
             let account = try self.account(name)
             try checkWritable(account)
             if let to = current.toAccountId, let target = try? self.account(to, allowArchived: true), target.space != account.space {
@@ -239,6 +264,11 @@ public struct Ledger: Sendable {
             if let receipt { fields["receipt"] = try tx.queueUpload(receipt, space: space) }
             if space == current.space {
                 try SpendingSchema.transactions.update(current.id, setting: fields, in: tx)
+                // NB: both sides of a transfer between spaces say the same money, the same day.
+                if let other {
+                    let shared = fields.filter { ["amountMinor", "note", "occurredAt"].contains($0.key) }
+                    if !shared.isEmpty { try SpendingSchema.transactions.update(other.id, setting: shared, in: tx) }
+                }
             } else {
                 // To an account in another space: the transaction goes with it, whole.
                 try Self.move(SpendingSchema.transactions, current.id, current.syncFields.merging(fields) { $1 }, to: space, in: tx)
@@ -248,12 +278,17 @@ public struct Ledger: Sendable {
         return Recorded(transaction: edited, warnings: try limits.check(after: edited))
     }
 
-    /// Deletes a transaction on every device.
+    /// Deletes a transaction on every device (both sides of a transfer between spaces).
     @discardableResult
     public func delete(_ reference: String) async throws -> SpendingTransaction {
         let current = try transaction(reference)
         try checkWritable(current)
-        try await store.write { tx in try SpendingSchema.transactions.delete(current.id, in: tx) }
+        let other = try otherLeg(of: current)
+        if let other { try checkWritable(other) }
+        try await store.write { tx in
+            try SpendingSchema.transactions.delete(current.id, in: tx)
+            if let other { try SpendingSchema.transactions.delete(other.id, in: tx) }
+        }
         return current
     }
 
@@ -304,23 +339,29 @@ public struct Ledger: Sendable {
             conditions.append("category = ?")
             arguments.append(category.databaseValue)
         }
-        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        // NB: a transfer between spaces is listed once, by its out side, where this device holds both.
+        conditions.append("NOT (leg IS 'in' AND linkId IN (SELECT id FROM spending_transactions))")
+        let filter = "WHERE " + conditions.joined(separator: " AND ")
         let limit = query.limit.map { " LIMIT \(max(0, $0))" } ?? ""
         let sql = "SELECT * FROM spending_transactions \(filter) ORDER BY occurredAt DESC, id DESC\(limit)"
         return { [arguments] db in try SpendingTransaction.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)) }
     }
 
-    /// Every account's balance now: opening balance, plus incomes and transfers in, minus expenses and transfers out.
+    /// Every account's balance now: opening balance, plus incomes and transfers in, minus expenses
+    /// and transfers out (the out side of a transfer between spaces takes, its in side brings).
     public func balances(includeArchived: Bool = false) throws -> [(account: SpendingAccount, balanceMinor: Int64)] {
         let accounts = try self.accounts(includeArchived: includeArchived)
         let sums = try store.reader.read { db -> [String: Int64] in
             var sums: [String: Int64] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT accountId, kind, SUM(amountMinor) AS total FROM spending_transactions GROUP BY accountId, kind") {
+            for row in try Row.fetchAll(db, sql: """
+                SELECT accountId, kind, SUM(amountMinor) AS total FROM spending_transactions WHERE leg IS NOT 'in' GROUP BY accountId, kind
+                """) {
                 let total: Int64 = row["total"]
                 sums[row["accountId"], default: 0] += (row["kind"] as String) == "income" ? total : -total
             }
             for row in try Row.fetchAll(db, sql: """
-                SELECT toAccountId, SUM(amountMinor) AS total FROM spending_transactions WHERE toAccountId IS NOT NULL AND kind = 'transfer' GROUP BY toAccountId
+                SELECT toAccountId, SUM(amountMinor) AS total FROM spending_transactions
+                WHERE toAccountId IS NOT NULL AND kind = 'transfer' AND leg IS NOT 'out' GROUP BY toAccountId
                 """) {
                 sums[row["toAccountId"], default: 0] += row["total"] as Int64
             }

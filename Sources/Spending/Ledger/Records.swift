@@ -13,6 +13,16 @@ public enum TransactionKind: String, Sendable, Codable, CaseIterable {
     case expense, income, transfer
 }
 
+/// One side of a transfer between an account of one space and an account of another (a person's
+/// own and a shared one): two linked records, each in its account's space, so that each space's
+/// members see their account's side and a balance never depends on a space one is not in.
+public enum TransferLeg: String, Sendable, Codable {
+    /// Takes the money from `accountId`; in that account's space.
+    case out
+    /// Brings the money to `toAccountId`; in that account's space.
+    case `in`
+}
+
 /// An account: a row of `spending_accounts`, synced as the `spending_accounts` collection.
 public struct SpendingAccount: Sendable, Equatable, Codable, FetchableRecord, Identifiable {
     public var id: String
@@ -81,6 +91,9 @@ public struct SpendingTransaction: Sendable, Equatable, Codable, FetchableRecord
     public var changedBy: String?
     /// Its receipt's photo: an attachment's reference (`sha256:<digest>`); nil: none.
     public var receipt: String? = nil
+    /// For one side of a transfer between spaces: which side, and the id of the other; nil for a whole record.
+    public var leg: TransferLeg? = nil
+    public var linkId: String? = nil
 
     public init(row: Row) throws {
         id = row["id"]
@@ -99,6 +112,8 @@ public struct SpendingTransaction: Sendable, Equatable, Codable, FetchableRecord
         longitude = row["longitude"]
         automatic = row["automatic"]
         toAccountId = row["toAccountId"]
+        leg = (row["leg"] as String?).flatMap(TransferLeg.init(rawValue:))
+        linkId = row["linkId"]
     }
 
     init(id: String, accountId: String, kind: TransactionKind, amountMinor: Int64, currency: String, category: String?, note: String?,
@@ -126,6 +141,18 @@ public struct SpendingTransaction: Sendable, Equatable, Codable, FetchableRecord
          "currency": .string(currency), "category": .string(category), "note": .string(note), "occurredAt": .integer(occurredAt),
          "place": .string(place), "latitude": .number(latitude), "longitude": .number(longitude),
          "automatic": .boolean(automatic), "toAccountId": .string(toAccountId)]
+            // NB: only on a transfer's side: a whole record's changes stay as short as before.
+            .merging(leg.map { ["leg": .string($0.rawValue), "linkId": .string(linkId)] } ?? [:]) { $1 }
+    }
+
+    /// The other side of this one, as a transfer between spaces makes it: the same money, the other leg.
+    func otherLeg(id: String) -> SpendingTransaction {
+        var other = self
+        other.id = id
+        other.leg = leg == .out ? .in : .out
+        other.linkId = self.id
+        other.receipt = nil
+        return other
     }
 }
 

@@ -106,5 +106,17 @@ enum SpendingSchema {
             // A transaction's receipt: an attachment's reference (`sha256:<digest>`), its file in the person's attachments folder.
             try db.execute(sql: "ALTER TABLE spending_transactions ADD COLUMN receipt TEXT")
         },
+        LocalMigration("spending-6-transfer-legs") { db in
+            // The two sides of a transfer between spaces (see `TransferLeg`); balances read the side from the index.
+            try db.execute(sql: """
+                ALTER TABLE spending_transactions ADD COLUMN leg TEXT;
+                ALTER TABLE spending_transactions ADD COLUMN linkId TEXT;
+                DROP INDEX spending_transactions_by_account;
+                DROP INDEX spending_transactions_by_target;
+                CREATE INDEX spending_transactions_by_account ON spending_transactions (accountId, kind, leg, amountMinor);
+                CREATE INDEX spending_transactions_by_target ON spending_transactions (toAccountId, leg, amountMinor) WHERE toAccountId IS NOT NULL;
+                CREATE INDEX spending_transactions_by_link ON spending_transactions (linkId) WHERE linkId IS NOT NULL;
+                """)
+        },
     ]
 }

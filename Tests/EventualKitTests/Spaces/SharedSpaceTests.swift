@@ -209,14 +209,24 @@ struct SharedSpaceTests {
             let home = try await household(ann: ann, bob: bob)
             try await ann.0.put("Milk", quantity: 1, in: home)
             _ = await ann.0.engine.syncNow()
-            // When Ann, the owner, leaves while Bob is in Home
-            try await ann.0.spaces(of: ann.1).leave(home)
+            // When Ann, the owner, leaves while Bob is in Home, it is refused on her device, with the next step, and nothing is queued
+            await #expect(throws: SpaceError.ownerWithOthers("Home", others: [bob.1.username])) {
+                try await ann.0.spaces(of: ann.1).leave(home)
+            }
+            #expect(try ann.0.outbox.entries().filter { $0.operation.hasPrefix("spaces.") }.isEmpty)
+            // And a call the server would refuse all the same, queued by hand, is refused for good with its words, and Home stays
+            try await ann.0.store.write { tx in
+                try tx.enqueueCall(SpaceCall.removeMember.rawValue, payload: SpaceCall.Member(spaceId: home, username: ann.1.username), space: home)
+            }
             let refused = await ann.0.engine.syncNow()
-            // Then it is refused with the server's words, for good, and Home stays
             #expect(refused.rejected == 1 && refused.failure == nil)
             let reason = try #require(try ann.0.refusals().first)
             #expect(reason.contains("Home") && reason.contains("owner"), "\(reason)")
             #expect(try ann.0.spaceItems().map(\.name) == ["Milk"])
+            // A role change for someone not in Home is refused on her device too
+            await #expect(throws: SpaceError.notAMember("nobody-here", "Home")) {
+                try await ann.0.spaces(of: ann.1).setRole(.viewer, of: "nobody-here", in: home)
+            }
             // When she makes Bob the owner first, then leaves
             try await ann.0.outbox.discard(try #require(try ann.0.outbox.entries(state: .failed).first).id)
             try await ann.0.spaces(of: ann.1).setRole(.owner, of: bob.1.username, in: home)

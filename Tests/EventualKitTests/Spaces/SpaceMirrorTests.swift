@@ -224,6 +224,13 @@ struct SpaceMirrorTests {
 
     @Test func spaceCallsWaitingAreSaidInPeoplesWords() async throws {
         try await knowSpaces()
+        // Ann owns Home, as the server last said, and Bob is in it
+        try await store.writer.write { db in
+            try SpaceTable.upsert(SpaceDetails(id: "home", name: "Home", kind: .shared, role: .owner, owner: "ann", members: [
+                SpaceMember(username: "ann", role: .owner, since: Date(timeIntervalSince1970: 0)),
+                SpaceMember(username: "bob", role: .viewer, since: Date(timeIntervalSince1970: 0)),
+            ]), db: db)
+        }
         let spaces = self.spaces()
         let created = try await spaces.create(name: "Allotment")
         try await spaces.invite("bob@example.com", to: "Home", role: .viewer)
