@@ -63,11 +63,12 @@ struct Settle: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "With --keep-mine: how much is left, from 0 (finished) to 1000000.") var quantity: String?
     @Flag(help: "Take the server's version of the item and drop your change.") var takeTheirs = false
     @Flag(help: "Drop your change and go back to the server's version.") var discard = false
+    @Flag(help: "Keep the item as your own (from a household you left, were removed from, or only view).") var personal = false
 
     func validate() throws {
         try usageCheck {
-            if [keepMine, takeTheirs, discard].filter({ $0 }).count != 1 {
-                throw CLIError("Give exactly one of --keep-mine, --take-theirs or --discard")
+            if [keepMine, takeTheirs, discard, personal].filter({ $0 }).count != 1 {
+                throw CLIError("Give exactly one of --keep-mine, --take-theirs, --discard or --personal")
             }
             if quantity != nil, !keepMine { throw CLIError("--quantity goes with --keep-mine") }
             _ = try left()
@@ -85,12 +86,17 @@ struct Settle: AsyncParsableCommand {
 
     func run() async throws {
         let pantry = try global.app().open()
-        let choice: SettleChoice = keepMine ? try UserPantry.keepMine(quantity: try left()) : takeTheirs ? .takeTheirs : .discard
+        let choice: SettleChoice = keepMine ? try UserPantry.keepMine(quantity: try left()) : takeTheirs ? .takeTheirs
+            : personal ? .keepAsOwn() : .discard
         let settlement: Settlement
         do {
             settlement = try await pantry.settle(id, choice)
         } catch SettleError.serverStateUnknown(let id) {
             throw CLIError("The server did not say what it holds for that item: pantry settle \(id) --keep-mine or --discard")
+        } catch SettleError.notInSpace(let id, let reason) {
+            throw CLIError("\(reason.hasSuffix(".") ? String(reason.dropLast()) : reason): keep it as your own with pantry settle \(id) --personal, or --discard it")
+        } catch SettleError.ownAlready(let id) {
+            throw CLIError("That change is not of a household's item: pantry settle \(id) --keep-mine, --take-theirs or --discard")
         }
         let what = pantry.summary(of: settlement.change)
         let item = try? pantry.items.item(settlement.change.recordID)
@@ -101,6 +107,10 @@ struct Settle: AsyncParsableCommand {
         case .takeTheirs: Terminal.say("Took the server's version\(now); your \(what) is dropped.")
         case .discard:
             Terminal.say("Discarded your \(what)" + settlement.discarded(now: now, record: "item"))
+        case .keepAsOwn:
+            let kept = try settlement.keptAs.flatMap { try? pantry.items.item($0) }
+            Terminal.say("Kept \(kept?.name ?? "the item") as your own item (\(settlement.keptAs.map { String($0.suffix(8)) } ?? "-")): "
+                         + "it is sent with the next sync; the household's copy is left as the server has it.")
         case .keepMine:
             await pantry.trySend()
             switch try pantry.items.syncStates(of: item.map { [$0] } ?? [])[settlement.change.recordID] {

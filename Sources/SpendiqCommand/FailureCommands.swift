@@ -59,22 +59,30 @@ struct Settle: AsyncParsableCommand {
     @Flag(help: "Send your change again, as it is.") var keepMine = false
     @Flag(help: "Take the server's version of the record and drop your change.") var takeTheirs = false
     @Flag(help: "Drop your change and go back to the server's version.") var discard = false
+    @Flag(help: "Keep it as your own (from an account you no longer share, or only view); a transaction needs --account.") var personal = false
+    @Option(help: "With --personal: the account of yours a transaction goes to.") var account: String?
 
     func validate() throws {
         try usageCheck {
-            let chosen = [keepMine, takeTheirs, discard].filter { $0 }.count
-            if chosen != 1 { throw CLIError("Give exactly one of --keep-mine, --take-theirs or --discard") }
+            let chosen = [keepMine, takeTheirs, discard, personal].filter { $0 }.count
+            if chosen != 1 { throw CLIError("Give exactly one of --keep-mine, --take-theirs, --discard or --personal") }
+            if account != nil, !personal { throw CLIError("--account goes with --personal") }
         }
     }
 
     func run() async throws {
         let spending = try await global.spending()
-        let choice: SettleChoice = keepMine ? .keepMine() : takeTheirs ? .takeTheirs : .discard
+        let choice: SettleChoice = keepMine ? .keepMine() : takeTheirs ? .takeTheirs
+            : personal ? .keepAsOwn(edits: try spending.ownEdits(for: id, account: account)) : .discard
         let settlement: Settlement
         do {
             settlement = try await spending.settle(id, choice)
         } catch SettleError.serverStateUnknown(let id) {
             throw CLIError("The server did not say what it holds for that record: spendiq settle \(id) --keep-mine or --discard")
+        } catch SettleError.notInSpace(let id, let reason) {
+            throw CLIError("\(reason.hasSuffix(".") ? String(reason.dropLast()) : reason): keep it as your own with spendiq settle \(id) --personal, or --discard it")
+        } catch SettleError.ownAlready(let id) {
+            throw CLIError("That change is not of a shared record: spendiq settle \(id) --keep-mine, --take-theirs or --discard")
         }
         let what = spending.summary(of: settlement.change)
         switch choice {
@@ -82,6 +90,9 @@ struct Settle: AsyncParsableCommand {
             Terminal.say("Took the server's version: it has no such record, so the \(what) is gone from this device; your change is dropped.")
         case .takeTheirs: Terminal.say("Took the server's version of the \(what); your change is dropped.")
         case .discard: Terminal.say("Discarded your change to the \(what)" + settlement.discarded(record: "record"))
+        case .keepAsOwn:
+            Terminal.say("Kept the \(what) as your own (\(settlement.keptAs.map { String($0.suffix(8)) } ?? "-")): it is sent with the next sync; "
+                         + "the shared copy is left as the server has it.")
         case .keepMine:
             let record = settlement.change.recordID
             let collection = SyncCollections.spending.first { $0.name == settlement.change.collection }

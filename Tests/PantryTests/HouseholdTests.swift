@@ -233,6 +233,54 @@ struct HouseholdTests {
         }
     }
 
+    @Test(arguments: Backend.available)
+    func removalTakesTheHouseholdsPhotosAwayAndAnItemAddedBeforeCanBeKeptAsOnesOwn(backend: Backend) async throws {
+        try await withLiveServer(on: backend) { server, scratch in
+            // Given Bob in Ann's household, with the photo of its jam downloaded to his device
+            let ann = try await PantryPerson.signUp("ann", server: server, scratch: scratch)
+            let bob = try await PantryPerson.signUp("bob", server: server, scratch: scratch)
+            try await household(ann: ann, bob: bob)
+            var png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+            png.append(Data((0..<30_000).map { UInt8(truncatingIfNeeded: $0 &* 3) }))
+            let file = scratch.url.appendingPathComponent("jam.png")
+            try png.write(to: file)
+            try await ann.run(["add", "--name", "Jam", "--household", "Home", "--photo", file.path])
+            try await ann.run(["sync"])
+            try await bob.run(["sync"])
+            let jam = String(try await bob.itemID("Jam").suffix(8))
+            try await bob.run(["photo", jam, "--save", scratch.url.appendingPathComponent("bob-jam.png").path])
+            /// The attachment files on Bob's device: named by their SHA-256.
+            func bobsAttachmentFiles() throws -> [String] {
+                let all = FileManager.default.enumerator(atPath: scratch.folder("bob").path)?.allObjects as? [String] ?? []
+                return all.filter { $0.split(separator: "/").last.map { $0.count == 64 && $0.allSatisfy(\.isHexDigit) } ?? false }
+            }
+            #expect(try bobsAttachmentFiles().count == 1)
+
+            // When Ann removes him while he, offline, adds beans to the household
+            try await bob.run(["add", "--name", "Beans", "--household", "Home"], server: unreachableServer)
+            try await ann.run(["household", "remove", bob.username])
+            let refused = try await bob.pantry.run(["sync"])
+            #expect(refused.isOneLineError && refused.stderr.contains("You are no longer a member of Home"), "\(refused.stderr)")
+
+            // Then the household's photo has left his device, with its items
+            #expect(try bobsAttachmentFiles().isEmpty)
+            #expect(try await bob.items().isEmpty)
+            // And his beans cannot be sent again as they were, but can be kept as his own
+            let failures = try #require(try await bob.run(["failures", "--json"]).json() as? [[String: Any]])
+            let beans = try #require(failures.first?["id"] as? String, "\(failures)")
+            let again = try await bob.pantry.run(["settle", String(beans.suffix(8)), "--keep-mine"])
+            #expect(again.isOneLineError && again.stderr.contains("--personal"), "\(again.stderr)")
+            let kept = try await bob.run(["settle", String(beans.suffix(8)), "--personal"])
+            #expect(kept.stdout.contains("Kept Beans as your own item"), "\(kept.stdout)")
+            let synced = try await bob.pantry.run(["sync"])
+            #expect(synced.status == 0, "\(synced.stderr)")
+            let items = try await bob.items()
+            #expect(items.compactMap { $0["name"] as? String } == ["Beans"] && items.first?["space"] is NSNull, "\(items)")
+            let status = try jsonObject(try await bob.run(["status", "--json"]))
+            #expect(status["failed"] as? Int == 0, "\(status)")
+        }
+    }
+
     @Test func anInvitationByEmailShowsOnceTheAddressIsConfirmedAndADeclinedOneBringsNothing() async throws {
         let mail = try ScratchFolder("pantry-mail")
         defer { mail.remove() }

@@ -159,6 +159,47 @@ struct SharedAccountWayBackTests {
     }
 
     @Test(arguments: Backend.available)
+    func anEditOfATransactionSomeoneElseDeletedIsRefusedAndSettledNeverLostInSilence(_ backend: Backend) async throws {
+        try await Shared.withServer(backend) { server, folder in
+            let (alice, _) = try await Shared.person("alice", server, folder)
+            let (dan, danName) = try await Shared.person("dan", server, folder)
+            #expect(try await alice.run(["accounts", "add", "Joint", "--currency", "EUR"]).status == 0)
+            #expect(try await alice.run(["add", "expense", "10", "--account", "Joint", "--note", "pizza"]).status == 0)
+            #expect(try await alice.run(["add", "expense", "20", "--account", "Joint", "--note", "cinema"]).status == 0)
+            #expect(try await alice.run(["accounts", "share", "Joint", "--with", danName]).status == 0)
+            #expect(try await alice.run(["sync"]).status == 0)
+            try await Self.accept(dan)
+            let list = try await Shared.json(dan, ["list"])
+            let pizza = String(try #require(list.first { $0["note"] as? String == "pizza" }?["id"] as? String).suffix(8))
+            let cinema = String(try #require(list.first { $0["note"] as? String == "cinema" }?["id"] as? String).suffix(8))
+
+            // When Dan edits both offline, and Alice deletes them meanwhile
+            #expect(try await dan.run(["edit", pizza, "--amount", "12"], server: unreachableServer).status == 0)
+            #expect(try await dan.run(["edit", cinema, "--amount", "22"], server: unreachableServer).status == 0)
+            #expect(try await alice.run(["delete", pizza]).status == 0)
+            #expect(try await alice.run(["delete", cinema]).status == 0)
+            #expect(try await alice.run(["sync"]).status == 0)
+
+            // Then Dan's sync says his edits were refused, and why; never "Synced"
+            let synced = try await dan.run(["sync"])
+            #expect(synced.status == 1 && synced.stderr.contains("deleted"), "\(synced.stdout)\(synced.stderr)")
+            let failures = try #require(try await dan.run(["failures", "--json"]).json() as? [[String: Any]])
+            #expect(failures.count == 2, "\(failures)")
+            // And each is settled: one brought back as he wrote it, one dropped; both devices then agree
+            let ids = failures.compactMap { $0["id"] as? String }.map { String($0.suffix(8)) }
+            #expect(try await dan.run(["settle", ids[0], "--keep-mine"]).status == 0)
+            #expect(try await dan.run(["settle", ids[1], "--discard"]).status == 0)
+            #expect(try await dan.run(["sync"]).status == 0)
+            #expect(try await alice.run(["sync"]).status == 0)
+            for device in [alice, dan] {
+                let left = try await Shared.json(device, ["list"])
+                #expect(left.count == 1 && [1200, 2200].contains(left.first?["amountMinor"] as? Int ?? 0), "\(left)")
+            }
+            #expect(try await Shared.json(alice, ["list"]).first?["amountMinor"] as? Int == (try await Shared.json(dan, ["list"]).first?["amountMinor"] as? Int))
+        }
+    }
+
+    @Test(arguments: Backend.available)
     func aTransferBetweenYourOwnAccountAndASharedOneIsOneTransferWithEachSideInItsSpace(_ backend: Backend) async throws {
         try await Shared.withServer(backend) { server, folder in
             let (alice, _) = try await Shared.person("alice", server, folder)

@@ -40,6 +40,9 @@ public struct SyncRuleViolation: Error, Sendable, Hashable {
     public static let missingReference = "missing_reference"
     public static let mismatchedReference = "mismatched_reference"
     public static let outOfRange = "out_of_range"
+    /// Not a rule's: a change of a record deleted by a newer change, which it does not bring
+    /// back. Refused so that its author hears it, rather than see it vanish.
+    public static let deleted = "deleted"
 }
 
 extension SyncCollection {

@@ -18,6 +18,11 @@ enum AttachmentTable {
                 CREATE INDEX eventual_attachments_downloaded ON eventual_attachments (last_used_at) WHERE origin = 'downloaded';
                 """)
         }
+        migrator.registerMigration("eventual-engine-9-attachment-spaces") { db in
+            // NB: the shared space a download came from (NULL: the person's own, or not known): it
+            // leaves the device with the space.
+            try db.execute(sql: "ALTER TABLE eventual_attachments ADD COLUMN space TEXT")
+        }
     }
 
     /// An attachment made on this device: never evicted (its upload may wait).
@@ -28,11 +33,19 @@ enum AttachmentTable {
             """, arguments: [attachment.reference.sha256, attachment.size, attachment.contentType.rawValue, now])
     }
 
-    static func downloaded(_ sha256: String, size: Int64, at now: Int64, _ db: Database) throws {
+    static func downloaded(_ sha256: String, size: Int64, space: String?, at now: Int64, _ db: Database) throws {
         try db.execute(sql: """
-            INSERT INTO eventual_attachments (sha256, size, origin, last_used_at) VALUES (?, ?, 'downloaded', ?)
+            INSERT INTO eventual_attachments (sha256, size, origin, last_used_at, space) VALUES (?, ?, 'downloaded', ?, ?)
             ON CONFLICT (sha256) DO UPDATE SET last_used_at = excluded.last_used_at
-            """, arguments: [sha256, size, now])
+            """, arguments: [sha256, size, now, space])
+    }
+
+    /// Forgets what was downloaded from `space` (the person left it, or was removed); answers the files to remove.
+    static func forgetDownloads(from space: String, _ db: Database) throws -> [String] {
+        let forgotten = try String.fetchAll(db, sql: "SELECT sha256 FROM eventual_attachments WHERE origin = 'downloaded' AND space = ?",
+                                            arguments: [space])
+        try db.execute(sql: "DELETE FROM eventual_attachments WHERE origin = 'downloaded' AND space = ?", arguments: [space])
+        return forgotten
     }
 
     static func used(_ sha256: String, at now: Int64, _ db: Database) throws {

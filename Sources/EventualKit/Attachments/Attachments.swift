@@ -128,11 +128,16 @@ public struct Attachments: Sendable {
         try keep(body, as: reference)
         let budget = self.budget, folder = self.folder
         let evicted = try await store.writer.write { db in
-            try AttachmentTable.downloaded(reference.sha256, size: Int64(body.count), at: UnixMillis.now(), db)
+            try AttachmentTable.downloaded(reference.sha256, size: Int64(body.count), space: space, at: UnixMillis.now(), db)
             return try AttachmentTable.evict(beyond: budget, keeping: reference.sha256, db)
         }
         for sha256 in evicted { try? FileManager.default.removeItem(at: folder.appendingPathComponent(sha256)) }
         return body
+    }
+
+    /// Removes the files of attachments this device no longer keeps (those of a space it left).
+    @Sendable func removeFiles(_ sha256s: [String]) {
+        for sha256 in sha256s { try? FileManager.default.removeItem(at: folder.appendingPathComponent(sha256)) }
     }
 
     /// Attachments and bytes waiting to be uploaded.

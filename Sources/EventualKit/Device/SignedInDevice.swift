@@ -52,7 +52,8 @@ public final class SignedInDevice: Sendable {
         sync.sendsAnalytics = sync.sendsAnalytics && configuration.analyticsEnabled
         attachments = Attachments(folder: Self.attachmentsFolder(of: session, accounts: accounts), store: store, link: accounts.link)
         engine = SyncEngine(store: store, link: accounts.link, collections: collections, subscriptions: subscriptions,
-                            calls: calls.merging(attachments.uploads) { _, engine in engine }, configuration: sync, logger: logger)
+                            calls: calls.merging(attachments.uploads) { _, engine in engine }, configuration: sync, logger: logger,
+                            removeFiles: attachments.removeFiles)
     }
 
     /// Where the person's attachments are kept: beside their store, so that a sign-out removes both.

@@ -95,6 +95,11 @@ public enum SettleChoice: Sendable, Equatable {
     case keepMine(edits: [String: SyncValue] = [:])
     /// Drop the change and go back to what the server holds.
     case discard
+    /// Keep the record as the person's own, in their personal space, under a new id, with `edits`
+    /// over it (what the app needs there: an account of their own); the change in the shared
+    /// space is dropped as by `discard`. For a change in a space the person left, was removed
+    /// from, or only views.
+    case keepAsOwn(edits: [String: SyncValue] = [:])
 }
 
 /// What settling a refused change did.
@@ -103,6 +108,8 @@ public struct Settlement: Sendable, Equatable {
     public let choice: SettleChoice
     /// Keep mine: the id of the change queued in its place.
     public let queued: String?
+    /// Keep as own: the id of the record made in the person's own space.
+    public var keptAs: String? = nil
     /// Whether the row now shows the server's state. False only for a discard of a change whose
     /// refusal did not say what the server holds: the row keeps the change until the server's
     /// version of the record next arrives.
@@ -125,6 +132,10 @@ public enum SettleError: Error, Equatable, CustomStringConvertible {
     case unknownCollection(String)
     /// A refused call: it can be retried or discarded, not settled.
     case notAChange(String)
+    /// Keep mine, for a change in a space the person is no longer in (`space`: its name).
+    case notInSpace(String, reason: String)
+    /// Keep as own, for a change in the person's own space, or a deletion.
+    case ownAlready(String)
 
     public var description: String {
         switch self {
@@ -132,6 +143,9 @@ public enum SettleError: Error, Equatable, CustomStringConvertible {
             return "The server did not say what it holds for the record of \(id): keep yours, or discard yours"
         case .unknownCollection(let name): return "This app version does not keep \(name)"
         case .notAChange(let id): return "\(id) is not a change of a record: retry it or discard it"
+        case .notInSpace(let id, let reason):
+            return "\(reason.hasSuffix(".") ? String(reason.dropLast()) : reason): sent again, \(id) is refused again; keep it as your own or discard it"
+        case .ownAlready(let id): return "\(id) is not a change of a shared record: keep yours, take theirs or discard yours"
         }
     }
 }

@@ -24,6 +24,10 @@ extension SyncEngine {
         guard let change = try await store.reader.read({ db in try FailedChange.one(entry.id, db) }) else { throw OutboxError.notFailed(id) }
         guard let mirror = collections[change.collection] else { throw SettleError.unknownCollection(change.collection) }
         if choice == .takeTheirs, !change.knowsServerState { throw SettleError.serverStateUnknown(change.shortID) }
+        // NB: a space the person left or was removed from refuses every change, and holds nothing they may read.
+        let stillIn = try await store.reader.read { db in try change.space.map { try SpaceTable.space($0, db) != nil } ?? true }
+        if case .keepMine = choice, !stillIn { throw SettleError.notInSpace(change.shortID, reason: change.reason) }
+        if case .keepAsOwn = choice, change.space == nil || change.deleted { throw SettleError.ownAlready(change.shortID) }
         let settlement = try await store.write { tx in
             guard try OutboxTable.discardFailed(id: change.id, db: tx.db) else { throw OutboxError.notFailed(id) }
             switch choice {
@@ -38,25 +42,55 @@ extension SyncEngine {
                                                   hlc: "", space: change.space), pending: PendingEdits(), in: tx.db)
                 }
                 return Settlement(change: change, choice: choice, queued: queued, restored: false)
+            case .keepAsOwn(let edits):
+                guard let table = mirror as? TableMirror else { throw SettleError.unknownCollection(change.collection) }
+                let kept = try Self.keepAsOwn(change, edits: edits, mirror: table, in: tx)
+                var settlement = try Self.restore(change, choice: choice, mirror: mirror, refetching: stillIn, in: tx)
+                settlement.keptAs = kept
+                return settlement
             case .takeTheirs, .discard:
-                // NB: the server's record may be newer than what the refusal said, or unknown, and no pull
-                // sends it again: it is asked for once the network allows, so that every device ends equal.
-                if !change.createsRecord || change.serverRecord != nil {
-                    try RecordRefetch.queue(collection: change.collection, recordID: change.recordID, space: change.space, in: tx)
-                }
-                guard change.knowsServerState || change.createsRecord else {
-                    // NB: what the server holds is unknown: the row keeps the change until the refetch answers.
-                    return Settlement(change: change, choice: choice, queued: nil, restored: false)
-                }
-                let pending = try OutboxTable.unacknowledgedEdits(collection: change.collection, recordIDs: [change.recordID],
-                                                                  db: tx.db)[change.recordID] ?? PendingEdits()
-                let record = change.serverRecord ?? RemoteRecord(collection: change.collection, recordID: change.recordID, fields: [:],
-                                                                 deleted: true, hlc: "", space: change.space)
-                if !pending.deletes { try mirror.apply(record, pending: pending, in: tx.db) }
-                return Settlement(change: change, choice: choice, queued: nil, restored: true)
+                return try Self.restore(change, choice: choice, mirror: mirror, refetching: stillIn, in: tx)
             }
         }
         refreshStatus()
         return settlement
+    }
+
+    /// The record of a refused change in the person's own space under a new id: the row as this
+    /// device holds it (else the server's record), with the change and `edits` over it, a counter's
+    /// additions made a value; its photos uploaded to the person's own space. Returns the new id.
+    private static func keepAsOwn(_ change: FailedChange, edits: [String: SyncValue], mirror: TableMirror, in tx: LocalTransaction) throws -> String {
+        let base = try mirror.fieldsOfRow(change.recordID, tx.db) ?? change.serverRecord?.fields ?? [:]
+        var fields = base.merging(change.fields) { $1 }
+        for (field, delta) in change.deltas { fields[field] = .number((base[field]?.doubleValue ?? 0) + delta) }
+        fields.merge(edits) { $1 }
+        for case .string(let text)? in fields.values.map(Optional.some) {
+            if let reference = AttachmentReference(parsing: text) { try tx.queueUpload(existing: reference, space: nil, from: change.space) }
+        }
+        let id = UUIDv7.make()
+        try mirror.insert(id, fields, space: nil, in: tx)
+        return id
+    }
+
+    /// Drops a refused change's effect on its row: back to the server's record (see `settle`);
+    /// `refetching` asks the server for its newest record (not of a space the person is no longer in).
+    private static func restore(_ change: FailedChange, choice: SettleChoice, mirror: any SyncedCollectionStore, refetching: Bool,
+                                in tx: LocalTransaction) throws -> Settlement {
+        // NB: the server's record may be newer than what the refusal said, or unknown, and no pull
+        // sends it again: it is asked for once the network allows, so that every device ends equal.
+        if refetching, !change.createsRecord || change.serverRecord != nil {
+            try RecordRefetch.queue(collection: change.collection, recordID: change.recordID, space: change.space, in: tx)
+        }
+        // NB: out of the space, the row is gone for good: nothing of it may be read there again.
+        guard change.knowsServerState || change.createsRecord || !refetching else {
+            // NB: what the server holds is unknown: the row keeps the change until the refetch answers.
+            return Settlement(change: change, choice: choice, queued: nil, restored: false)
+        }
+        let pending = try OutboxTable.unacknowledgedEdits(collection: change.collection, recordIDs: [change.recordID],
+                                                          db: tx.db)[change.recordID] ?? PendingEdits()
+        let gone = RemoteRecord(collection: change.collection, recordID: change.recordID, fields: [:], deleted: true, hlc: "", space: change.space)
+        let record = refetching ? change.serverRecord ?? gone : gone
+        if !pending.deletes { try mirror.apply(record, pending: pending, in: tx.db) }
+        return Settlement(change: change, choice: choice, queued: nil, restored: true)
     }
 }

@@ -17,6 +17,8 @@ public actor SyncEngine {
     private let calls: [String: CallHandler]
     private let configuration: SyncConfiguration
     private let logger: Logger
+    /// Removes the files of attachments forgotten with a space the person left (`Attachments.removeFiles`).
+    private let removeFiles: @Sendable ([String]) -> Void
     private let statusBroadcast = Broadcast(SyncStatus())
 
     private var current: Task<SyncReport, Never>?
@@ -42,8 +44,10 @@ public actor SyncEngine {
         subscriptions: [SyncSubscription]? = nil,
         calls: [String: CallHandler] = [:],
         configuration: SyncConfiguration = SyncConfiguration(),
-        logger: Logger = Logger(label: "eventual.sync")
+        logger: Logger = Logger(label: "eventual.sync"),
+        removeFiles: @escaping @Sendable (_ sha256s: [String]) -> Void = { _ in }
     ) {
+        self.removeFiles = removeFiles
         self.store = store
         self.link = link
         let client = link.client
@@ -585,8 +589,9 @@ public actor SyncEngine {
                 row.complete = isLast
                 row.updatedAt = UnixMillis.now()
             }
-            let (clockProblems, echoes, failed) = try await apply(records, of: page, subscription: row,
-                                                                  isLast: isLast && isLastSubscription)
+            let (clockProblems, echoes, failed, forgotten) = try await apply(records, of: page, subscription: row,
+                                                                             isLast: isLast && isLastSubscription)
+            removeFiles(forgotten)
             report.pulled += records.count - echoes
             report.echoes += echoes
             report.rejected += failed.count
@@ -627,10 +632,10 @@ public actor SyncEngine {
     /// changes to them still waiting, failed; the pulled records; the subscription's cursor that
     /// follows them and its progress;
     /// after the last page, the time of this sync (a live query's snapshot of the page has it).
-    /// Returns clock warnings, how many records were this device's own changes coming back, and
-    /// the changes failed.
+    /// Returns clock warnings, how many records were this device's own changes coming back, the
+    /// changes failed, and the attachments downloaded from the spaces left (their files go after the commit).
     private func apply(_ records: [RemoteRecord], of page: SyncWire.PulledPage, subscription: SubscriptionRow, isLast: Bool) async throws
-        -> (problems: [String], echoes: Int, failed: [(id: String, message: String)]) {
+        -> (problems: [String], echoes: Int, failed: [(id: String, message: String)], forgotten: [String]) {
         let collections = self.collections
         let clock = store.clock
         let logger = self.logger
@@ -638,9 +643,11 @@ public actor SyncEngine {
             var problems: [String] = []
             var echoes = 0
             var failed: [(id: String, message: String)] = []
+            var forgotten: [String] = []
             if let spaces = page.spaces { try SpaceTable.replace(with: spaces, db: db) }
             for space in page.removed ?? [] {
                 for mirror in collections.values { try mirror.deleteRecords(inSpace: space.id, in: db) }
+                forgotten += try AttachmentTable.forgetDownloads(from: space.id, db)
                 let message = "You are no longer a member of \(space.name)"
                 failed += try OutboxTable.failChanges(in: space.id, message: message, db: db).map { ($0, message) }
             }
@@ -666,7 +673,7 @@ public actor SyncEngine {
             }
             try SubscriptionTable.save(subscription, db: db)
             if isLast { try EngineSchema.setValue(String(UnixMillis.now()), for: .lastSyncAt, db) }
-            return (problems, echoes, failed)
+            return (problems, echoes, failed, forgotten)
         }
     }
 }

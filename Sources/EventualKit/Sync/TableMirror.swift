@@ -106,7 +106,7 @@ public struct TableMirror: SyncedCollectionStore {
     private struct NotMirrored: Error {}
 
     /// The fields of a record's row, as the rules read them; nil when there is no such row.
-    private func fieldsOfRow(_ id: String, _ db: Database) throws -> [String: SyncValue]? {
+    func fieldsOfRow(_ id: String, _ db: Database) throws -> [String: SyncValue]? {
         try Self.fields(of: id, in: table, db).map { $0.filter { collection.fields[$0.key] != nil } }
     }
 

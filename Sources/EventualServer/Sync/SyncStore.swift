@@ -209,6 +209,14 @@ struct SyncStore: Sendable {
                     // NB: the author of a record is whoever made its newest applied change: a change that
                     // lost every comparison, or won only older ground, leaves the author shown as it was.
                     let authored = state.apply(change) && newestBefore.map { change.stamp > $0 } ?? true
+                    // NB: a change made before a deletion it reaches after changes nothing: its author is told, not left to think it applied.
+                    if before?.isDeleted == true, state.isDeleted, !change.deleted {
+                        let violation = SyncRuleViolation(code: SyncRuleViolation.deleted, field: "",
+                                                          message: "It was deleted on another device or by another member before this change reached the server")
+                        refusals.append((outcomes.count, key, violation))
+                        outcomes.append(.rejected(violation.message))
+                        continue
+                    }
                     if let collection = collections[change.collection], !state.isDeleted,
                        let violation = collection.violation(merged: state.fields, previous: before.flatMap { $0.isDeleted ? nil : $0.fields },
                                                             lookup: { visible($0, $1, from: submission.space) })

@@ -146,6 +146,26 @@ public final class UserSpending: Sendable {
         }
     }
 
+    /// What a refused change of a shared record needs to be kept as the person's own: a
+    /// transaction goes to `account`, one of theirs in its currency (an account needs nothing).
+    public func ownEdits(for id: String, account reference: String?) throws -> [String: SyncValue] {
+        guard let change = try failures().first(where: { $0.id == id || $0.shortID == id.suffix(OutboxEntry.shortIDLength) }),
+              change.collection == SyncCollections.spendingTransactions.name else { return [:] }
+        let current = try? ledger.transaction(change.recordID)
+        let kind = change.fields["kind"]?.stringValue ?? current?.kind.rawValue
+        guard kind != TransactionKind.transfer.rawValue else {
+            throw SpendingError.invalidField("A transfer is kept by making it again between your accounts: spendiq transfer; then discard this one")
+        }
+        guard let reference else { throw SpendingError.invalidField("Give --account NAME: the account of yours the transaction goes to") }
+        let account = try ledger.account(reference)
+        guard account.space == nil else { throw SpendingError.invalidField("\(account.name) is shared: give one of your own accounts") }
+        let currency = change.fields["currency"]?.stringValue ?? current?.currency
+        if let currency, currency != account.currency {
+            throw SpendingError.invalidField("The transaction is in \(currency) and \(account.name) in \(account.currency): give an account in \(currency)")
+        }
+        return ["accountId": .string(account.id)]
+    }
+
     /// Settles a refused change (its id, or its last 8 characters): take the server's record, keep
     /// and send the change again, or discard it.
     @discardableResult
