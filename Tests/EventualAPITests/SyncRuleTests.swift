@@ -39,7 +39,7 @@ struct SyncRuleTests {
     @Test func theAppsCollectionsDeclareTheirRules() {
         #expect(items.rules == [.notBelow("quantity", 0), .oneOf("status", ["inPantry", "consumed", "thrownAway"])])
         #expect(SyncCollections.spendingAccounts.rules == [.oneOf("kind", ["cash", "bank", "card", "savings"])])
-        #expect(transactions.rules.map(\.field) == ["kind", "accountId", "toAccountId"])
+        #expect(transactions.rules.map(\.field) == ["kind", "leg", "accountId", "toAccountId"])
         #expect(SyncCollections.spendingLimits.rules.isEmpty)
     }
 

@@ -627,6 +627,20 @@ public actor SyncEngine {
         statusBroadcast.update { $0.firstSync = firstSync }
     }
 
+    /// The rows of `space` that changes waiting to be sent are about, as deleted records holding
+    /// their last fields: to the person, gone from a space they are no longer in.
+    private static func rowsWithWaitingChanges(in space: String, _ collections: [String: any SyncedCollectionStore],
+                                               _ db: Database) throws -> [RemoteRecord] {
+        let waiting = try Row.fetchAll(db, sql: """
+            SELECT DISTINCT operation, record_id FROM eventual_outbox WHERE kind = 'change' AND space = ? AND state = 'pending'
+            """, arguments: [space])
+        return try waiting.compactMap { row in
+            guard let mirror = collections[row["operation"]] as? TableMirror, let id = row["record_id"] as String?,
+                  let fields = try mirror.fieldsOfRow(id, db) else { return nil }
+            return RemoteRecord(collection: mirror.collection.name, recordID: id, fields: fields, deleted: true, hlc: "", space: space)
+        }
+    }
+
     /// Writes a page in one transaction, so a crash never skips nor half-applies one: the spaces
     /// the person is in; the rows of those they left or were removed from, deleted, and their
     /// changes to them still waiting, failed; the pulled records; the subscription's cursor that
@@ -646,10 +660,13 @@ public actor SyncEngine {
             var forgotten: [String] = []
             if let spaces = page.spaces { try SpaceTable.replace(with: spaces, db: db) }
             for space in page.removed ?? [] {
+                // NB: the rows with changes waiting, as last seen: their refusals name them, and one kept as the person's own has them whole.
+                let lastSeen = try Self.rowsWithWaitingChanges(in: space.id, collections, db)
                 for mirror in collections.values { try mirror.deleteRecords(inSpace: space.id, in: db) }
                 forgotten += try AttachmentTable.forgetDownloads(from: space.id, db)
                 let message = "You are no longer a member of \(space.name)"
                 failed += try OutboxTable.failChanges(in: space.id, message: message, db: db).map { ($0, message) }
+                for record in lastSeen { try FailedChange.keep(record, db) }
             }
             var pendingByCollection: [String: [String: PendingEdits]] = [:]
             for (collection, records) in Dictionary(grouping: records, by: \.collection) where collections[collection] != nil {

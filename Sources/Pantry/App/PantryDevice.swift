@@ -12,7 +12,8 @@ extension DeviceApp {
             let name = try store.reader.read { db in
                 try String.fetchOne(db, sql: "SELECT name FROM pantry_items WHERE id = ?", arguments: [entry.recordID ?? ""])
             }
-            return "item \(name ?? String((entry.recordID ?? "?").prefix(8)))"
+            // NB: the end of a UUIDv7 tells items apart; its start is the minute it was made, the same for many.
+            return "item \(name ?? String((entry.recordID ?? "?").suffix(OutboxEntry.shortIDLength)))"
         case .call:
             if let post = try? JSONDecoder().decode(PostProductCall.self, from: entry.payload), entry.operation == KnowledgeBaseCalls.postProduct {
                 return "new product \(post.name) (\((try? GTIN(post.barcode).shortForm) ?? post.barcode))"

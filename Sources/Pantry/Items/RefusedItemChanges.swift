@@ -9,7 +9,8 @@ extension UserPantry {
 
     /// A refused change in words: "use of 1 of Yoghurt", "Yoghurt finished", "new item Jam".
     public func summary(of change: FailedChange) -> String {
-        let name = change.fields["name"]?.stringValue ?? (try? items.item(change.recordID).name)
+        // NB: an item of a household the person left is no longer on the device: its refusal kept its last name.
+        let name = change.fields["name"]?.stringValue ?? (try? items.item(change.recordID).name) ?? change.serverRecord?.fields["name"]?.stringValue
             ?? String(change.recordID.suffix(OutboxEntry.shortIDLength))
         if change.deleted { return "deletion of \(name)" }
         if change.fields["boughtAt"] != nil { return "new item \(name)" }

@@ -128,18 +128,21 @@ public final class UserSpending: Sendable {
 
     /// A refused change in words: "expense EUR 9.00 on Trip", "account Home", "budget".
     public func summary(of change: FailedChange) -> String {
+        // NB: a record of a space the person left is no longer on the device: its refusal kept its last fields.
+        let last = change.serverRecord?.fields ?? [:]
         switch change.collection {
         case SyncCollections.spendingTransactions.name:
             let current = try? ledger.transaction(change.recordID)
-            let kind = change.fields["kind"]?.stringValue ?? current?.kind.rawValue ?? "transaction"
-            let currency = change.fields["currency"]?.stringValue ?? current?.currency
-            let amount = (change.fields["amountMinor"]?.int64Value ?? current?.amountMinor).flatMap { minor in currency.map { Money(minorUnits: minor, currency: $0) } }
-            let accountID = change.fields["accountId"]?.stringValue ?? current?.accountId
+            let kind = change.fields["kind"]?.stringValue ?? current?.kind.rawValue ?? last["kind"]?.stringValue ?? "transaction"
+            let currency = change.fields["currency"]?.stringValue ?? current?.currency ?? last["currency"]?.stringValue
+            let amount = (change.fields["amountMinor"]?.int64Value ?? current?.amountMinor ?? last["amountMinor"]?.int64Value)
+                .flatMap { minor in currency.map { Money(minorUnits: minor, currency: $0) } }
+            let accountID = change.fields["accountId"]?.stringValue ?? current?.accountId ?? last["accountId"]?.stringValue
             let account = accountID.flatMap { try? ledger.account($0, allowArchived: true).name }
             let what = [kind, amount?.description, account.map { "on \($0)" }].compactMap { $0 }.joined(separator: " ")
             return change.deleted ? "deletion of \(kind) \(change.recordID.suffix(Ledger.shownIDLength))" : what
         case SyncCollections.spendingAccounts.name:
-            let name = change.fields["name"]?.stringValue ?? (try? ledger.account(change.recordID, allowArchived: true).name)
+            let name = change.fields["name"]?.stringValue ?? (try? ledger.account(change.recordID, allowArchived: true).name) ?? last["name"]?.stringValue
             return "account " + (name ?? String(change.recordID.suffix(Ledger.shownIDLength)))
         case SyncCollections.spendingLimits.name: return "budget"
         default: return change.collection
