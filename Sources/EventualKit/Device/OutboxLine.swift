@@ -66,14 +66,7 @@ public struct DeviceStatus: Sendable, Equatable {
     }
 
     /// The first sync, summed over priorities, while some of it has still to come; nil once done.
-    public var firstSyncUnderWay: PullProgress? {
-        guard firstSync.contains(where: { !$0.isComplete }) else { return nil }
-        return firstSync.reduce(into: PullProgress(priority: 0)) { sum, progress in
-            sum.received += progress.received
-            sum.total += progress.total
-            sum.updatedAt = max(sum.updatedAt, progress.updatedAt)
-        }
-    }
+    public var firstSyncUnderWay: PullProgress? { PullProgress.underWay(firstSync) }
 }
 
 /// What became of a refused entry sent again.

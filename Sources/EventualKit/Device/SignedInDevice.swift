@@ -94,6 +94,13 @@ public final class SignedInDevice: Sendable {
             ?? AttachmentUpload.summary(of: entry) ?? RecordRefetch.summary(of: entry) ?? app.summary(entry, store))
     }
 
+    /// While a first sync has still to bring records, how far it is (summed over priorities):
+    /// a view that adds records up is short meanwhile; nil once every subscription has them all.
+    public func firstSyncUnderWay() async -> PullProgress? {
+        await engine.refreshStatus()
+        return PullProgress.underWay(engine.currentStatus.firstSync)
+    }
+
     // MARK: - Sending
 
     /// Sends what waits and, with `pull`, fetches what other devices sent, now. `progress` hears
