@@ -317,6 +317,7 @@ let package = Package(
                 "EventualKit",
                 "EventualAPI",
                 "Spending",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "PostgresKit", package: "postgres-kit"),

@@ -211,6 +211,17 @@ public struct DeviceWords: Sendable {
         return "first sync \(counted), \(state)"
     }
 
+    /// What `discard` says of a refused upload: which records no longer refer to its file (nil
+    /// for another entry). "Dropped the refused upload of the photo of item Jam (49 KiB); item Jam
+    /// no longer has a photo, here and on every device once `pantry sync` sends that."
+    public func droppedUpload(_ line: OutboxLine) -> String? {
+        guard let owners = line.upload else { return nil }
+        let verb = owners.holders.count > 1 ? "no longer have" : "no longer has"
+        let article = owners.field.first.map { "aeiou".contains($0) } == true ? "an" : "a"
+        return "Dropped the refused upload: \(line.summary); \(owners.records) \(verb) \(article) \(owners.field), here and on every device"
+            + " once `\(command) sync` sends that."
+    }
+
     /// Said after a sign-in whose fetch of the person's records stopped before the end.
     public func fetchStopped(_ failure: RemoteFailure) -> String {
         "Fetching your records stopped before the end (\(failure)): `\(command) sync` goes on from where it stopped."

@@ -29,10 +29,11 @@ struct Failures: AsyncParsableCommand {
                       code: $0.code, field: $0.field, space: $0.space.map { names[$0] ?? $0 }, knowsServerState: $0.knowsServerState,
                       createdAt: Timestamp.iso8601($0.createdAt))
             }
+            // NB: a refused upload names the record its file belongs to.
             let refusedCalls = try pantry.outbox.entries(state: .failed).filter { $0.kind == .call }.map { entry in
-                Shape(id: entry.id, shortId: String(entry.id.suffix(OutboxEntry.shortIDLength)), kind: "call",
-                      what: try pantry.device.line(entry).summary, reason: entry.lastError ?? "refused by the server",
-                      knowsServerState: false, createdAt: Timestamp.iso8601(entry.createdAt))
+                let line = try pantry.device.line(entry)
+                return Shape(id: entry.id, shortId: line.shortID, kind: "call", what: line.summary, reason: entry.lastError ?? "refused by the server",
+                             itemId: line.recordID, knowsServerState: false, createdAt: Timestamp.iso8601(entry.createdAt))
             }
             print(try ItemPrinting.json(changes + refusedCalls))
             return

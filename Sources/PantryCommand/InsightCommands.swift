@@ -17,6 +17,8 @@ struct RemindersCommand: AsyncParsableCommand {
         let pantry = try global.app().open()
         let reminders = try pantry.reminders(days: days)
         let owners = try ItemPrinting.Owners(pantry)
+        // NB: what expires and what ran out are read from every item: while a first sync has still to bring some, they are short.
+        let arriving = await pantry.device.firstSyncUnderWay()
         let json = { (item: PantryItem) in ItemPrinting.JSONItem(item: item, owners: owners) }
         if output.json {
             struct Shape: Encodable {
@@ -25,12 +27,13 @@ struct RemindersCommand: AsyncParsableCommand {
                 let shoppingList: [ItemPrinting.JSONRanOut]
                 let forgotten: [ItemPrinting.JSONItem]
             }
-            print(try ItemPrinting.json(Shape(expired: reminders.expired.map(json),
-                                              expiringSoon: reminders.expiringSoon.map(json),
-                                              shoppingList: reminders.shoppingList.map(ItemPrinting.JSONRanOut.init),
-                                              forgotten: reminders.forgotten.map(json))))
+            print(try ItemPrinting.json(IncompleteJSON(Shape(expired: reminders.expired.map(json),
+                                                             expiringSoon: reminders.expiringSoon.map(json),
+                                                             shoppingList: reminders.shoppingList.map(ItemPrinting.JSONRanOut.init),
+                                                             forgotten: reminders.forgotten.map(json)), arriving: arriving)))
             return
         }
+        RecordsArriving.say(arriving, command: "pantry")
         guard !reminders.isEmpty else { print("Nothing to remind you of."); return }
         var sections: [String] = []
         if !reminders.expired.isEmpty {
@@ -63,7 +66,10 @@ struct Places: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let places = try global.app().open().places()
+        let pantry = try global.app().open()
+        let places = try pantry.places()
+        // NB: a place's count adds its items: while a first sync has still to bring some, it is short.
+        let arriving = await pantry.device.firstSyncUnderWay()
         if let geojson {
             let data = try Place.geoJSON(places)
             let unplaced = places.filter { $0.latitude == nil || $0.longitude == nil }.count
@@ -80,8 +86,11 @@ struct Places: AsyncParsableCommand {
             return
         }
         if output.json {
-            print(try ItemPrinting.json(places.map(ItemPrinting.JSONPlace.init)))
-        } else if places.isEmpty {
+            print(try ItemPrinting.json(places.map { IncompleteJSON(ItemPrinting.JSONPlace($0), arriving: arriving, counts: false) }))
+            return
+        }
+        RecordsArriving.say(arriving, command: "pantry")
+        if places.isEmpty {
             print("No places yet: add one with --where when you scan or add.")
         } else {
             var table = Table("PLACE", "ITEMS", "POSITION")

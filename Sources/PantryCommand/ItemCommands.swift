@@ -71,7 +71,12 @@ struct List: AsyncParsableCommand {
         let json = output.json
         guard watching.watch else {
             let items = try pantry.items.list(query)
-            print(try Self.render(items, states: try pantry.items.syncStates(of: items), of: pantry, json: json))
+            // NB: what expires is read from every item: while a first sync has still to bring some, the list is short.
+            let expiry = query.expiringWithinDays != nil || query.expiredOnly
+            let arriving = expiry ? await pantry.device.firstSyncUnderWay() : nil
+            if !json { RecordsArriving.say(arriving, command: "pantry") }
+            print(try Self.render(items, states: try pantry.items.syncStates(of: items), of: pantry, json: json,
+                                  firstSync: expiry ? .some(arriving) : nil))
             return
         }
         try await watching.run(pantry.items.watch(query), json: json, sync: { await pantry.trySend(pull: true) }) { snapshot in
@@ -81,11 +86,13 @@ struct List: AsyncParsableCommand {
     }
 
     /// The items as a table with their marks, or as JSON (`oneLine`: one document per line, for `--watch`).
+    /// `firstSync`, for an expiry view: the first sync under way (nil once done), said in each row (`incomplete`).
     static func render(_ items: [PantryItem], states: [String: SyncState], of pantry: UserPantry, json: Bool,
-                       oneLine: Bool = false) throws -> String {
+                       oneLine: Bool = false, firstSync: PullProgress?? = nil) throws -> String {
         let owners = try ItemPrinting.Owners(pantry)
         if json {
             let rows = items.map { ItemPrinting.JSONItem(item: $0, owners: owners, state: states[$0.id] ?? .confirmed) }
+            if let firstSync { return try ItemPrinting.json(rows.map { IncompleteJSON($0, arriving: firstSync, counts: false) }) }
             return oneLine ? try Terminal.jsonLine(rows) : try ItemPrinting.json(rows)
         }
         return items.isEmpty ? "Nothing here." : ItemPrinting.table(items, owners: owners, states: states)

@@ -55,7 +55,8 @@ struct Discard: AsyncParsableCommand {
 
     func run() async throws {
         let line = try await global.app().open().device.discard(entry.id)
-        Terminal.say("Dropped the refused change: \(line.summary). This device shows the server's version from the next sync.")
+        Terminal.say(DeviceWords.pantry.droppedUpload(line)
+            ?? "Dropped the refused change: \(line.summary). This device shows the server's version from the next sync.")
     }
 }
 

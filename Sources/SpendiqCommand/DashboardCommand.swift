@@ -14,16 +14,13 @@ struct DashboardCommand: AsyncParsableCommand {
     func run() async throws {
         let spending = try await global.spending()
         let dashboard = try await spending.openDashboard()
+        // NB: balances add every transaction: while a first sync has still to bring some, they are short.
+        let arriving = await spending.device.firstSyncUnderWay()
         if output.json {
-            print(try Terminal.json(dashboard))
+            print(try Terminal.json(IncompleteJSON(dashboard, arriving: arriving)))
             return
         }
-        // NB: balances add every transaction: while a first sync has still to bring some, they are short.
-        if let arriving = try await spending.device.status(probe: false).firstSyncUnderWay {
-            let counted = arriving.total > 0 ? " (\(FirstSyncBar.grouped(arriving.received)) of \(FirstSyncBar.grouped(arriving.total)) records)" : ""
-            print(Terminal.paint(Terminal.wrap("Your records are still arriving\(counted): the figures below may be short until `spendiq sync`"
-                + " has brought the rest."), .yellow))
-        }
+        RecordsArriving.say(arriving, command: "spendiq")
         print(Terminal.paint("Last 30 days", .bold))
         if dashboard.last30Days.isEmpty { print("  nothing spent or received") }
         for totals in dashboard.last30Days {

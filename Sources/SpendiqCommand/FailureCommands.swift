@@ -27,10 +27,11 @@ struct Failures: AsyncParsableCommand {
                       collection: $0.collection, recordId: $0.recordID, code: $0.code, field: $0.field, space: $0.space,
                       knowsServerState: $0.knowsServerState, createdAt: Timestamp.iso8601($0.createdAt))
             }
+            // NB: a refused upload names the record its file belongs to.
             let refusedCalls = try spending.outbox.entries(state: .failed).filter { $0.kind == .call }.map { entry in
-                Shape(id: entry.id, shortId: String(entry.id.suffix(OutboxEntry.shortIDLength)), kind: "call",
-                      what: try spending.device.line(entry).summary, reason: entry.lastError ?? "refused by the server",
-                      knowsServerState: false, createdAt: Timestamp.iso8601(entry.createdAt))
+                let line = try spending.device.line(entry)
+                return Shape(id: entry.id, shortId: line.shortID, kind: "call", what: line.summary, reason: entry.lastError ?? "refused by the server",
+                             collection: line.upload?.holders.first?.collection, recordId: line.recordID, knowsServerState: false, createdAt: Timestamp.iso8601(entry.createdAt))
             }
             print(try Terminal.json(changes + refusedCalls))
             return

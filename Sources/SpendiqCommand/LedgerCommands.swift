@@ -50,6 +50,8 @@ struct AccountsList: AsyncParsableCommand {
         let spending = try await global.spending()
         let balances = try spending.ledger.balances(includeArchived: archived)
         let shares = try spending.sharing.shares()
+        // NB: a balance adds every transaction: while a first sync has still to bring some, it is short.
+        let arriving = await spending.device.firstSyncUnderWay()
         if output.json {
             struct Shared: Encodable { let space, spaceId, role: String; let with: [String]; @JSONNullable var invitedAs: String? }
             struct Shape: Encodable {
@@ -57,16 +59,17 @@ struct AccountsList: AsyncParsableCommand {
                 @JSONNullable var shared: Shared?
             }
             print(try Terminal.json(balances.map { entry in
-                Shape(id: entry.account.id, name: entry.account.name, kind: entry.account.kind.rawValue, currency: entry.account.currency,
+                IncompleteJSON(Shape(id: entry.account.id, name: entry.account.name, kind: entry.account.kind.rawValue, currency: entry.account.currency,
                       balanceMinor: entry.balanceMinor, archived: entry.account.archived, colour: entry.account.colour,
                       shared: entry.account.space.map { space in
                           let share = shares[space]
                           return Shared(space: share?.spaceName ?? space, spaceId: space, role: share?.role.rawValue ?? SpaceRole.viewer.rawValue,
                                         with: share?.with ?? [], invitedAs: share?.invitedAs?.rawValue)
-                      })
+                      }), arriving: arriving, counts: false)
             }))
             return
         }
+        RecordsArriving.say(arriving, command: "spendiq")
         guard !balances.isEmpty else {
             Terminal.say("No accounts yet: spendiq accounts add NAME --currency EUR [--kind cash|bank|card|savings]")
             return

@@ -45,7 +45,7 @@ struct Discard: AsyncParsableCommand {
 
     func run() async throws {
         let line = try await global.spending().device.discard(entry.id)
-        Terminal.say("Dropped the refused change: \(line.summary).")
+        Terminal.say(DeviceWords.spendiq.droppedUpload(line) ?? "Dropped the refused change: \(line.summary).")
     }
 }
 

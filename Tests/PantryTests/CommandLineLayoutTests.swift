@@ -86,7 +86,7 @@ struct CommandLineLayoutTests {
             }
             // And the JSON of a place without a position still has its keys, as null
             let places = try #require(try JSONSerialization.jsonObject(with: Data(try await pantry.run(["places", "--json"]).stdout.utf8)) as? [[String: Any]])
-            #expect(places.first?.keys.sorted() == ["count", "latitude", "longitude", "name"])
+            #expect(places.first?.keys.sorted() == ["count", "incomplete", "latitude", "longitude", "name"])
             #expect(places.first?["latitude"] is NSNull)
             // And times are ISO 8601 in UTC
             let bought = try #require(try jsonItems(try await pantry.run(["list", "--json"])).first?["boughtAt"] as? String)

@@ -113,10 +113,11 @@ extension PhotoCommandTests {
             #expect(again.stderr.contains("pantry retry ID"), "\(again.stderr)")
             // And `failures` lists the upload, with how to settle it, in words and in JSON
             let failures = try await ann.run(["failures"])
-            #expect(failures.stdout.contains("attachment, 49 KiB") && failures.stdout.contains("pantry retry ID"), "\(failures.stdout)")
+            #expect(failures.stdout.contains("photo of item Jam, 49 KiB") && failures.stdout.contains("pantry retry ID"), "\(failures.stdout)")
             let listed = try #require(try await ann.run(["failures", "--json"]).json() as? [[String: Any]])
             let refused = try #require(listed.first { $0["kind"] as? String == "call" }, "\(listed)")
-            #expect((refused["reason"] as? String)?.isEmpty == false && refused["itemId"] is NSNull, "\(refused)")
+            let jamID = try await ann.itemID("Jam")
+            #expect((refused["reason"] as? String)?.isEmpty == false && refused["itemId"] as? String == jamID, "\(refused)")
             // And the items say which has a photo
             let list = try await ann.run(["list"])
             #expect(list.stdout.contains("Jam [photo]") && !list.stdout.contains("Salt [photo]"), "\(list.stdout)")
@@ -125,10 +126,69 @@ extension PhotoCommandTests {
             #expect(items.first { $0["name"] as? String == "Salt" }?["photo"] is NSNull)
             let jam = String(try await ann.itemID("Jam").suffix(8))
             #expect(try await ann.run(["show", jam]).stdout.contains("pantry photo \(jam) --save FILE"))
-            // When she drops the upload, the next sync says "Synced" again
+            // When she drops the upload, the jam loses its photo, and the next sync says "Synced" again
             let shortID = try #require(refused["shortId"] as? String)
             try await ann.run(["discard", shortID])
+            #expect(try await ann.items().first { $0["name"] as? String == "Jam" }?["photo"] is NSNull)
             #expect(try await ann.run(["sync"]).stdout.contains("Synced"))
+            #expect(try await ann.run(["failures"]).stdout == "Nothing was refused.\n")
+        }
+    }
+}
+
+extension PhotoCommandTests {
+    /// A photo the server refuses marks its item (`!`), `failures` names the item, and discarding
+    /// the upload clears the item's photo on every device, so that none says "not uploaded yet" for ever.
+    @Test(arguments: Backend.available)
+    func aRefusedPhotoMarksItsItemAndDiscardingItClearsThePhotoOnEveryDevice(_ backend: Backend) async throws {
+        try await withLiveServer(on: backend, configure: { $0.quotas.bytesPerUser = 30_000 }) { server, scratch in
+            // Given Ann and Bob in one household, and Ann's jam with a photo larger than what the server leaves her
+            let ann = try await PantryPerson.signUp("ann", server: server, scratch: scratch)
+            let bob = try await PantryPerson.signUp("bob", server: server, scratch: scratch)
+            try await household(ann: ann, bob: bob)
+            var png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+            png.append(Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 13) }))
+            let file = scratch.url.appendingPathComponent("jam.png")
+            try png.write(to: file)
+            try await ann.run(["add", "--name", "Jam", "--household", "Home", "--photo", file.path], server: unreachableServer)
+            try await ann.run(["add", "--name", "Salt", "--household", "Home"], server: unreachableServer)
+
+            // When she syncs: the items go, the photo is refused; Bob syncs
+            #expect(try await ann.pantry.run(["sync"]).status != 0)
+            try await bob.run(["sync"])
+            let jamID = try await ann.itemID("Jam"), id = String(jamID.suffix(8))
+            // NB: what the finding saw: Bob is told the photo comes, and it never does
+            #expect(try await bob.run(["list"]).stdout.contains("Jam [photo]"))
+
+            // Then her list marks the jam as refused, with why, and not the salt
+            let list = try await ann.run(["list"])
+            let jamLine = try #require(list.stdout.split(separator: "\n").first { $0.contains("Jam") }, "\(list.stdout)")
+            let saltLine = try #require(list.stdout.split(separator: "\n").first { $0.contains("Salt") }, "\(list.stdout)")
+            #expect(jamLine.contains("!") && !saltLine.contains("!"), "\(list.stdout)")
+            #expect(list.stdout.contains("refused by the server: pantry failures"), "\(list.stdout)")
+            let jam = try #require(try await ann.items().first { $0["name"] as? String == "Jam" })
+            let state = try #require(jam["syncState"] as? [String: Any], "\(jam)")
+            #expect(state["state"] as? String == "failed"
+                    && (state["reason"] as? String)?.hasPrefix("the upload of its photo was refused: ") == true, "\(state)")
+            // And `failures` names the item the photo belongs to, in words and in JSON
+            let failures = try await ann.run(["failures"])
+            #expect(failures.stdout.contains("photo of item Jam, 49 KiB"), "\(failures.stdout)")
+            let listed = try #require(try await ann.run(["failures", "--json"]).json() as? [[String: Any]])
+            let refused = try #require(listed.first { $0["kind"] as? String == "call" }, "\(listed)")
+            #expect(refused["itemId"] as? String == jamID && refused["what"] as? String == "photo of item Jam, 49 KiB", "\(refused)")
+
+            // When she discards the refused upload, the message says the jam loses its photo
+            let discard = try await ann.run(["discard", try #require(refused["shortId"] as? String)])
+            #expect(discard.stdout.replacingOccurrences(of: "\n", with: " ").contains("item Jam no longer has a photo"), "\(discard.stdout)")
+            // And once both sync, no device says a photo comes: the jam has none, and nothing is marked
+            #expect(try await ann.run(["sync"]).stdout.contains("Synced"))
+            try await bob.run(["sync"])
+            for person in [ann, bob] {
+                let items = try await person.run(["list"]).stdout
+                #expect(items.contains("Jam") && !items.contains("[photo]") && !items.contains("!"), "\(items)")
+                let photo = try await person.pantry.run(["photo", id])
+                #expect(photo.status == 1 && photo.stderr.contains("Jam has no photo"), "\(photo.stderr)")
+            }
             #expect(try await ann.run(["failures"]).stdout == "Nothing was refused.\n")
         }
     }

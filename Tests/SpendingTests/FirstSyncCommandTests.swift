@@ -2,7 +2,6 @@ import CommandLineSupport
 import EventualAPI
 import EventualKit
 import Foundation
-import GRDB
 import Testing
 
 @Suite("A first sync through the spendiq command: the last 30 days first, its progress in status", .timeLimit(.minutes(5)),
@@ -49,13 +48,53 @@ struct FirstSyncCommandTests {
             #expect(!(try await laptop.run(["dashboard"]).stdout.contains("still arriving")))
 
             // And while a first sync has still to bring records (its progress as a stopped one leaves it), the dashboard says so
-            let store = try #require(FileManager.default.enumerator(atPath: folder.folder("laptop").path)?
-                .compactMap { $0 as? String }.first { $0.hasSuffix(".sqlite") }, "no store under the laptop's folder")
-            let queue = try DatabaseQueue(path: folder.folder("laptop").appendingPathComponent(store).path)
-            try await queue.write { db in try db.execute(sql: "UPDATE eventual_subscriptions SET complete = 0, received = 3, total = 6 WHERE priority = 1") }
+            try await UnfinishedFirstSync.leave(in: folder.folder("laptop"), fromPriority: 1, received: 3, total: 6)
             let dashboard = try await laptop.run(["dashboard"], server: unreachableServer)
             #expect(dashboard.stdout.replacingOccurrences(of: "\n", with: " ")
                 .contains("Your records are still arriving (6 of 9 records): the figures below may be short"), "\(dashboard.stdout)")
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func balancesAndTheDashboardSayTheRecordsAreStillArrivingInTextAndJSON(_ backend: Backend) async throws {
+        try await SharedAccountsTests.withServer(backend) { server, folder in
+            // Given Alice's bank account with three expenses, and her laptop, whose first sync brought them all
+            let (phone, _) = try await SharedAccountsTests.person("alice", server, folder)
+            #expect(try await phone.run(["accounts", "add", "Bank", "--currency", "EUR", "--kind", "bank"]).status == 0)
+            for amount in ["10", "11", "12"] {
+                #expect(try await phone.run(["add", "expense", amount, "--account", "Bank"]).status == 0)
+            }
+            #expect(try await phone.run(["sync"]).status == 0)
+            let email = try #require((try await phone.run(["whoami", "--json"]).json() as? [String: Any])?["email"] as? String)
+            let laptop = CommandProcess.spendiq(dataDirectory: folder.folder("laptop"), server: server)
+            #expect(try await laptop.run(["login", "--email", email, "--password-stdin"], input: "long-password\n").status == 0)
+            let accounts = try await SharedAccountsTests.json(laptop, ["accounts"])
+            #expect(!accounts.isEmpty && accounts.allSatisfy { $0["incomplete"] as? Bool == false }, "\(accounts)")
+            let complete = try #require(try await laptop.run(["dashboard", "--json"], server: unreachableServer).json() as? [String: Any])
+            #expect(complete["incomplete"] as? Bool == false && complete["arriving"] is NSNull, "\(complete)")
+            #expect(!(try await laptop.run(["accounts"], server: unreachableServer).stdout.contains("still arriving")))
+
+            // When its first sync had stopped while the older records arrived
+            try await UnfinishedFirstSync.leave(in: folder.folder("laptop"), fromPriority: 1, received: 1, total: 3)
+
+            let status = try #require(try await laptop.run(["status", "--json"], server: unreachableServer).json() as? [String: Any])
+            let progress = try #require(status["firstSync"] as? [[String: Any]], "\(status)")
+            let received = progress.compactMap { $0["received"] as? Int }.reduce(0, +), total = progress.compactMap { $0["total"] as? Int }.reduce(0, +)
+            #expect(received < total, "\(progress)")
+
+            // Then the balances say the records are still arriving, as the dashboard does, in the same words
+            let sentence = "Your records are still arriving (\(received) of \(total) records): the figures below may be short until `spendiq sync` has brought the rest."
+            for view in [["accounts"], ["accounts", "list"], ["dashboard"]] {
+                let shown = try await laptop.run(view, server: unreachableServer)
+                #expect(shown.status == 0 && shown.stdout.replacingOccurrences(of: "\n", with: " ").contains(sentence), "\(view): \(shown.stdout)")
+            }
+            // And in JSON: each balance, and the dashboard with how many came
+            let short = try #require(try await laptop.run(["accounts", "--json"], server: unreachableServer).json() as? [[String: Any]])
+            #expect(!short.isEmpty && short.allSatisfy { $0["incomplete"] as? Bool == true }, "\(short)")
+            let dashboard = try #require(try await laptop.run(["dashboard", "--json"], server: unreachableServer).json() as? [String: Any])
+            #expect(dashboard["incomplete"] as? Bool == true, "\(dashboard)")
+            let arriving = try #require(dashboard["arriving"] as? [String: Any], "\(dashboard)")
+            #expect(arriving["received"] as? Int == received && arriving["total"] as? Int == total, "\(arriving)")
         }
     }
 

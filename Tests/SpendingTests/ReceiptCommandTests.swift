@@ -152,3 +152,66 @@ extension ReceiptCommandTests {
         }
     }
 }
+
+extension ReceiptCommandTests {
+    /// A receipt the server refuses (past the person's quota) marks its transaction (`!`),
+    /// `failures` names the transaction, and discarding the upload clears the receipt on every
+    /// device, so that none says "not uploaded yet" for ever.
+    @Test(arguments: Backend.available)
+    func aRefusedReceiptMarksItsTransactionAndDiscardingItClearsTheReceiptOnEveryDevice(_ backend: Backend) async throws {
+        try await SharedAccountsTests.withServer(backend, configure: { $0.quotas.bytesPerUser = 30_000 }) { server, folder in
+            // Given Alice's expense with a receipt larger than what the server leaves her, and one without
+            let (phone, _) = try await SharedAccountsTests.person("alice", server, folder)
+            #expect(try await phone.run(["accounts", "add", "Cash", "--currency", "EUR"]).status == 0)
+            var photo = Data([0xFF, 0xD8, 0xFF, 0xE0])
+            photo.append(Data((0..<60_000).map { UInt8(truncatingIfNeeded: $0 &* 29) }))
+            let file = folder.url.appendingPathComponent("receipt.jpg")
+            try photo.write(to: file)
+            let added = try await phone.run(["add", "expense", "12.50", "--account", "Cash", "--receipt", file.path], server: unreachableServer)
+            #expect(added.status == 0, "\(added.stderr)")
+            let id = try #require(added.stdout.split(separator: "(").dropFirst().first.map { String($0.prefix(8)) })
+            #expect(try await phone.run(["add", "expense", "3", "--account", "Cash"], server: unreachableServer).status == 0)
+
+            // When she syncs: the expenses go, the receipt is refused; her laptop signs in
+            #expect(try await phone.run(["sync"]).status != 0)
+            let email = try #require((try await phone.run(["whoami", "--json"]).json() as? [String: Any])?["email"] as? String)
+            let laptop = CommandProcess.spendiq(dataDirectory: folder.folder("laptop"), server: server)
+            #expect(try await laptop.run(["login", "--email", email, "--password-stdin"], input: "long-password\n").status == 0)
+            // NB: what the finding saw: the laptop is told the receipt comes, and it never does
+            #expect(try await laptop.run(["receipt", id, "--save", folder.url.appendingPathComponent("saved.jpg").path]).stderr
+                .contains("uploaded yet"))
+
+            // Then her list marks the expense as refused, with why, and not the other
+            let list = try await phone.run(["list"], server: unreachableServer)
+            let marked = list.stdout.split(separator: "\n").filter { $0.contains("EUR") && $0.trimmingCharacters(in: .whitespaces).hasPrefix("!") }
+            #expect(marked.count == 1 && marked.first?.contains(id) == true, "\(list.stdout)")
+            #expect(list.stdout.contains("! refused by the server: spendiq failures"), "\(list.stdout)")
+            let rows = try #require(try await phone.run(["list", "--json"], server: unreachableServer).json() as? [[String: Any]])
+            let state = try #require(rows.first { ($0["id"] as? String)?.hasSuffix(id) == true }?["syncState"] as? [String: Any], "\(rows)")
+            #expect(state["state"] as? String == "failed"
+                    && (state["reason"] as? String)?.hasPrefix("the upload of its receipt was refused: ") == true, "\(state)")
+            // And `failures` names the transaction the receipt belongs to, in words and in JSON
+            let failures = try await phone.run(["failures"], server: unreachableServer)
+            #expect(failures.stdout.contains("receipt of expense EUR 12.50 on Cash, 59 KiB"), "\(failures.stdout)")
+            let listed = try #require(try await phone.run(["failures", "--json"], server: unreachableServer).json() as? [[String: Any]])
+            let refused = try #require(listed.first { $0["kind"] as? String == "call" }, "\(listed)")
+            #expect((refused["recordId"] as? String)?.hasSuffix(id) == true && refused["collection"] as? String == "spending_transactions",
+                    "\(refused)")
+
+            // When she discards the refused upload, the message says the expense loses its receipt
+            let discard = try await phone.run(["discard", try #require(refused["shortId"] as? String)])
+            #expect(discard.status == 0 && discard.stdout.replacingOccurrences(of: "\n", with: " ")
+                .contains("expense EUR 12.50 on Cash no longer has a receipt"), "\(discard.stdout)\(discard.stderr)")
+            // And once both sync, no device says a receipt comes: the expense has none, and nothing is marked
+            #expect(try await phone.run(["sync"]).status == 0)
+            #expect(try await laptop.run(["sync"]).status == 0)
+            for device in [phone, laptop] {
+                let shown = try await device.run(["receipt", id])
+                #expect(shown.status != 0 && shown.stderr.contains("has no receipt"), "\(shown.stdout)\(shown.stderr)")
+                let after = try await device.run(["list"])
+                #expect(!after.stdout.contains("[receipt]") && !after.stdout.contains("!"), "\(after.stdout)")
+            }
+            #expect(try await phone.run(["failures"]).stdout.contains("Nothing was refused."))
+        }
+    }
+}

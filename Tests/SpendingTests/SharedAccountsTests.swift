@@ -8,11 +8,13 @@ import Testing
 @Suite("Shared accounts through the spendiq command, on SQLite and PostgreSQL", .timeLimit(.minutes(6)), .tags(.endToEnd))
 struct SharedAccountsTests {
     /// A live server on a scratch database of `backend`, its mail in `folder/mail`.
-    static func withServer(_ backend: Backend, _ body: @Sendable (URL, ScratchFolder) async throws -> Void) async throws {
+    static func withServer(_ backend: Backend, configure: (inout ServerConfiguration) -> Void = { _ in },
+                           _ body: @Sendable (URL, ScratchFolder) async throws -> Void) async throws {
         let folder = try ScratchFolder("spendiq-sharing")
         defer { folder.remove() }
         try await withLiveServer(on: backend, configure: {
             $0.mail = .directory(folder.url.appendingPathComponent("mail").path)
+            configure(&$0)
         }) { server, _ in try await body(server, folder) }
     }
 

@@ -40,12 +40,17 @@ enum AttachmentUpload {
         let received: Int64?
     }
 
-    /// "photo, 2.4 MiB": an upload as the outbox lists it.
-    static func summary(of entry: OutboxEntry) -> String? {
-        guard entry.kind == .call, entry.operation == operation,
-              let upload = try? JSONDecoder().decode(Payload.self, from: entry.payload) else { return nil }
-        guard let size = upload.size else { return "attachment, copied from where it was" }
-        return "attachment, \(AttachmentError.mebibytesText(size))"
+    /// "attachment, 2.4 MiB" (`what`: "photo of item Jam"): an upload as the outbox lists it.
+    static func summary(of entry: OutboxEntry, saying what: String = "attachment") -> String? {
+        guard let upload = payload(of: entry) else { return nil }
+        guard let size = upload.size else { return "\(what), copied from where it was" }
+        return "\(what), \(AttachmentError.mebibytesText(size))"
+    }
+
+    /// What an upload entry carries; nil for another entry.
+    static func payload(of entry: OutboxEntry) -> Payload? {
+        guard entry.kind == .call, entry.operation == operation else { return nil }
+        return try? JSONDecoder().decode(Payload.self, from: entry.payload)
     }
 
     /// The handler, reading files from the attachments' folder and talking through their link.

@@ -13,6 +13,9 @@ public struct DeviceApp: Sendable {
     public let migrations: [LocalMigration]
     /// The app's words for an outbox entry ("item Milk"), read from its tables in the person's store.
     public let summary: @Sendable (OutboxEntry, LocalStore) throws -> String
+    /// The app's name for a record of one of its collections ("item Jam", "expense EUR 9.00 on
+    /// Home"), read from its tables; nil when it has none to give.
+    public let recordName: @Sendable (_ collection: String, _ id: String, LocalStore) throws -> String?
     /// Whether an entry is the person's own work: only those hold a sign-out or another person's
     /// sign-in back (SpendiQ's "last seen" is not).
     public let isPersonsWork: @Sendable (OutboxEntry) -> Bool
@@ -20,6 +23,7 @@ public struct DeviceApp: Sendable {
 
     public init(name: Components.Schemas.AppName, analyticsName: AnalyticsApp, version: String, migrations: [LocalMigration],
                 policy: AccountPolicy = AccountPolicy(), isPersonsWork: @escaping @Sendable (OutboxEntry) -> Bool = { _ in true },
+                recordName: @escaping @Sendable (_ collection: String, _ id: String, LocalStore) throws -> String? = { _, _, _ in nil },
                 summary: @escaping @Sendable (OutboxEntry, LocalStore) throws -> String) {
         self.name = name
         self.analyticsName = analyticsName
@@ -27,6 +31,7 @@ public struct DeviceApp: Sendable {
         self.migrations = migrations
         self.policy = policy
         self.isPersonsWork = isPersonsWork
+        self.recordName = recordName
         self.summary = summary
     }
 }

@@ -7,10 +7,13 @@ public struct OutboxLine: Sendable, Equatable, Codable {
 
     public let id: String
     public let state: State
-    /// The record a change is about (nil for a call).
+    /// The record a change is about, or the record an upload's attachment belongs to (nil for another call).
     public let recordID: String?
-    /// What the entry is, in the app's words: "item Milk", "scan of a photo", "account Cash".
+    /// What the entry is, in the app's words: "item Milk", "scan of a photo", "account Cash",
+    /// "photo of item Jam, 2.4 MiB".
     public let summary: String
+    /// For an upload: the records that refer to its attachment, and the app's name for the first.
+    public let upload: UploadOwners?
     public let attempts: Int
     /// The server's reason for a refused entry, or the last transient error.
     public let lastError: String?
@@ -18,15 +21,29 @@ public struct OutboxLine: Sendable, Equatable, Codable {
     /// The id's last characters, as a status shows it and `retry`/`discard` take it.
     public var shortID: String { String(id.suffix(OutboxEntry.shortIDLength)) }
 
-    /// The line of `entry`, summarised as `summary`.
-    public init(entry: OutboxEntry, summary: String) {
+    /// The line of `entry`, summarised as `summary`; `upload`: the records an upload's attachment belongs to.
+    public init(entry: OutboxEntry, summary: String, upload: UploadOwners? = nil) {
         id = entry.id
         state = entry.state == .failed ? .failed : .pending
-        recordID = entry.kind == .change ? entry.recordID : nil
+        recordID = entry.kind == .change ? entry.recordID : upload?.holders.first?.recordID
         self.summary = summary
+        self.upload = upload
         attempts = entry.attempts
         lastError = entry.lastError
     }
+}
+
+/// The records an upload's attachment belongs to: those on this device whose field refers to it.
+public struct UploadOwners: Sendable, Equatable, Codable {
+    public let holders: [AttachmentHolder]
+    /// The app's name for the first record ("item Jam").
+    public let name: String
+
+    /// The field that refers to the attachment, as the first record names it ("photo", "receipt").
+    public var field: String { holders.first?.field ?? "attachment" }
+
+    /// "item Jam", "item Jam and 2 more".
+    public var records: String { holders.count > 1 ? "\(name) and \(holders.count - 1) more" : name }
 }
 
 /// Online or offline, what waits in the outbox and why, and when the last sync was.
@@ -66,14 +83,7 @@ public struct DeviceStatus: Sendable, Equatable {
     }
 
     /// The first sync, summed over priorities, while some of it has still to come; nil once done.
-    public var firstSyncUnderWay: PullProgress? {
-        guard firstSync.contains(where: { !$0.isComplete }) else { return nil }
-        return firstSync.reduce(into: PullProgress(priority: 0)) { sum, progress in
-            sum.received += progress.received
-            sum.total += progress.total
-            sum.updatedAt = max(sum.updatedAt, progress.updatedAt)
-        }
-    }
+    public var firstSyncUnderWay: PullProgress? { PullProgress.underWay(firstSync) }
 }
 
 /// What became of a refused entry sent again.

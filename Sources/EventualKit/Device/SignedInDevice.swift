@@ -24,7 +24,7 @@ public final class SignedInDevice: Sendable {
         Spaces(store: store, username: session.username, client: link.client,
                patience: configuration.timeouts.connect + configuration.timeouts.firstByte, app: app.name.rawValue)
     }
-    private var app: DeviceApp { accounts.app }
+    var app: DeviceApp { accounts.app }
 
     /// Opens the person's store (creating it if need be) and builds the engine around it.
     /// `wallClock`: the clock the store stamps changes by (a test sets a wrong one).
@@ -89,10 +89,21 @@ public final class SignedInDevice: Sendable {
                             firstSync: engine.currentStatus.firstSync, attachmentsWaiting: (try? attachments.waiting()) ?? (0, 0))
     }
 
-    /// An outbox entry in the app's words (a space call in the engine's).
+    /// An outbox entry in the app's words (a space call in the engine's; an upload names the
+    /// record its attachment belongs to).
     public func line(_ entry: OutboxEntry) throws -> OutboxLine {
-        OutboxLine(entry: entry, summary: try SpaceCall.summary(of: entry, username: session.username, store: store)
+        if let owners = try owners(ofUpload: entry), let size = AttachmentUpload.summary(of: entry, saying: "\(owners.field) of \(owners.records)") {
+            return OutboxLine(entry: entry, summary: size, upload: owners)
+        }
+        return OutboxLine(entry: entry, summary: try SpaceCall.summary(of: entry, username: session.username, store: store)
             ?? AttachmentUpload.summary(of: entry) ?? RecordRefetch.summary(of: entry) ?? app.summary(entry, store))
+    }
+
+    /// While a first sync has still to bring records, how far it is (summed over priorities):
+    /// a view that adds records up is short meanwhile; nil once every subscription has them all.
+    public func firstSyncUnderWay() async -> PullProgress? {
+        await engine.refreshStatus()
+        return PullProgress.underWay(engine.currentStatus.firstSync)
     }
 
     // MARK: - Sending
@@ -189,7 +200,9 @@ public final class SignedInDevice: Sendable {
     }
 
     /// Drops a change the server refused, for good (`id` as for `retry`). `undo` first takes back
-    /// what the change had done on this device that the server's version will not restore.
+    /// what the change had done on this device that the server's version will not restore. A
+    /// refused upload's records no longer refer to its attachment: a change clears each field
+    /// (`OutboxLine.upload` says which), so that no device waits for a file that never comes.
     @discardableResult
     public func discard(_ id: String, undo: (@Sendable (OutboxEntry) async throws -> Void)? = nil) async throws -> OutboxLine {
         let entry = try outbox.failedEntry(id)
@@ -197,6 +210,7 @@ public final class SignedInDevice: Sendable {
         // NB: undone before the entry goes: were the process killed in between, the refused entry
         // would still be listed and could be discarded again.
         try await undo?(entry)
+        if let owners = line.upload { try await dropReferences(owners) }
         try await outbox.discard(entry.id)
         return line
     }

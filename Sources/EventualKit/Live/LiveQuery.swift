@@ -18,7 +18,7 @@ extension LocalStore {
         let region = ([mirror.table] + tables).map { Table($0) as any DatabaseRegionConvertible } + [Table("eventual_outbox")]
         let observation = ValueObservation.tracking(regions: region) { db in
             let rows = try fetch(db)
-            let states = try SyncStates.of(collection, ids: rows.map(id), db: db)
+            let states = try SyncStates.of(collection, ids: rows.map(id), mirror: mirror, db: db)
             let lastSync = try EngineSchema.value(.lastSyncAt, db).flatMap { Int64($0) }
             return LiveSnapshot(rows: rows.map { LiveRow(row: $0, state: states[id($0)] ?? .confirmed) }, lastSyncedAt: lastSync)
         }
@@ -40,6 +40,7 @@ extension LocalStore {
 
     /// The sync state of each of `ids` (records of `collection`), for a list printed once.
     public func syncStates(_ collection: SyncCollection, ids: some Collection<String> & Sendable) throws -> [String: SyncState] {
-        try reader.read { db in try SyncStates.of(collection.name, ids: ids, db: db) }
+        let mirror = mirrors[collection.name]
+        return try reader.read { db in try SyncStates.of(collection.name, ids: ids, mirror: mirror, db: db) }
     }
 }

@@ -31,7 +31,9 @@ extension LiveRow: Equatable where Row: Equatable {}
 /// The sync states of records, read from the outbox.
 enum SyncStates {
     /// The state of each of `ids` of `collection` (`.confirmed` when nothing waits), one query per 500 ids.
-    static func of(_ collection: String, ids: some Collection<String>, db: Database) throws -> [String: SyncState] {
+    /// A record that refers to an attachment whose upload the server refused is refused too
+    /// (`mirror` finds them): the person settles the upload, and a change refused wins.
+    static func of(_ collection: String, ids: some Collection<String>, mirror: TableMirror?, db: Database) throws -> [String: SyncState] {
         var waiting: [String: Int] = [:], refused: [String: String] = [:]
         for chunk in Array(Set(ids)).chunked(into: 500) {
             // NB: ordered by position: the newest refusal's words are the ones shown.
@@ -49,9 +51,10 @@ enum SyncStates {
                 }
             }
         }
+        let uploadRefused = try mirror.map { try AttachmentHolders.refused(among: ids, of: $0, db) } ?? [:]
         var states: [String: SyncState] = [:]
         for id in ids {
-            states[id] = refused[id].map { .failed(reason: $0) } ?? waiting[id].map { .pending(count: $0) } ?? .confirmed
+            states[id] = (refused[id] ?? uploadRefused[id]).map { .failed(reason: $0) } ?? waiting[id].map { .pending(count: $0) } ?? .confirmed
         }
         return states
     }

@@ -15,9 +15,10 @@ public final class LocalStore: Sendable {
     /// Stamps every change made through `write(_:)`.
     public let clock: HybridLogicalClock
     private let didWrite: ChangeSignal
-    /// The table that mirrors each synced collection, by the collection's name: where a rule
-    /// that refers to another collection looks records up before a write.
-    private let mirroredTables = Mutex<[String: String]>([:])
+    /// The mirror of each synced collection, by the collection's name: where a rule that refers
+    /// to another collection looks records up before a write, and where the records that refer
+    /// to an attachment are found.
+    private let registeredMirrors = Mutex<[String: TableMirror]>([:])
 
     /// Opens (creating if needed) the database at `path`, applies the engine's migrations and
     /// then the app's, in order. `wallClock` is this device's clock in Unix milliseconds (a test
@@ -59,9 +60,9 @@ public final class LocalStore: Sendable {
     @discardableResult
     public func write<T: Sendable>(_ body: @Sendable (LocalTransaction) throws -> T) async throws -> T {
         let clock = self.clock
-        let tables = mirroredTables.withLock { $0 }
+        let mirrors = self.mirrors
         let result = try await writer.write { db in
-            let transaction = LocalTransaction(db: db, clock: clock, tables: tables)
+            let transaction = LocalTransaction(db: db, clock: clock, mirrors: mirrors)
             let value = try body(transaction)
             if transaction.stampedChanges {
                 try EngineSchema.saveLastStamp(clock.latest, db)
@@ -83,10 +84,13 @@ public final class LocalStore: Sendable {
 
     /// Tells the store which table mirrors each collection (the sync engine does, for its mirrors).
     func register(_ mirrors: [TableMirror]) {
-        mirroredTables.withLock { tables in
-            for mirror in mirrors { tables[mirror.collection.name] = mirror.table }
+        registeredMirrors.withLock { registered in
+            for mirror in mirrors { registered[mirror.collection.name] = mirror }
         }
     }
+
+    /// The mirror of each synced collection, by the collection's name.
+    var mirrors: [String: TableMirror] { registeredMirrors.withLock { $0 } }
 
     /// Fires after every committed `write(_:)`: the sync engine listens to send soon.
     public var writes: AsyncStream<Void> { didWrite.stream() }
@@ -111,14 +115,14 @@ public struct LocalMigration: Sendable {
 public final class LocalTransaction {
     public let db: Database
     let clock: HybridLogicalClock
-    /// The table of each mirrored collection, by name.
-    let tables: [String: String]
+    /// The mirror of each synced collection, by name.
+    let mirrors: [String: TableMirror]
     private(set) var stampedChanges = false
 
-    init(db: Database, clock: HybridLogicalClock, tables: [String: String] = [:]) {
+    init(db: Database, clock: HybridLogicalClock, mirrors: [String: TableMirror] = [:]) {
         self.db = db
         self.clock = clock
-        self.tables = tables
+        self.mirrors = mirrors
     }
 
     /// Queues a change of a record in a synced collection: fields set, amounts added to its

@@ -120,6 +120,17 @@ public struct PullProgress: Sendable, Equatable {
         self.updatedAt = updatedAt
     }
 
+    /// The first sync of `priorities`, summed, while some of it has still to come; nil once done
+    /// (or when the app subscribes to nothing).
+    public static func underWay(_ priorities: [PullProgress]) -> PullProgress? {
+        guard priorities.contains(where: { !$0.isComplete }) else { return nil }
+        return priorities.reduce(into: PullProgress(priority: 0)) { sum, progress in
+            sum.received += progress.received
+            sum.total += progress.total
+            sum.updatedAt = max(sum.updatedAt, progress.updatedAt)
+        }
+    }
+
     /// From 0 to 1; 1 once complete.
     public var fraction: Double {
         if isComplete { return 1 }

@@ -94,7 +94,7 @@ public struct TableMirror: SyncedCollectionStore {
         let violation: SyncRuleViolation?
         do {
             violation = try collection.violation(merged: merged, previous: previous) { name, id in
-                guard let table = name == collection.name ? table : tx.tables[name] else { throw NotMirrored() }
+                guard let table = name == collection.name ? table : tx.mirrors[name]?.table else { throw NotMirrored() }
                 return try TableMirror.fields(of: id, in: table, tx.db)
             }
         } catch is NotMirrored {

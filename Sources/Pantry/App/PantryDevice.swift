@@ -5,8 +5,11 @@ import GRDB
 
 extension DeviceApp {
     /// The pantry to the device layer: its tables, and its words for what waits in the outbox.
-    static let pantry = DeviceApp(name: .pantry, analyticsName: .pantry, version: PantryApp.version, migrations: PantrySchema.migrations) {
-        entry, store in
+    static let pantry = DeviceApp(name: .pantry, analyticsName: .pantry, version: PantryApp.version, migrations: PantrySchema.migrations,
+                                  recordName: { _, id, store in
+        try store.reader.read { db in try String.fetchOne(db, sql: "SELECT name FROM pantry_items WHERE id = ?", arguments: [id]) }
+            .map { "item \($0)" }
+    }) { entry, store in
         switch entry.kind {
         case .change:
             let name = try store.reader.read { db in

@@ -14,7 +14,8 @@ extension DeviceApp {
         }),
         // NB: "last seen" and the position are recorded by every start: they are not the person's
         // work, and a sign-out or another person's sign-in must not wait for them.
-        isPersonsWork: { $0.operation != SpendingCalls.lastSeen && $0.operation != SpendingCalls.location }
+        isPersonsWork: { $0.operation != SpendingCalls.lastSeen && $0.operation != SpendingCalls.location },
+        recordName: recordName
     ) { entry, store in
         switch (entry.kind, entry.operation) {
         case (.change, SyncCollections.spendingAccounts.name):
@@ -28,6 +29,28 @@ extension DeviceApp {
         case (.call, SpendingCalls.location): return "position"
         case (.call, SpendingCalls.offerView): return "view of an offer"
         case (.call, let operation): return operation
+        }
+    }
+}
+
+extension DeviceApp {
+    /// "expense EUR 9.00 on Home", "account Home": a record as SpendiQ names it (a receipt's
+    /// upload says whose it is).
+    private static func recordName(_ collection: String, _ id: String, _ store: LocalStore) throws -> String? {
+        try store.reader.read { db in
+            switch collection {
+            case SyncCollections.spendingTransactions.name:
+                guard let row = try Row.fetchOne(db, sql: """
+                    SELECT t.kind, t.amountMinor, t.currency, a.name FROM spending_transactions t
+                    LEFT JOIN spending_accounts a ON a.id = t.accountId WHERE t.id = ?
+                    """, arguments: [id]) else { return nil }
+                let money = Money(minorUnits: row["amountMinor"], currency: row["currency"])
+                return "\(row["kind"] as String) \(money)" + ((row["name"] as String?).map { " on \($0)" } ?? "")
+            case SyncCollections.spendingAccounts.name:
+                return try String.fetchOne(db, sql: "SELECT name FROM spending_accounts WHERE id = ?", arguments: [id]).map { "account \($0)" }
+            default:
+                return nil
+            }
         }
     }
 }
