@@ -177,7 +177,8 @@ struct SharedAccountsTests {
     @Test func theSharingCommandsHaveHelpThatFits80Columns() async throws {
         let device = CommandProcess.spendiq(dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("help-\(UUID().uuidString)"),
                                             server: unreachableServer)
-        for command in [["accounts", "share"], ["invitations"], ["accept"], ["decline"], ["failures"], ["settle"]] {
+        for command in [["accounts", "share"], ["accounts", "members"], ["accounts", "role"], ["accounts", "remove"], ["accounts", "leave"],
+                        ["accounts", "unshare"], ["invitations"], ["accept"], ["decline"], ["failures"], ["settle"]] {
             for help in [command + ["--help"], ["help"] + command, command + ["-h"]] {
                 let outcome = try await device.run(help, environment: ["COLUMNS": "80"])
                 #expect(outcome.status == 0 && outcome.stdout.contains("USAGE"), "\(help): \(outcome.stderr)")
@@ -189,6 +190,11 @@ struct SharedAccountsTests {
         #expect(owner.isOneLineError && owner.status == 64, "\(owner.stderr)")
         let nobody = try await device.run(["accounts", "share", "Cash"])
         #expect(nobody.isOneLineError && nobody.status == 64, "\(nobody.stderr)")
+        for mistake in [["accounts", "role", "Cash", "bob", "king"], ["accounts", "remove", "Cash"], ["settle", "1a2b3c4d", "--account", "Cash"],
+                        ["settle", "1a2b3c4d", "--personal", "--discard"]] {
+            let refused = try await device.run(mistake)
+            #expect(refused.isOneLineError && refused.status == 64, "\(mistake): \(refused.stderr)")
+        }
     }
 
     @Test(arguments: Backend.available)
