@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Runs the fault soak: seeded random schedules of user actions (adds, edits, deletes on two
-# devices, knowledge-base posts) and network faults (black hole, refused, request or response
-# cut mid-way, latency with resets) through a fault-injecting proxy; after healing, both
-# devices and the server must hold exactly what the user did.
+# Runs the fault soak: seeded random schedules of user actions (adds, edits, deletes, photos on
+# three devices of two people sharing a space, knowledge-base posts, the owner making the other a
+# viewer or removing them, refused changes settled by keeping, taking theirs or discarding) and
+# network faults (black hole, refused, request or response cut mid-way, latency with resets)
+# through a fault-injecting proxy; after healing, every device holds what the people did and
+# exactly the server's record of everything its person can see.
 # Usage: scripts/fault-soak.sh [SEEDS]   (default 200; SOAK_SEED=K replays one seed)
 # A failing seed prints its number, its problems and its schedule. The last line is
 #   N passed, N failed

@@ -39,10 +39,14 @@ enum RecordRefetch {
                 + (call.space.map { [URLQueryItem(name: "space", value: $0)] } ?? [])
             let (response, body) = try await link.send(.get, "/v1/sync/records?" + (query.percentEncodedQuery ?? ""), json: nil,
                                                        operationID: "syncRecords")
-            // NB: no longer a member: the space's records leave the device with the next pull anyway.
-            if response.status.code == 404 { return }
-            guard response.status == .ok else { throw RemoteFailure.answer(response.status.code, body) }
-            let records = try JSONDecoder().decode(SyncWire.RecordList.self, from: body).records
+            let records: [SyncWire.PulledRecord]
+            switch response.status.code {
+            case 200: records = try JSONDecoder().decode(SyncWire.RecordList.self, from: body).records
+            // NB: no longer a member: the device holds no record of the space, this one included
+            // (a change kept after the pull that removed the space wrote its row back).
+            case 404: records = []
+            default: throw RemoteFailure.answer(response.status.code, body)
+            }
             try await context.store.writer.write { db in
                 let pending = try OutboxTable.unacknowledgedEdits(collection: call.collection, recordIDs: [call.recordId],
                                                                   db: db)[call.recordId] ?? PendingEdits()

@@ -30,6 +30,9 @@ struct SyncCursor: Equatable, Sendable {
     /// The position of a space, 0 for one the cursor does not hold.
     func position(of spaceID: String) -> Int64 { positions[Self.key(of: spaceID)] ?? 0 }
 
+    /// Whether the cursor holds no position in any space: a pull from nothing.
+    var isEmpty: Bool { positions.isEmpty }
+
     /// Whether the cursor holds a position in the space.
     func holds(_ spaceID: String) -> Bool { positions[Self.key(of: spaceID)] != nil }
 

@@ -289,7 +289,11 @@ struct SyncStore: Sendable {
             let current = Set(spaces.map(\.id))
             let isPostgres = sql.dialect.name == "postgresql"
             var removed: [SpaceName] = []
-            if let cursor, cursor.keeping(only: current) != cursor {
+            if cursor?.isEmpty ?? true {
+                // NB: a pull from nothing holds no space, yet its device may hold records it wrote
+                // offline to a space the person has left since: every space they left is said.
+                removed = try await SpaceStore.formerSpaces(of: userID, on: sql).filter { !current.contains($0.id) }
+            } else if let cursor, cursor.keeping(only: current) != cursor {
                 removed = try await SpaceStore.formerSpaces(of: userID, on: sql).filter { !current.contains($0.id) && cursor.holds($0.id) }
             }
             var next = cursor?.keeping(only: current) ?? SyncCursor()

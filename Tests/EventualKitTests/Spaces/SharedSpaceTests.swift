@@ -153,6 +153,53 @@ struct SharedSpaceTests {
     }
 
     @Test(arguments: Backend.available)
+    func aDeviceRemovedFromASpaceBeforeItsFirstPullDropsWhatItWroteThere(backend: Backend) async throws {
+        try await withLiveServer(on: backend) { server, scratch in
+            let (ann, bob) = try await annAndBob(server, scratch)
+            let home = try await household(ann: ann, bob: bob)
+            // Given a new device of Bob's puts tea in Home and sends it, but has not pulled yet
+            let phone = try await Device.of(bob.1, server: server, folder: scratch.url.appendingPathComponent("bob-phone"))
+            try await phone.put("Tea", quantity: 1, in: home)
+            #expect(await phone.engine.syncNow(pull: false).sent == 1)
+            // When Ann removes him, and the phone pulls for the first time
+            try await ann.0.spaces(of: ann.1).remove(bob.1.username, from: home)
+            _ = await ann.0.engine.syncNow()
+            let first = await phone.engine.syncNow()
+            // Then the tea leaves the phone, as it leaves his other device, and stays Ann's
+            #expect(first.failure == nil)
+            #expect(try phone.spaceItems().isEmpty)
+            _ = await bob.0.engine.syncNow()
+            #expect(try bob.0.spaceItems().isEmpty)
+            _ = await ann.0.engine.syncNow()
+            #expect(try ann.0.spaceItems().map(\.name) == ["Tea"])
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func aChangeKeptAfterARemovalThenDiscardedLeavesNoRowOfTheSpace(backend: Backend) async throws {
+        try await withLiveServer(on: backend) { server, scratch in
+            let (ann, bob, home, milk) = try await sharedItem("Milk", quantity: 2, server, scratch)
+            // Given Bob uses some milk offline, Ann removes him, and his sync takes Home's rows away
+            try await bob.0.use(milk, 1)
+            try await ann.0.spaces(of: ann.1).remove(bob.1.username, from: home)
+            _ = await ann.0.engine.syncNow()
+            _ = await bob.0.engine.syncNow()
+            #expect(try bob.0.spaceItems().isEmpty)
+            // When he keeps his use, saying none is left (the row comes back), is refused again, and discards it
+            let failure = try #require(try bob.0.engine.failures().first)
+            try await bob.0.engine.settle(failure.id, .keepMine(edits: ["quantity": .number(0)]))
+            #expect(try bob.0.spaceItems().map(\.quantity) == [0])
+            #expect(await bob.0.engine.syncNow().rejected == 1)
+            let again = try #require(try bob.0.engine.failures().first)
+            try await bob.0.engine.settle(again.id, .discard)
+            _ = await bob.0.engine.syncNow()
+            // Then no row of Home is left on his device, and nothing waits
+            #expect(try bob.0.spaceItems().isEmpty)
+            #expect(try bob.0.outbox.entries().isEmpty)
+        }
+    }
+
+    @Test(arguments: Backend.available)
     func aDeviceNewToASpaceGetsAllOfItAndOneThatHasItOnlyWhatChanged(backend: Backend) async throws {
         try await withLiveServer(on: backend) { server, scratch in
             let (ann, bob) = try await annAndBob(server, scratch)

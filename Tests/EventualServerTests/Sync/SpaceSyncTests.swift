@@ -159,6 +159,28 @@ struct SpaceSyncTests {
     }
 
     @Test(arguments: Backend.available)
+    func aPullFromNothingNamesEverySpaceThePersonLeft(_ backend: Backend) async throws {
+        try await withServer(backend) { api in
+            // Given bob, in alice's Home, pushes an item to it from a device that has not pulled yet
+            let alice = try await api.signUp("alice"), bob = try await api.signUp("bob")
+            let home = try await api.createdSpace("Home", as: alice)
+            try await api.join(bob, to: home.id, by: alice)
+            _ = try await api.pushed([SyncChangeJSON(recordId: "tea", hlc: Stamps.at(-3000), fields: pantryItem())], to: home.id, as: bob)
+            // When alice removes him before that device's first pull
+            #expect(try await api.removeMember(bob.username, from: home.id, as: alice).status == .noContent)
+            // Then a pull from nothing (no cursor, or one holding no space) names Home as removed: the device drops the tea
+            for since in [nil, "s1"] as [String?] {
+                let first = try await api.spacePull(since: since, as: bob)
+                #expect(first.removed == [SpaceRefJSON(id: home.id, name: "Home")], "since \(since ?? "nothing")")
+                #expect(first.changes.isEmpty)
+            }
+            // And once he is back in Home, it is not named
+            try await api.join(bob, to: home.id, by: alice)
+            #expect(try await api.spacePull(as: bob).removed.isEmpty)
+        }
+    }
+
+    @Test(arguments: Backend.available)
     func aNewMembershipSendsTheWholeSpaceThenOnlyWhatChanged(_ backend: Backend) async throws {
         try await withServer(backend) { api in
             // Given bob, synced, and alice's Home with five items
