@@ -1,5 +1,6 @@
 import EventualAPI
 import Foundation
+import GRDB
 import Testing
 @testable import EventualKit
 
@@ -10,6 +11,8 @@ struct SoakTally: Sendable {
     var kept = 0
     var takenTheirs = 0
     var discarded = 0
+    /// Kept as the person's own, from a space they are no longer in (sending it again there is refused on the device).
+    var keptAsOwn = 0
     /// Take theirs, refused by the engine because the refusal did not say what the server holds.
     var takeTheirsUnknown = 0
     var madeViewer = 0
@@ -21,6 +24,7 @@ struct SoakTally: Sendable {
     static func + (lhs: SoakTally, rhs: SoakTally) -> SoakTally {
         SoakTally(ruleRefusals: lhs.ruleRefusals + rhs.ruleRefusals, roleRefusals: lhs.roleRefusals + rhs.roleRefusals,
                   kept: lhs.kept + rhs.kept, takenTheirs: lhs.takenTheirs + rhs.takenTheirs, discarded: lhs.discarded + rhs.discarded,
+                  keptAsOwn: lhs.keptAsOwn + rhs.keptAsOwn,
                   takeTheirsUnknown: lhs.takeTheirsUnknown + rhs.takeTheirsUnknown, madeViewer: lhs.madeViewer + rhs.madeViewer,
                   madeEditor: lhs.madeEditor + rhs.madeEditor, removed: lhs.removed + rhs.removed,
                   uploadsRetried: lhs.uploadsRetried + rhs.uploadsRetried, uploadsGivenUp: lhs.uploadsGivenUp + rhs.uploadsGivenUp)
@@ -28,7 +32,7 @@ struct SoakTally: Sendable {
 
     var description: String {
         "\(ruleRefusals) changes refused by a rule and \(roleRefusals) for the second person's role or removal; "
-            + "settled: \(kept) kept, \(takenTheirs) taken theirs, \(discarded) discarded (\(takeTheirsUnknown) take-theirs refused: "
+            + "settled: \(kept) kept, \(takenTheirs) taken theirs, \(discarded) discarded, \(keptAsOwn) kept as their own (\(takeTheirsUnknown) take-theirs refused: "
             + "the server's record unknown); the owner made the second person a viewer \(madeViewer) times, an editor again "
             + "\(madeEditor), removed them \(removed); refused photo uploads: \(uploadsRetried) retried, \(uploadsGivenUp) given up"
     }
@@ -102,8 +106,21 @@ struct SoakPeople {
                 // A person who keeps a use the server refused may say what is left instead: none.
                 choice = .keepMine(edits: ["quantity": .number(0)])
             }
-            let settlement = try await device.engine.settle(failure.id, choice)
+            var settlement: Settlement
+            do {
+                settlement = try await device.engine.settle(failure.id, choice)
+            } catch SettleError.notInSpace {
+                // NB: out of the space, sending again is refused on the device: the person keeps it as their own, or drops it.
+                choice = !failure.deleted && Bool.random(using: &random) ? .keepAsOwn() : .discard
+                settlement = try await device.engine.settle(failure.id, choice)
+            }
             switch choice {
+            case .keepAsOwn:
+                guard let kept = settlement.keptAs, let entry = try device.outbox.entries().last(where: { $0.recordID == kept })
+                else { throw TestFailure("\(name) kept \(failure.shortID) as its own and nothing was queued") }
+                model.drop(failure.id)
+                model.add(kept, try device.fields(of: kept), in: name == "C" ? .second : .first, entry: entry.id)
+                run.tally.withLock { $0.keptAsOwn += 1 }
             case .keepMine(let edits):
                 guard let queued = settlement.queued else { throw TestFailure("\(name) kept \(failure.shortID) and nothing was queued") }
                 model.keep(failure.id, as: queued, edits: edits)
@@ -149,6 +166,17 @@ struct SoakPeople {
 }
 
 extension Device {
+    /// The fields the soak's people write of an item on this device: what a kept-as-own item was made with.
+    func fields(of id: String) throws -> [String: SyncValue] {
+        try store.reader.read { db in
+            let row = try #require(try Row.fetchOne(db, sql: "SELECT name, quantity, category, photo FROM items WHERE id = ?", arguments: [id]))
+            var fields: [String: SyncValue] = ["name": .string(row["name"]), "quantity": .number(row["quantity"])]
+            if let category = row["category"] as String? { fields["category"] = .string(category) }
+            if let photo = row["photo"] as String? { fields["photo"] = .string(photo) }
+            return fields
+        }
+    }
+
     /// Whether a row of this device shows the photo in `space` (nil: the person's own).
     func holds(_ reference: AttachmentReference, in space: String?) throws -> Bool {
         try store.reader.read { db in
