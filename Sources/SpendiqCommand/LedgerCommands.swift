@@ -53,7 +53,7 @@ struct AccountsList: AsyncParsableCommand {
         // NB: a balance adds every transaction: while a first sync has still to bring some, it is short.
         let arriving = await spending.device.firstSyncUnderWay()
         if output.json {
-            struct Shared: Encodable { let space, spaceId, role: String; let with: [String]; @JSONNullable var invitedAs: String? }
+            struct Shared: Encodable { let space, spaceId, role: String; let with, invited: [String]; @JSONNullable var invitedAs: String? }
             struct Shape: Encodable {
                 let id, name, kind, currency: String; let balanceMinor: Int64; let archived: Bool; @JSONNullable var colour: String?
                 @JSONNullable var shared: Shared?
@@ -64,7 +64,7 @@ struct AccountsList: AsyncParsableCommand {
                       shared: entry.account.space.map { space in
                           let share = shares[space]
                           return Shared(space: share?.spaceName ?? space, spaceId: space, role: share?.role.rawValue ?? SpaceRole.viewer.rawValue,
-                                        with: share?.with ?? [], invitedAs: share?.invitedAs?.rawValue)
+                                        with: share?.with ?? [], invited: share?.invited ?? [], invitedAs: share?.invitedAs?.rawValue)
                       }), arriving: arriving, counts: false)
             }))
             return
@@ -93,7 +93,8 @@ extension AccountsList {
     /// "with bob", "with alice (viewer)": whom an account is shared with, and whether the person only reads it.
     static func sharing(_ share: AccountShare?) -> String {
         guard let share else { return "yes" }
-        let with = share.with.isEmpty ? share.spaceName : "with " + share.with.joined(separator: ", ")
+        let with = !share.with.isEmpty ? "with " + share.with.joined(separator: ", ")
+            : !share.invited.isEmpty ? "invited " + share.invited.joined(separator: ", ") : share.spaceName
         return with + (share.role == .viewer ? ", read-only" : share.invitedAs == .viewer ? " (viewer)" : "")
     }
 }

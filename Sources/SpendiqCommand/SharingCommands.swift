@@ -18,8 +18,11 @@ struct AccountsShare: AsyncParsableCommand {
     func run() async throws {
         let spending = try await global.spending()
         let shared = try await spending.sharing.share(account, with: person, role: role == .viewer ? .viewer : .editor)
-        let with = shared.share.with.joined(separator: ", ")
-        if shared.already {
+        let with = (shared.share.with.isEmpty ? shared.share.invited : shared.share.with).joined(separator: ", ")
+        if shared.invitedAgain {
+            Terminal.say("Invited \(with) again to \(shared.share.spaceName) (an earlier invitation is replaced): they see \(shared.account.name) "
+                         + "once they accept.")
+        } else if shared.already {
             Terminal.say("\(shared.account.name) is shared with \(with) already (space \(shared.share.spaceName)).")
         } else {
             let space = shared.share.spaceName

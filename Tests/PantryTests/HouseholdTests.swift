@@ -256,8 +256,9 @@ struct HouseholdTests {
             }
             #expect(try bobsAttachmentFiles().count == 1)
 
-            // When Ann removes him while he, offline, adds beans to the household
+            // When Ann removes him while he, offline, adds beans to the household and sets how much jam is left
             try await bob.run(["add", "--name", "Beans", "--household", "Home"], server: unreachableServer)
+            try await bob.run(["edit", jam, "--quantity", "3"], server: unreachableServer)
             try await ann.run(["household", "remove", bob.username])
             let refused = try await bob.pantry.run(["sync"])
             #expect(refused.isOneLineError && refused.stderr.contains("You are no longer a member of Home"), "\(refused.stderr)")
@@ -267,15 +268,24 @@ struct HouseholdTests {
             #expect(try await bob.items().isEmpty)
             // And his beans cannot be sent again as they were, but can be kept as his own
             let failures = try #require(try await bob.run(["failures", "--json"]).json() as? [[String: Any]])
+            #expect(failures.count == 2, "\(failures)")
+            // Each named by its item, though the household's items have left his device
+            let listed = try await bob.pantry.run(["failures"], environment: ["COLUMNS": "200"])
+            #expect(listed.stdout.contains("Beans") && listed.stdout.contains("Jam"), "\(listed.stdout)")
             let beans = try #require(failures.first?["id"] as? String, "\(failures)")
+            let jamEdit = try #require(failures.last?["id"] as? String, "\(failures)")
             let again = try await bob.pantry.run(["settle", String(beans.suffix(8)), "--keep-mine"])
             #expect(again.isOneLineError && again.stderr.contains("--personal"), "\(again.stderr)")
             let kept = try await bob.run(["settle", String(beans.suffix(8)), "--personal"])
             #expect(kept.stdout.contains("Kept Beans as your own item"), "\(kept.stdout)")
+            // The jam he changed, kept as his own, is the jam whole: its name, and what he said is left
+            let keptJam = try await bob.run(["settle", String(jamEdit.suffix(8)), "--personal"])
+            #expect(keptJam.stdout.contains("Kept Jam as your own item"), "\(keptJam.stdout)")
             let synced = try await bob.pantry.run(["sync"])
             #expect(synced.status == 0, "\(synced.stderr)")
             let items = try await bob.items()
-            #expect(items.compactMap { $0["name"] as? String } == ["Beans"] && items.first?["space"] is NSNull, "\(items)")
+            #expect(Set(items.compactMap { $0["name"] as? String }) == ["Beans", "Jam"] && items.allSatisfy { $0["space"] is NSNull }, "\(items)")
+            #expect(items.first { $0["name"] as? String == "Jam" }?["quantity"] as? Double == 3, "\(items)")
             let status = try jsonObject(try await bob.run(["status", "--json"]))
             #expect(status["failed"] as? Int == 0, "\(status)")
         }

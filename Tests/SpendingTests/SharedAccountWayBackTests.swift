@@ -68,7 +68,8 @@ struct SharedAccountWayBackTests {
 
             // And sharing with the right person then works, with every transaction
             let right = try await alice.run(["accounts", "share", "Bank", "--with", bobName])
-            #expect(right.status == 0 && right.stdout.hasPrefix("Shared Bank and 3 transaction(s) with \(bobName)"), "\(right.stdout)\(right.stderr)")
+            #expect(right.status == 0 && right.stdout.replacingOccurrences(of: "\n", with: " ").hasPrefix("Shared Bank and 3 transaction(s) with \(bobName)"),
+                    "\(right.stdout)\(right.stderr)")
             #expect(try await alice.run(["sync"]).status == 0)
             try await Self.accept(bob)
             #expect(try await Self.balance(bob, "Bank") == -6000)
@@ -151,7 +152,8 @@ struct SharedAccountWayBackTests {
             #expect(try await alice.run(["accounts", "share", "Trip", "--with", danName]).status == 0)
             #expect(try await alice.run(["sync"]).status == 0)
             try await Self.accept(dan)
-            #expect(Set(try await Shared.json(dan, ["accounts"]).compactMap { $0["name"] as? String }) == ["Joint", "Trip"])
+            // (Joint stays with Alice alone: he was removed from it)
+            #expect(Set(try await Shared.json(dan, ["accounts"]).compactMap { $0["name"] as? String }) == ["Trip"])
             let left = try await dan.run(["accounts", "leave", "Trip"])
             #expect(left.status == 0 && left.stdout.contains("Left \(aliceName) & \(danName)"), "\(left.stdout)\(left.stderr)")
             #expect(try await Shared.json(dan, ["accounts"]).isEmpty)
@@ -187,7 +189,10 @@ struct SharedAccountWayBackTests {
             #expect(failures.count == 2, "\(failures)")
             // And each is settled: one brought back as he wrote it, one dropped; both devices then agree
             let ids = failures.compactMap { $0["id"] as? String }.map { String($0.suffix(8)) }
-            #expect(try await dan.run(["settle", ids[0], "--keep-mine"]).status == 0)
+            let kept = try await dan.run(["settle", ids[0], "--keep-mine"])
+            #expect(kept.status == 0, "\(kept.stderr)")
+            // The kept one is back on his device at once, not only after his next sync
+            #expect(try await Shared.json(dan, ["list"]).count == 1)
             #expect(try await dan.run(["settle", ids[1], "--discard"]).status == 0)
             #expect(try await dan.run(["sync"]).status == 0)
             #expect(try await alice.run(["sync"]).status == 0)
@@ -196,6 +201,58 @@ struct SharedAccountWayBackTests {
                 #expect(left.count == 1 && [1200, 2200].contains(left.first?["amountMinor"] as? Int ?? 0), "\(left)")
             }
             #expect(try await Shared.json(alice, ["list"]).first?["amountMinor"] as? Int == (try await Shared.json(dan, ["list"]).first?["amountMinor"] as? Int))
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func aRefusedSideOfATransferTakesItsOtherSideAndAnotherMembersSideNeverBlocksUnsharing(_ backend: Backend) async throws {
+        try await Shared.withServer(backend) { server, folder in
+            let (alice, _) = try await Shared.person("alice", server, folder)
+            let (dan, danName) = try await Shared.person("dan", server, folder)
+            #expect(try await alice.run(["accounts", "add", "Joint", "--currency", "EUR"]).status == 0)
+            #expect(try await alice.run(["accounts", "share", "Joint", "--with", danName]).status == 0)
+            #expect(try await alice.run(["sync"]).status == 0)
+            try await Self.accept(dan)
+            #expect(try await dan.run(["accounts", "add", "Cash", "--currency", "EUR"]).status == 0)
+
+            // When Dan, offline, moves money from his own Cash into Joint while Alice makes him a viewer
+            #expect(try await dan.run(["transfer", "2", "--from", "Cash", "--to", "Joint"], server: unreachableServer).status == 0)
+            #expect(try await alice.run(["accounts", "role", "Joint", danName, "viewer"]).status == 0)
+            let refused = try await dan.run(["sync"])
+            #expect(refused.status == 1, "\(refused.stdout)\(refused.stderr)")
+            let failures = try #require(try await dan.run(["failures", "--json"]).json() as? [[String: Any]])
+            let side = try #require(failures.first, "\(failures)")
+            #expect((side["summary"] as? String ?? side["what"] as? String ?? "\(side)").contains("Cash → Joint"), "\(side)")
+            // Then discarding the refused side takes back the other: no money leaves Cash for nowhere
+            #expect(try await dan.run(["settle", String(try #require(side["id"] as? String).suffix(8)), "--discard"]).status == 0)
+            #expect(try await Self.balances(dan) == ["Cash": 0, "Joint": 0])
+            #expect(try await dan.run(["sync"]).status == 0)
+            #expect(try await Shared.json(dan, ["list"]).isEmpty)
+
+            // When, an editor again, he moves 5 into Joint, Alice can still take Joint back, and keeps what came in
+            #expect(try await alice.run(["accounts", "role", "Joint", danName, "editor"]).status == 0)
+            #expect(try await dan.run(["sync"]).status == 0)
+            #expect(try await dan.run(["transfer", "5", "--from", "Cash", "--to", "Joint"]).status == 0)
+            #expect(try await dan.run(["sync"]).status == 0)
+            #expect(try await alice.run(["sync"]).status == 0)
+            let unshared = try await alice.run(["accounts", "unshare", "Joint"])
+            #expect(unshared.status == 0, "\(unshared.stderr)")
+            #expect(try await Self.balances(alice) == ["Joint": 500])
+            #expect(try await dan.run(["sync"]).status == 0)
+            #expect(try await Self.balances(dan) == ["Cash": -500])
+
+            // And once he is removed, sharing with him again invites him again, and "with" says where it stands
+            #expect(try await alice.run(["accounts", "add", "Trip", "--currency", "EUR"]).status == 0)
+            #expect(try await alice.run(["accounts", "share", "Trip", "--with", danName]).status == 0)
+            #expect(try await alice.run(["accounts", "remove", "Trip", danName]).status == 0)
+            #expect(try await alice.run(["sync"]).status == 0)
+            let trip = try #require(try await Self.account(alice, "Trip")["shared"] as? [String: Any])
+            #expect(trip["with"] as? [String] == [] && trip["invited"] as? [String] == [], "\(trip)")
+            let again = try await alice.run(["accounts", "share", "Trip", "--with", danName])
+            #expect(again.status == 0 && !again.stdout.contains("already"), "\(again.stdout)\(again.stderr)")
+            #expect(try await alice.run(["sync"]).status == 0)
+            try await Self.accept(dan)
+            #expect(Set(try await Shared.json(dan, ["accounts"]).compactMap { $0["name"] as? String }).contains("Trip"))
         }
     }
 

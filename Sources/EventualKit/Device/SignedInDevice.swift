@@ -165,7 +165,8 @@ public final class SignedInDevice: Sendable {
     @discardableResult
     public func settle(_ id: String, _ choice: SettleChoice) async throws -> Settlement {
         let settlement = try await engine.settle(id, choice)
-        if settlement.queued != nil { await sendWhileWaitedFor() }
+        // NB: and fetched: a record another device deleted comes back here only with a pull.
+        if settlement.queued != nil { await sendWhileWaitedFor(pulling: true) }
         return settlement
     }
 
@@ -174,13 +175,13 @@ public final class SignedInDevice: Sendable {
     /// server is said at once, a silent one after that wait, and the entry then goes with the
     /// next sync. A `patience` longer than that (a scan's classification) is given only to a
     /// server that answers within the local budget.
-    private func sendWhileWaitedFor(patience: Duration? = nil) async {
+    private func sendWhileWaitedFor(patience: Duration? = nil, pulling: Bool = false) async {
         let wait = max(configuration.localCommandSyncBudget, configuration.timeouts.firstByte)
         if let patience, patience > wait {
             guard await engine.connectivity.check(within: configuration.localCommandSyncBudget) == .online else { return }
-            await trySend(waitingAtMost: patience)
+            await engine.syncNow(pull: pulling, waitingAtMost: patience)
         } else {
-            await trySend(waitingAtMost: wait)
+            await engine.syncNow(pull: pulling, waitingAtMost: wait)
         }
     }
 

@@ -44,7 +44,7 @@ extension SyncEngine {
                 return Settlement(change: change, choice: choice, queued: queued, restored: false)
             case .keepAsOwn(let edits):
                 guard let table = mirror as? TableMirror else { throw SettleError.unknownCollection(change.collection) }
-                let kept = try Self.keepAsOwn(change, edits: edits, mirror: table, in: tx)
+                let kept = try Self.keepAsOwn(change, edits: edits, mirror: table, fromSpaceStillIn: stillIn, in: tx)
                 var settlement = try Self.restore(change, choice: choice, mirror: mirror, refetching: stillIn, in: tx)
                 settlement.keptAs = kept
                 return settlement
@@ -59,13 +59,22 @@ extension SyncEngine {
     /// The record of a refused change in the person's own space under a new id: the row as this
     /// device holds it (else the server's record), with the change and `edits` over it, a counter's
     /// additions made a value; its photos uploaded to the person's own space. Returns the new id.
-    private static func keepAsOwn(_ change: FailedChange, edits: [String: SyncValue], mirror: TableMirror, in tx: LocalTransaction) throws -> String {
+    private static func keepAsOwn(_ change: FailedChange, edits: [String: SyncValue], mirror: TableMirror, fromSpaceStillIn: Bool,
+                                  in tx: LocalTransaction) throws -> String {
         let base = try mirror.fieldsOfRow(change.recordID, tx.db) ?? change.serverRecord?.fields ?? [:]
         var fields = base.merging(change.fields) { $1 }
         for (field, delta) in change.deltas { fields[field] = .number((base[field]?.doubleValue ?? 0) + delta) }
         fields.merge(edits) { $1 }
-        for case .string(let text)? in fields.values.map(Optional.some) {
-            if let reference = AttachmentReference(parsing: text) { try tx.queueUpload(existing: reference, space: nil, from: change.space) }
+        for (field, value) in fields {
+            guard case .string(let text) = value, let reference = AttachmentReference(parsing: text) else { continue }
+            // NB: a photo this device no longer holds, of a space the person left, can be had from nowhere: the record goes without it.
+            let held = try Bool.fetchOne(tx.db, sql: "SELECT EXISTS (SELECT 1 FROM eventual_attachments WHERE sha256 = ?)",
+                                         arguments: [reference.sha256]) ?? false
+            if held || fromSpaceStillIn {
+                try tx.queueUpload(existing: reference, space: nil, from: change.space)
+            } else {
+                fields[field] = .null
+            }
         }
         let id = UUIDv7.make()
         try mirror.insert(id, fields, space: nil, in: tx)

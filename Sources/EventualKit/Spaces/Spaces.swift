@@ -9,7 +9,7 @@ import GRDB
 public struct Spaces: Sendable {
     let store: LocalStore
     /// The signed-in person's username.
-    let username: String
+    public let username: String
     let client: Client
     /// How long `invitations()` and `members(of:)` wait for the server before they answer from the copy.
     let patience: Duration
@@ -106,8 +106,8 @@ public struct Spaces: Sendable {
     /// server then deletes it): with others in it, it is refused here, as the server would.
     public func leave(_ space: String) async throws {
         var space = try shared(space)
-        // NB: refused only on the server's word when it answers: someone may have left since the last pull.
-        if space.role == .owner, !space.others(than: username).isEmpty { space = await refreshed(space) }
+        // NB: who is in it as the server says now, when it answers: someone may have joined or left since the last pull.
+        if space.role == .owner { space = await refreshed(space).space }
         try await store.write { [space] tx in try leave(space, in: tx) }
     }
 
@@ -131,10 +131,10 @@ public struct Spaces: Sendable {
     /// Removes a member from a space the person owns. Refused here when the person does not own
     /// it, or when this device knows they are not (or will no longer be) in it.
     public func remove(_ member: String, from space: String) async throws {
-        let space = try await knowing(member, in: try shared(space))
+        let (space, fresh) = try await knowing(member, in: try shared(space))
         guard member.caseInsensitiveCompare(username) != .orderedSame else { return try await leave(space.id) }
         try await store.write { tx in
-            let member = try Self.checkedMember(member, of: space, tx.db)
+            let member = try Self.checkedMember(member, of: space, fresh: fresh, tx.db)
             try tx.enqueueCall(SpaceCall.removeMember.rawValue, payload: SpaceCall.Member(spaceId: space.id, username: member), space: space.id)
         }
     }
@@ -142,43 +142,43 @@ public struct Spaces: Sendable {
     /// Gives a member another role in a space the person owns; `owner` hands the space over (the
     /// person becomes an editor). Refused here as `remove` is, and for the person themselves.
     public func setRole(_ role: SpaceRole, of member: String, in space: String) async throws {
-        let space = try await knowing(member, in: try shared(space))
+        let (space, fresh) = try await knowing(member, in: try shared(space))
         guard member.caseInsensitiveCompare(username) != .orderedSame else {
             throw space.role == .owner ? SpaceError.ownRole(space.name) : SpaceError.notOwner(space.name, owner: space.owner)
         }
         try await store.write { tx in
-            let member = try Self.checkedMember(member, of: space, tx.db)
+            let member = try Self.checkedMember(member, of: space, fresh: fresh, tx.db)
             try tx.enqueueCall(SpaceCall.setRole.rawValue, payload: SpaceCall.Role(spaceId: space.id, username: member, role: role), space: space.id)
         }
     }
 
     /// `space` as the server says it now when this device does not know `member` in it (they may
     /// have joined since the last pull), so that a refusal is the server's word when it answers.
-    private func knowing(_ member: String, in space: Space) async -> Space {
-        guard !space.members.isEmpty, !space.members.contains(where: { $0.username.caseInsensitiveCompare(member) == .orderedSame })
-        else { return space }
+    private func knowing(_ member: String, in space: Space) async -> (space: Space, fresh: Bool) {
+        guard !space.members.contains(where: { $0.username.caseInsensitiveCompare(member) == .orderedSame }) else { return (space, false) }
         return await refreshed(space)
     }
 
-    /// `space` with the members the server lists now, when it answers within the patience.
-    private func refreshed(_ space: Space) async -> Space {
-        _ = try? await members(of: space.id)
-        return (try? self.space(space.id)) ?? space
+    /// `space` with the members the server lists now, when it answers within the patience
+    /// (`fresh`); else as this device last heard.
+    private func refreshed(_ space: Space) async -> (space: Space, fresh: Bool) {
+        let fresh = (try? await members(of: space.id))?.source == .network
+        return ((try? self.space(space.id)) ?? space, fresh)
     }
 
     /// The member of `space` (owned by the person) a change of membership names, as the space
     /// spells them; one this device knows is not in it, or whose removal waits, is refused.
-    private static func checkedMember(_ member: String, of space: Space, _ db: Database) throws -> String {
+    private static func checkedMember(_ member: String, of space: Space, fresh: Bool, _ db: Database) throws -> String {
         guard space.role == .owner else { throw SpaceError.notOwner(space.name, owner: space.owner) }
         let removing = try OutboxTable.entries(state: .pending, db: db).contains { entry in
             entry.operation == SpaceCall.removeMember.rawValue && entry.space == space.id
                 && (try? JSONDecoder().decode(SpaceCall.Member.self, from: entry.payload))?.username.caseInsensitiveCompare(member) == .orderedSame
         }
-        // NB: members not heard yet (a space made here, never synced since): the server judges.
         if let known = space.members.first(where: { $0.username.caseInsensitiveCompare(member) == .orderedSame }), !removing {
             return known.username
         }
-        guard space.members.isEmpty, !removing else { throw SpaceError.notAMember(member, space.name) }
+        // NB: refused on the server's word just heard, or a removal waiting; an old copy may miss someone who joined since: the server judges.
+        guard !fresh, !removing else { throw SpaceError.notAMember(member, space.name) }
         return member
     }
 

@@ -627,12 +627,12 @@ public actor SyncEngine {
         statusBroadcast.update { $0.firstSync = firstSync }
     }
 
-    /// The rows of `space` that changes waiting to be sent are about, as deleted records holding
+    /// The rows of `space` that changes waiting to be sent (or refused already) are about, as deleted records holding
     /// their last fields: to the person, gone from a space they are no longer in.
     private static func rowsWithWaitingChanges(in space: String, _ collections: [String: any SyncedCollectionStore],
                                                _ db: Database) throws -> [RemoteRecord] {
         let waiting = try Row.fetchAll(db, sql: """
-            SELECT DISTINCT operation, record_id FROM eventual_outbox WHERE kind = 'change' AND space = ? AND state = 'pending'
+            SELECT DISTINCT operation, record_id FROM eventual_outbox WHERE kind = 'change' AND space = ? AND state IN ('pending', 'failed')
             """, arguments: [space])
         return try waiting.compactMap { row in
             guard let mirror = collections[row["operation"]] as? TableMirror, let id = row["record_id"] as String?,

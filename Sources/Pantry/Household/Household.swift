@@ -92,6 +92,10 @@ public struct Household: Sendable {
         let member = member.trimmingCharacters(in: .whitespaces)
         guard !member.isEmpty else { throw PantryError.invalidField("Say who: a member's username") }
         let household = try self.household(name)
+        // NB: taking oneself out is leaving, said as such (its owner alone would delete the household).
+        guard member.caseInsensitiveCompare(spaces.username) != .orderedSame else {
+            throw PantryError.invalidField("To go, leave it: pantry household leave \"\(household.name)\"")
+        }
         try await spoken { try await spaces.remove(member, from: household.id) }
         return household
     }

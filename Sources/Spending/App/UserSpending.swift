@@ -139,7 +139,10 @@ public final class UserSpending: Sendable {
                 .flatMap { minor in currency.map { Money(minorUnits: minor, currency: $0) } }
             let accountID = change.fields["accountId"]?.stringValue ?? current?.accountId ?? last["accountId"]?.stringValue
             let account = accountID.flatMap { try? ledger.account($0, allowArchived: true).name }
-            let what = [kind, amount?.description, account.map { "on \($0)" }].compactMap { $0 }.joined(separator: " ")
+            let toID = change.fields["toAccountId"]?.stringValue ?? current?.toAccountId ?? last["toAccountId"]?.stringValue
+            let target = toID.flatMap { try? ledger.account($0, allowArchived: true).name }
+            let on = kind == TransactionKind.transfer.rawValue && target != nil ? "\(account ?? "another account") → \(target!)" : account.map { "on \($0)" }
+            let what = [kind, amount?.description, on].compactMap { $0 }.joined(separator: " ")
             return change.deleted ? "deletion of \(kind) \(change.recordID.suffix(Ledger.shownIDLength))" : what
         case SyncCollections.spendingAccounts.name:
             let name = change.fields["name"]?.stringValue ?? (try? ledger.account(change.recordID, allowArchived: true).name) ?? last["name"]?.stringValue
@@ -171,8 +174,19 @@ public final class UserSpending: Sendable {
 
     /// Settles a refused change (its id, or its last 8 characters): take the server's record, keep
     /// and send the change again, or discard it.
+    /// A refused side of a transfer between spaces that leaves the device (discarded, or the server
+    /// had none) takes its other side with it: money never leaves one account without reaching the other.
     @discardableResult
-    public func settle(_ id: String, _ choice: SettleChoice) async throws -> Settlement { try await device.settle(id, choice) }
+    public func settle(_ id: String, _ choice: SettleChoice) async throws -> Settlement {
+        let settlement = try await device.settle(id, choice)
+        let change = settlement.change
+        if change.collection == SyncCollections.spendingTransactions.name, settlement.removed,
+           let link = change.fields["linkId"]?.stringValue ?? change.serverRecord?.fields["linkId"]?.stringValue,
+           let other = try? ledger.transaction(link) {
+            try await store.write { tx in _ = try SpendingSchema.transactions.delete(other.id, in: tx) }
+        }
+        return settlement
+    }
 
     /// Online or offline, what waits in the outbox, and when the last sync was.
     public func status(probe: Bool = true) async throws -> DeviceStatus { try await device.status(probe: probe) }

@@ -70,6 +70,10 @@ extension AccountSharing {
         }
         let space = try ownedSpace(of: reference)
         try await spaces.remove(person, from: space.id)
+        // NB: no longer someone this device shares with: a later share invites them again.
+        try await store.write { tx in
+            try tx.db.execute(sql: "DELETE FROM spending_shares WHERE space_id = ? AND lower(invitee) = lower(?)", arguments: [space.id, person])
+        }
         return space
     }
 
@@ -135,6 +139,11 @@ extension AccountSharing {
         var carried = 0
         for transaction in transactions {
             let otherID = transaction.accountId == id ? transaction.toAccountId : transaction.accountId
+            // NB: another member's side of a transfer from an account of theirs stays in the space: it names what only they see.
+            if let otherID, otherID != id,
+               try !(Bool.fetchOne(tx.db, sql: "SELECT EXISTS (SELECT 1 FROM spending_accounts WHERE id = ?)", arguments: [otherID]) ?? false) {
+                continue
+            }
             let otherStays = try otherID.flatMap { other in
                 try Row.fetchOne(tx.db, sql: "SELECT space_id FROM spending_accounts WHERE id = ?", arguments: [other])
             }.map { ($0["space_id"] as String?) == from } ?? false

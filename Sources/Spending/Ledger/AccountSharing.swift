@@ -14,6 +14,9 @@ public struct AccountShare: Sendable, Equatable {
     public let with: [String]
     /// The role this device invited them as; nil when someone else shared it.
     public let invitedAs: SpaceRole?
+    /// Whom this device invited and is not in it yet (as the server last said): their invitation
+    /// waits, or they declined it.
+    public var invited: [String] = []
 }
 
 /// What `share` did.
@@ -28,6 +31,9 @@ public struct SharedAccount: Sendable, Equatable {
     /// last said: no invitation is made, and the account reaches them with their next sync. Not
     /// asked when `already`.
     public let memberAlready: Bool
+    /// True when the account was shared with them already and they are not in its space (their
+    /// invitation waits, they declined it, or were removed): they are invited again.
+    public var invitedAgain = false
 }
 
 /// Sharing accounts with another person: an account and its transactions move to a space the two
@@ -57,10 +63,19 @@ public struct AccountSharing: Sendable {
         let account = try ledger.account(reference)
         if let current = account.space {
             let share = try shares()[current]
-            if let share, share.with.contains(where: { $0.lowercased() == person.lowercased() }) {
+            let named = { (people: [String]) in people.contains { $0.lowercased() == person.lowercased() } }
+            if let share, named(share.with), await isMember(person, of: current) {
                 return SharedAccount(account: account, share: share, already: true, movedTransactions: 0, memberAlready: false)
             }
-            throw SpendingError.alreadyShared(account.name, with: share?.with ?? [])
+            // NB: someone invited who declined, or was removed since: invited again (a pending invitation is replaced).
+            if let share, share.role == .owner, named(share.with + share.invited) || share.with.isEmpty {
+                try await spaces.invite(person, to: current, role: share.invitedAs ?? role)
+                let invited = AccountShare(spaceID: share.spaceID, spaceName: share.spaceName, role: share.role, with: [person],
+                                           invitedAs: share.invitedAs ?? role)
+                return SharedAccount(account: account, share: invited, already: false, movedTransactions: 0, memberAlready: false,
+                                     invitedAgain: true)
+            }
+            throw SpendingError.alreadyShared(account.name, with: (share?.with ?? []) + (share?.invited ?? []))
         }
         let spaceID: String
         var memberAlready = false
@@ -112,16 +127,13 @@ public struct AccountSharing: Sendable {
         for space in try spaces.list() where space.kind == .shared {
             let mine = offered[space.id] ?? []
             // NB: the server's members where it has said them, so that every member's device names the same people.
-            // NB: a space shares with one invitee: until someone else is in it, that one is named.
-            let invited = mine.map { $0["invitee"] as String }
-            let others: [String]
-            if !space.others(than: username).isEmpty {
-                others = space.others(than: username)
-            } else {
-                others = invited.isEmpty ? (space.owner.map { $0 == username ? [] : [$0] } ?? []) : invited
-            }
+            let invitees = mine.map { $0["invitee"] as String }
+            let members = space.others(than: username)
+            // NB: before the server said who is in it (a share made offline), the invitee is whom it is shared with.
+            let others = !space.members.isEmpty ? members : invitees.isEmpty ? (space.owner.map { $0 == username ? [] : [$0] } ?? []) : invitees
+            let invited = space.members.isEmpty ? [] : invitees.filter { person in !members.contains { $0.caseInsensitiveCompare(person) == .orderedSame } }
             shares[space.id] = AccountShare(spaceID: space.id, spaceName: space.name, role: space.role, with: others,
-                                            invitedAs: mine.first.flatMap { SpaceRole(rawValue: $0["role"] as String) })
+                                            invitedAs: mine.first.flatMap { SpaceRole(rawValue: $0["role"] as String) }, invited: invited)
         }
         return shares
     }
