@@ -44,7 +44,8 @@ struct Failures: AsyncParsableCommand {
             table.whole = ["ID"]
             for failure in failures { table.add(failure.shortID, pantry.summary(of: failure), failure.reason) }
             print(table.render())
-            Terminal.say("Settle each: pantry settle ID --keep-mine (send it again, --quantity N to say how much is left), --take-theirs (the server's version) or --discard.")
+            Terminal.say("Settle each: pantry settle ID --keep-mine (send it again, --quantity N to say how much is left), --take-theirs (the server's version) or --discard"
+                         + (failures.contains { $0.space != nil } ? "; --personal keeps a household's item as your own." : "."))
         }
         if !calls.isEmpty {
             if !failures.isEmpty { print("") }

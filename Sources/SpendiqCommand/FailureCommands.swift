@@ -43,7 +43,8 @@ struct Failures: AsyncParsableCommand {
             table.cutFirst = ["REASON"]
             for failure in failures { table.add(failure.shortID, spending.summary(of: failure), failure.reason) }
             print(table.render())
-            Terminal.say("Settle each: spendiq settle ID --keep-mine (send it again), --take-theirs (the server's version) or --discard.")
+            Terminal.say("Settle each: spendiq settle ID --keep-mine (send it again), --take-theirs (the server's version) or --discard"
+                         + (failures.contains { $0.space != nil } ? "; --personal (--account A for a transaction) keeps one of a shared account as your own." : "."))
         }
         if !calls.isEmpty {
             if !failures.isEmpty { print("") }
@@ -81,7 +82,8 @@ struct Settle: AsyncParsableCommand {
         } catch SettleError.serverStateUnknown(let id) {
             throw CLIError("The server did not say what it holds for that record: spendiq settle \(id) --keep-mine or --discard")
         } catch SettleError.notInSpace(let id, let reason) {
-            throw CLIError("\(reason.hasSuffix(".") ? String(reason.dropLast()) : reason): keep it as your own with spendiq settle \(id) --personal, or --discard it")
+            throw CLIError("\(reason.hasSuffix(".") ? String(reason.dropLast()) : reason): keep it as your own with spendiq settle \(id) --personal "
+                           + "(--account A for a transaction), or --discard it")
         } catch SettleError.ownAlready(let id) {
             throw CLIError("That change is not of a shared record: spendiq settle \(id) --keep-mine, --take-theirs or --discard")
         }

@@ -214,6 +214,11 @@ struct HouseholdTests {
                 let homes = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]], "\(listed.stdout)")
                 #expect(homes.map { $0["owner"] as? String } == [ann.username], "\(listed.stdout)")
             }
+            // And offline, the device that never listed them says who is in Home, as its last sync heard
+            let offline = try await second.run(["household", "members", "Home", "--json"], server: unreachableServer)
+            let heard = try #require(try JSONSerialization.jsonObject(with: Data(offline.stdout.utf8)) as? [String: Any], "\(offline.stderr)")
+            #expect(Set((heard["members"] as? [[String: Any]])?.compactMap { $0["username"] as? String } ?? []) == [ann.username, bob.username]
+                    && heard["owner"] as? String == ann.username && heard["savedCopy"] as? Bool == true, "\(offline.stdout)")
             let table = try await second.run(["household"], server: unreachableServer)
             #expect(table.stdout.split(separator: "\n").contains { $0.hasPrefix("Home") && $0.contains(ann.username) }, "\(table.stdout)")
 

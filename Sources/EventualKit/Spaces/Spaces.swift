@@ -226,7 +226,36 @@ public struct Spaces: Sendable {
     public func members(of space: String) async throws -> Cached<SpaceDetails> {
         let space = try self.space(space)
         let client = self.client, store = self.store
-        let all = try await ReadCache(store: store).read("spaces", as: [SpaceDetails].self, policy: .networkFirst(timeout: patience)) { _ in
+        let all: Cached<[SpaceDetails]>
+        do {
+            all = try await listing(client: client, store: store)
+        } catch let error as CacheError {
+            // NB: offline with no listing saved, the members the last pull said.
+            guard let heard = try heard(space) else { throw error }
+            return heard
+        }
+        let pulled = try heard(space)
+        guard let details = all.value.first(where: { $0.id == space.id }), all.source == .network || pulled == nil else {
+            // NB: a saved listing older than the last pull, or without a space joined since: the pull's word is newer.
+            guard let pulled else { throw SpaceError.unknownSpace(space.name) }
+            return pulled
+        }
+        return Cached(value: details, source: all.source, fetchedAt: all.fetchedAt)
+    }
+
+    /// A shared space as the last pull said it, with its members; nil when none has said them.
+    private func heard(_ space: Space) throws -> Cached<SpaceDetails>? {
+        guard !space.members.isEmpty else { return nil }
+        let lastSync = try store.reader.read { db in try EngineSchema.value(.lastSyncAt, db).flatMap { Int64($0) } } ?? 0
+        return Cached(value: SpaceDetails(id: space.id, name: space.name, kind: space.kind, role: space.role,
+                                          owner: space.owner ?? space.members.first { $0.role == .owner }?.username ?? "",
+                                          members: space.members, app: space.app),
+                      source: .cache, fetchedAt: lastSync)
+    }
+
+    /// Every space with its members: the server's (kept for later), else the last copy.
+    private func listing(client: Client, store: LocalStore) async throws -> Cached<[SpaceDetails]> {
+        try await ReadCache(store: store).read("spaces", as: [SpaceDetails].self, policy: .networkFirst(timeout: patience)) { _ in
             let spaces: [SpaceDetails]
             switch try await client.listSpaces(query: .init(app: appName)) {
             case .ok(let answer): spaces = try answer.body.json.spaces.map(SpaceDetails.init)
@@ -238,8 +267,6 @@ public struct Spaces: Sendable {
             try await store.writer.write { db in try SpaceTable.update(from: spaces, db: db) }
             return .fresh(try JSONEncoder.sorted.encode(spaces), etag: nil)
         }
-        guard let details = all.value.first(where: { $0.id == space.id }) else { throw SpaceError.unknownSpace(space.name) }
-        return Cached(value: details, source: all.source, fetchedAt: all.fetchedAt)
     }
 
     // MARK: -
