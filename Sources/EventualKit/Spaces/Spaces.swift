@@ -235,7 +235,8 @@ public struct Spaces: Sendable {
             return heard
         }
         let pulled = try heard(space)
-        guard let details = all.value.first(where: { $0.id == space.id }), all.source == .network || pulled == nil else {
+        guard let details = all.value.first(where: { $0.id == space.id }),
+              all.source == .network || pulled.map({ all.fetchedAt >= $0.fetchedAt }) ?? true else {
             // NB: a saved listing older than the last pull, or without a space joined since: the pull's word is newer.
             guard let pulled else { throw SpaceError.unknownSpace(space.name) }
             return pulled
