@@ -15,7 +15,11 @@ extension SyncEngine {
     /// - keep mine: the change is stamped again with `edits` over it, written to the row, and
     ///   queued at the end of the outbox under a new id;
     /// - discard: the change is dropped and the row goes back to the server's record when known,
-    ///   or goes when the change made it here (the server never had it).
+    ///   or goes when the change made it here (the server never had it);
+    /// - keep as own: the record goes to the person's own space under a new id (see `keepAsOwn`),
+    ///   and the change is dropped as by discard.
+    /// In a space the person is no longer in, keep mine is refused (`SettleError.notInSpace`): it
+    /// would be refused again, for good; the row there goes.
     /// Other changes of the record that wait keep showing on the row.
     @discardableResult
     public func settle(_ id: String, _ choice: SettleChoice) async throws -> Settlement {
@@ -98,7 +102,7 @@ extension SyncEngine {
         let pending = try OutboxTable.unacknowledgedEdits(collection: change.collection, recordIDs: [change.recordID],
                                                           db: tx.db)[change.recordID] ?? PendingEdits()
         let gone = RemoteRecord(collection: change.collection, recordID: change.recordID, fields: [:], deleted: true, hlc: "", space: change.space)
-        let record = refetching ? change.serverRecord ?? gone : gone
+        let record = refetching ? change.serverRecord?.whole(of: mirror.collection) ?? gone : gone
         if !pending.deletes { try mirror.apply(record, pending: pending, in: tx.db) }
         return Settlement(change: change, choice: choice, queued: nil, restored: true)
     }

@@ -15,6 +15,17 @@ public struct RemoteRecord: Sendable, Equatable {
     /// The username of the person whose change the server applied last, when it knows.
     public let changedBy: String?
 
+    /// The record with every field of `collection` it does not carry (never set on the server) as
+    /// null: what a row takes to become exactly the server's record, a refused value in a field
+    /// the server never had included.
+    func whole(of collection: SyncCollection) -> RemoteRecord {
+        guard !deleted else { return self }
+        let missing = collection.fields.filter { $0.value.nullable && fields[$0.key] == nil }.map(\.key)
+        return RemoteRecord(collection: self.collection, recordID: recordID,
+                            fields: fields.merging(missing.map { ($0, SyncValue.null) }) { kept, _ in kept },
+                            deleted: deleted, hlc: hlc, space: space, changedBy: changedBy)
+    }
+
     init(collection: String, recordID: String, fields: [String: SyncValue], deleted: Bool, hlc: String,
          space: String? = nil, changedBy: String? = nil) {
         self.collection = collection

@@ -176,6 +176,32 @@ struct SharedSpaceTests {
     }
 
     @Test(arguments: Backend.available)
+    func aRefusedValueOfAFieldTheServerNeverHadLeavesTheRowOnceDiscarded(backend: Backend) async throws {
+        try await withLiveServer(on: backend) { server, scratch in
+            let (ann, bob, home, milk) = try await sharedItem("Milk", quantity: 2, server, scratch)
+            // Given Bob files the milk under dairy offline (no one ever gave it a category), while Ann makes him a viewer
+            try await bob.0.store.write { tx in try Device.items.update(milk, setting: ["category": "dairy"], in: tx) }
+            try await ann.0.spaces(of: ann.1).setRole(.viewer, of: bob.1.username, in: home)
+            _ = await ann.0.engine.syncNow()
+            #expect(await bob.0.engine.syncNow().rejected == 1)
+            // When he discards his refused change, and syncs
+            let failure = try #require(try bob.0.engine.failures().first)
+            let settled = try await bob.0.engine.settle(failure.id, .discard)
+            let refetch = await bob.0.engine.syncNow()
+            #expect(!settled.restored && refetch.failure == nil, "\(settled) \(refetch)")
+            // Then his row is the server's record again: no category, as on Ann's device
+            let category = { (device: Device) in
+                try device.store.reader.read { db in
+                    (try #require(try Row.fetchOne(db, sql: "SELECT category FROM items WHERE id = ?", arguments: [milk])))["category"] as String?
+                }
+            }
+            #expect(try category(bob.0) == nil, "\(String(describing: try? bob.0.outbox.entries()))")
+            #expect(try category(ann.0) == nil)
+            #expect(try bob.0.outbox.entries().isEmpty)
+        }
+    }
+
+    @Test(arguments: Backend.available)
     func aChangeKeptAfterARemovalThenDiscardedLeavesNoRowOfTheSpace(backend: Backend) async throws {
         try await withLiveServer(on: backend) { server, scratch in
             let (ann, bob, home, milk) = try await sharedItem("Milk", quantity: 2, server, scratch)
