@@ -69,6 +69,10 @@ extension SyncEngine {
         var fields = base.merging(change.fields) { $1 }
         for (field, delta) in change.deltas { fields[field] = .number((base[field]?.doubleValue ?? 0) + delta) }
         fields.merge(edits) { $1 }
+        // NB: a use of more than what was left when the person lost sight of it keeps what the rules allow: none left, not less.
+        for case .notBelow(let field, let minimum) in mirror.collection.rules {
+            if let value = fields[field]?.doubleValue, value < minimum { fields[field] = .number(minimum) }
+        }
         for (field, value) in fields {
             guard case .string(let text) = value, let reference = AttachmentReference(parsing: text) else { continue }
             // NB: a photo this device no longer holds, of a space the person left, can be had from nowhere: the record goes without it.
