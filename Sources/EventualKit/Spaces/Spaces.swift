@@ -120,10 +120,7 @@ public struct Spaces: Sendable {
     private func leave(_ space: Space, in tx: LocalTransaction) throws {
         let others = space.others(than: username)
         // NB: a hand-over queued before it goes first: she is an editor by the time the server hears her leave.
-        let handedOver = try OutboxTable.entries(state: .pending, db: tx.db).contains { entry in
-            entry.operation == SpaceCall.setRole.rawValue && entry.space == space.id
-                && (try? JSONDecoder().decode(SpaceCall.Role.self, from: entry.payload))?.role == .owner
-        }
+        let handedOver = try Self.waits(SpaceCall.setRole, in: space.id, as: SpaceCall.Role.self, tx.db) { $0.role == .owner }
         if space.role == .owner, !others.isEmpty, !handedOver { throw SpaceError.ownerWithOthers(space.name, others: others) }
         try tx.enqueueCall(SpaceCall.removeMember.rawValue, payload: SpaceCall.Member(spaceId: space.id, username: username), space: space.id)
     }
@@ -170,9 +167,8 @@ public struct Spaces: Sendable {
     /// spells them; one this device knows is not in it, or whose removal waits, is refused.
     private static func checkedMember(_ member: String, of space: Space, fresh: Bool, _ db: Database) throws -> String {
         guard space.role == .owner else { throw SpaceError.notOwner(space.name, owner: space.owner) }
-        let removing = try OutboxTable.entries(state: .pending, db: db).contains { entry in
-            entry.operation == SpaceCall.removeMember.rawValue && entry.space == space.id
-                && (try? JSONDecoder().decode(SpaceCall.Member.self, from: entry.payload))?.username.caseInsensitiveCompare(member) == .orderedSame
+        let removing = try waits(SpaceCall.removeMember, in: space.id, as: SpaceCall.Member.self, db) {
+            $0.username.caseInsensitiveCompare(member) == .orderedSame
         }
         if let known = space.members.first(where: { $0.username.caseInsensitiveCompare(member) == .orderedSame }), !removing {
             return known.username
@@ -180,6 +176,15 @@ public struct Spaces: Sendable {
         // NB: refused on the server's word just heard, or a removal waiting; an old copy may miss someone who joined since: the server judges.
         guard !fresh, !removing else { throw SpaceError.notAMember(member, space.name) }
         return member
+    }
+
+    /// Whether a call of `call` about `space` waits to be sent whose payload is `matching`.
+    private static func waits<Payload: Decodable>(_ call: SpaceCall, in space: String, as payload: Payload.Type, _ db: Database,
+                                                  matching: (Payload) -> Bool) throws -> Bool {
+        try OutboxTable.entries(state: .pending, db: db).contains { entry in
+            entry.operation == call.rawValue && entry.space == space
+                && (try? JSONDecoder().decode(Payload.self, from: entry.payload)).map(matching) == true
+        }
     }
 
     // MARK: - Refused invitations
