@@ -19,7 +19,7 @@ struct APIService: APIProtocol {
     let products: ProductStore
     let idempotency: Idempotency
     let sync: SyncStore
-    let syncRules: SyncRules
+    let pushValidation: PushValidation
     let lookupReads: BarcodeLookupReads
     let passwords: PasswordHasher
     let sessionTokens: SessionTokenSigner

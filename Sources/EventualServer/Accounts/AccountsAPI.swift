@@ -28,7 +28,7 @@ extension APIService {
         do {
             profile = try await idempotency.perform(replay) { sql in
                 try await accounts.register(user, on: sql)
-                try await SpaceStore.createPersonalSpace(of: user.id, now: now, on: sql)
+                try await SpaceGate.openPersonalSpace(of: user.id, now: now, on: sql)
                 try await throttle.recordRegistration(address: address, now: now, on: sql)
                 return Components.Schemas.User(user)
             }

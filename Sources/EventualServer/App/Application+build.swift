@@ -78,7 +78,7 @@ private func buildParts(_ configuration: ServerConfiguration, database: Database
         products: ProductStore(database: database),
         idempotency: idempotency,
         sync: SyncStore(database: database),
-        syncRules: SyncRules(maxClockDrift: configuration.maxClockDrift),
+        pushValidation: PushValidation(maxClockDrift: configuration.maxClockDrift),
         lookupReads: lookupReads,
         passwords: passwords,
         sessionTokens: SessionTokenSigner(keyBytes: sessionKey),

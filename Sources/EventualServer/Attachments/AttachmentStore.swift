@@ -19,12 +19,6 @@ struct AttachmentStore: Sendable {
     let database: Database
     var limits = AttachmentLimits()
 
-    /// What the caller may do in the space.
-    private struct Access {
-        let spaceName: String
-        let role: SpaceRole
-    }
-
     /// What a write decided, to be said once its transaction is committed: a deleted upload's
     /// refusal must not roll the deletion back.
     private enum Decision: Sendable {
@@ -78,7 +72,7 @@ struct AttachmentStore: Sendable {
             let (end, overflow) = offset.addingReportingOverflow(count)
             guard !overflow, end <= before.size else { throw Self.pastTheEnd(size: before.size, count: count, offset: offset) }
             if end == before.size {
-                try await lockCounter(of: spaceID, on: sql)
+                try await SpaceGate.lock([spaceID], on: sql)
             }
             // NB: the condition re-reads the row under its lock: of two appends at one offset, the
             // second finds `received` moved on and is told where to resume.
@@ -136,7 +130,7 @@ struct AttachmentStore: Sendable {
     /// What the server has of `sha256` in the space (`Refusal.notUploaded` when nothing).
     func status(of sha256: String, in spaceID: String, for userID: String) async throws -> AttachmentStatus {
         try await database.withConnection { sql in
-            _ = try await readAccess(to: spaceID, for: userID, on: sql)
+            try await readAccess(to: spaceID, for: userID, on: sql)
             guard let status = try await status(of: sha256, in: spaceID, on: sql) else { throw Self.notUploaded }
             return status
         }
@@ -147,7 +141,7 @@ struct AttachmentStore: Sendable {
                  range header: String?) async throws -> (status: AttachmentStatus, range: AttachmentRange, bytes: AttachmentBytes) {
         let database = self.database
         return try await database.withConnection { sql in
-            _ = try await readAccess(to: spaceID, for: userID, on: sql)
+            try await readAccess(to: spaceID, for: userID, on: sql)
             guard let status = try await status(of: sha256, in: spaceID, on: sql), status.complete else { throw Self.notUploaded }
             let range = try AttachmentRange.parse(header, size: status.size)
             let (first, last): (Int64, Int64)
@@ -209,7 +203,7 @@ struct AttachmentStore: Sendable {
             deleted += try await database.transaction { sql in
                 // NB: under the space's counter lock a push cannot commit a reference between the
                 // check below and the deletion, nor the space change owner.
-                try await lockCounter(of: spaceID, on: sql)
+                try await SpaceGate.lock([spaceID], on: sql)
                 let gone = try await sql.raw("""
                     DELETE FROM attachments WHERE space_id = \(bind: spaceID) AND sha256 = \(bind: sha256)
                       AND complete = 1 AND touched_at < \(bind: cutoff)
@@ -255,34 +249,25 @@ struct AttachmentStore: Sendable {
 
     /// The caller's role in the space, creating their personal space if it is missing (an account
     /// made by an import has none until it writes).
-    private func access(to spaceID: String, for userID: String, now: Int64, on sql: any SQLDatabase) async throws -> Access {
-        if let access = try await Self.membership(in: spaceID, of: userID, on: sql) { return access }
-        guard spaceID == userID else { throw SpaceStore.notAMember(spaceID) }
-        try await SpaceStore.createPersonalSpace(of: userID, now: now, on: sql)
-        guard let access = try await Self.membership(in: spaceID, of: userID, on: sql) else { throw SpaceStore.notAMember(spaceID) }
-        return access
+    private func access(to spaceID: String, for userID: String, now: Int64, on sql: any SQLDatabase) async throws -> (name: String, role: SpaceRole) {
+        var space = try await SpaceGate.access(of: userID, to: spaceID, on: sql)
+        if space == nil, spaceID == userID {
+            try await SpaceGate.openPersonalSpace(of: userID, now: now, on: sql)
+            space = try await SpaceGate.access(of: userID, to: spaceID, on: sql)
+        }
+        guard let space, let role = space.currentRole else { throw SpaceGate.notAMember(spaceID) }
+        return (space.name, role)
     }
 
     /// The caller's role, for a read: a personal space not made yet holds nothing.
-    private func readAccess(to spaceID: String, for userID: String, on sql: any SQLDatabase) async throws -> Access {
-        if let access = try await Self.membership(in: spaceID, of: userID, on: sql) { return access }
-        throw spaceID == userID ? Self.notUploaded : SpaceStore.notAMember(spaceID)
+    private func readAccess(to spaceID: String, for userID: String, on sql: any SQLDatabase) async throws {
+        guard try await SpaceGate.role(of: userID, in: spaceID, on: sql) == nil else { return }
+        throw spaceID == userID ? Self.notUploaded : SpaceGate.notAMember(spaceID)
     }
 
-    private static func membership(in spaceID: String, of userID: String, on sql: any SQLDatabase) async throws -> Access? {
-        guard let row = try await sql.raw("""
-            SELECT s.name, m.role FROM space_members m JOIN spaces s ON s.id = m.space_id
-            WHERE m.space_id = \(bind: spaceID) AND m.user_id = \(bind: userID) AND m.left_at IS NULL
-            """).first()
-        else { return nil }
-        let role = try row.decode(column: "role", as: String.self)
-        guard let known = SpaceRole(rawValue: role) else { throw StorageError.corrupt("role '\(role)' is not a SpaceRole") }
-        return Access(spaceName: try row.decode(column: "name", as: String.self), role: known)
-    }
-
-    private func requireWriter(_ access: Access) throws {
+    private func requireWriter(_ access: (name: String, role: SpaceRole)) throws {
         guard access.role.writes else {
-            throw Refusal.notPermitted("You are a viewer of \(access.spaceName): only its owner and editors attach files")
+            throw Refusal.notPermitted("You are a viewer of \(access.name): only its owner and editors attach files")
         }
     }
 
@@ -386,11 +371,5 @@ struct AttachmentStore: Sendable {
     /// Deletes an upload and its chunks (ON DELETE CASCADE).
     private func delete(_ sha256: String, in spaceID: String, on sql: any SQLDatabase) async throws {
         try await sql.delete(from: "attachments").where("space_id", .equal, spaceID).where("sha256", .equal, sha256).run()
-    }
-
-    /// See the type's comment: taken before an attachment's row by whatever may change the quota.
-    private func lockCounter(of spaceID: String, on sql: any SQLDatabase) async throws {
-        guard database.dialect == .postgres else { return }
-        try await sql.raw("SELECT space_id FROM sync_counters WHERE space_id = \(bind: spaceID) FOR UPDATE").run()
     }
 }

@@ -24,39 +24,17 @@ struct SpaceStore: Sendable {
 
     // MARK: Reads
 
-    /// The spaces `userID` is a member of: the personal one first, then by id (the order a pull reads them in).
-    static func memberships(of userID: String, on sql: any SQLDatabase) async throws -> [SpaceMembership] {
-        let rows = try await sql.raw("""
-            SELECT s.id, s.name, s.kind, s.app, m.role FROM space_members m JOIN spaces s ON s.id = m.space_id
-            WHERE m.user_id = \(bind: userID) AND m.left_at IS NULL
-            """).all()
-        let spaces = try rows.map { row in
-            SpaceMembership(id: try row.decode(column: "id", as: String.self), name: try row.decode(column: "name", as: String.self),
-                            kind: try enumValue(row, "kind"), role: try enumValue(row, "role"),
-                            app: try row.decode(column: "app", as: String?.self))
-        }
-        return spaces.sorted { (rank($0.kind), $0.id) < (rank($1.kind), $1.id) }
-    }
-
     /// Whether a space of `kind` claimed by `spaceApp` is one `app` sees (nil: every app does).
     static func belongs(_ kind: SpaceKind, _ spaceApp: String?, to app: String?) -> Bool {
         guard let app, kind == .shared, let spaceApp else { return true }
         return spaceApp == app
     }
 
-    /// The spaces `userID` was a member of and is no longer.
-    static func formerSpaces(of userID: String, on sql: any SQLDatabase) async throws -> [SpaceName] {
-        try await sql.raw("""
-            SELECT s.id, s.name FROM space_members m JOIN spaces s ON s.id = m.space_id
-            WHERE m.user_id = \(bind: userID) AND m.left_at IS NOT NULL
-            """).all().map { SpaceName(id: try $0.decode(column: "id", as: String.self), name: try $0.decode(column: "name", as: String.self)) }
-    }
-
     /// Every space `userID` is a member of, with its members: the personal one first, then by
     /// name; with `app`, only the shared spaces of that app (and those no app claimed yet).
     func spaces(of userID: String, app: String? = nil) async throws -> [SpaceDetails] {
         try await database.withConnection { sql in
-            let memberships = try await Self.memberships(of: userID, on: sql).filter { Self.belongs($0.kind, $0.app, to: app) }
+            let memberships = try await SpaceGate.memberships(of: userID, on: sql).filter { Self.belongs($0.kind, $0.app, to: app) }
             let members = try await Self.members(of: memberships.map(\.id), on: sql)
             return memberships
                 .sorted { (Self.rank($0.kind), $0.name, $0.id) < (Self.rank($1.kind), $1.name, $1.id) }
@@ -111,19 +89,6 @@ struct SpaceStore: Sendable {
 
     // MARK: Writes
 
-    /// Creates `userID`'s personal space (its id is theirs), unless it exists.
-    static func createPersonalSpace(of userID: String, now: Int64, on sql: any SQLDatabase) async throws {
-        try await sql.insert(into: "spaces").columns("id", "name", "kind", "owner_id", "created_at")
-            .values(SQLBind(userID), SQLBind(personalName), SQLBind(SpaceKind.personal.rawValue), SQLBind(userID), SQLBind(now))
-            .ignoringConflicts(with: ["id"]).run()
-        try await sql.insert(into: "space_members").columns("space_id", "user_id", "role", "added_at")
-            .values(SQLBind(userID), SQLBind(userID), SQLBind(SpaceRole.owner.rawValue), SQLBind(now))
-            .ignoringConflicts(with: ["space_id", "user_id"]).run()
-        try await sql.insert(into: "sync_counters").columns("space_id", "last_seq")
-            .values(SQLBind(userID), SQLBind(Int64(0)))
-            .ignoringConflicts(with: ["space_id"]).run()
-    }
-
     /// Creates a shared space `userID` owns; the same id created again by its owner answers the
     /// space as it is (`created` false).
     func create(id: String, name: String, app: String? = nil, by userID: String, now: Int64, on sql: any SQLDatabase) async throws
@@ -145,7 +110,7 @@ struct SpaceStore: Sendable {
             .values(SQLBind(id), SQLBind(name), SQLBind(SpaceKind.shared.rawValue), SQLBind(userID), SQLBind(now), SQLBind(app)).run()
         try await sql.insert(into: "space_members").columns("space_id", "user_id", "role", "added_at")
             .values(SQLBind(id), SQLBind(userID), SQLBind(SpaceRole.owner.rawValue), SQLBind(now)).run()
-        try await sql.insert(into: "sync_counters").columns("space_id", "last_seq").values(SQLBind(id), SQLBind(Int64(0))).run()
+        try await SpaceGate.openCounter(of: id, on: sql)
         guard let space = try await Self.details(of: id, for: userID, on: sql) else {
             throw StorageError.corrupt("the space \(id) vanished inside the transaction that created it")
         }
@@ -171,7 +136,7 @@ struct SpaceStore: Sendable {
             guard let person = try await Self.user(named: username, on: sql) else {
                 throw Refusal.notFound("No one is called \(username)")
             }
-            if try await Self.role(of: person.id, in: spaceID, on: sql) != nil {
+            if try await SpaceGate.role(of: person.id, in: spaceID, on: sql) != nil {
                 throw Refusal.conflict("\(person.username) is a member of \(space.name) already")
             }
             match = ("invitee_user_id", person.id)
@@ -180,7 +145,7 @@ struct SpaceStore: Sendable {
             // NB: a member invited by email is answered like anyone else, so that the answer never
             // tells whether an account has that address; there is just nothing to store.
             if let person = try await sql.select().column("id").from("users").where("email_key", .equal, key).first(),
-               try await Self.role(of: try person.decode(column: "id", as: String.self), in: spaceID, on: sql) != nil {
+               try await SpaceGate.role(of: try person.decode(column: "id", as: String.self), in: spaceID, on: sql) != nil {
                 return
             }
             match = ("invitee_email", key)
@@ -229,7 +194,7 @@ struct SpaceStore: Sendable {
     }
 
     /// Refuses another invitation past the space's pending ones (409) or the inviter's day (429).
-    private static func requireRoomForAnotherInvitation(in space: SpaceRow, by userID: String, now: Int64,
+    private static func requireRoomForAnotherInvitation(in space: SpaceAccess, by userID: String, now: Int64,
                                                         on sql: any SQLDatabase) async throws {
         let pending = try await sql.raw("""
             SELECT COUNT(*) AS n FROM space_invitations WHERE space_id = \(bind: space.id) AND state = 'pending'
@@ -261,7 +226,7 @@ struct SpaceStore: Sendable {
         }
         switch invitation.state {
         case "pending":
-            if try await Self.role(of: userID, in: invitation.spaceID, on: sql) == nil {
+            if try await SpaceGate.role(of: userID, in: invitation.spaceID, on: sql) == nil {
                 try await Self.requireRoomForOneMore(userID, on: sql)
                 try await sql.raw("""
                     INSERT INTO space_members (space_id, user_id, role, added_at) VALUES
@@ -307,7 +272,10 @@ struct SpaceStore: Sendable {
     /// owner becomes an editor.
     func setRole(_ role: SpaceRole, of username: String, in spaceID: String, by userID: String,
                  on sql: any SQLDatabase) async throws -> SpaceDetails {
-        try await lockCounter(of: spaceID, on: sql)
+        // NB: a change of owner or a removal waits for pushes in flight (and for another change of
+        // the space's members), so it reads roles no one else is changing and moves bytes only
+        // after every push that counted them.
+        try await SpaceGate.lock([spaceID], on: sql)
         let space = try await Self.ownedSharedSpace(spaceID, by: userID, doing: "changes roles", on: sql)
         let member = try await Self.currentMember(username, of: space, on: sql)
         if member.id == userID {
@@ -339,10 +307,13 @@ struct SpaceStore: Sendable {
     /// The owner removes a member, or a member removes themselves. The owner leaving alone deletes
     /// the space's records; someone who is no longer a member changes nothing.
     func remove(_ username: String, from spaceID: String, by userID: String, now: Int64, on sql: any SQLDatabase) async throws {
-        try await lockCounter(of: spaceID, on: sql)
-        guard let callerRole = try await Self.role(of: userID, in: spaceID, on: sql),
-              let space = try await Self.space(spaceID, on: sql)
-        else { throw Self.notAMember(spaceID) }
+        // NB: a change of owner or a removal waits for pushes in flight (and for another change of
+        // the space's members), so it reads roles no one else is changing and moves bytes only
+        // after every push that counted them.
+        try await SpaceGate.lock([spaceID], on: sql)
+        guard let space = try await SpaceGate.access(of: userID, to: spaceID, on: sql), let callerRole = space.currentRole else {
+            throw SpaceGate.notAMember(spaceID)
+        }
         guard space.kind == .shared else { throw Refusal.conflict("Your personal space is yours alone") }
         guard let person = try await Self.user(named: username, on: sql) else {
             throw Refusal.notFound("No one is called \(username)")
@@ -350,8 +321,8 @@ struct SpaceStore: Sendable {
         guard person.id == userID || callerRole == .owner else {
             throw Refusal.notTheOwner("Only the owner of \(space.name) removes members; you may leave it")
         }
-        guard let role = try await Self.role(of: person.id, in: spaceID, on: sql) else {
-            if try await Self.wasMember(person.id, of: spaceID, on: sql) { return }
+        guard let role = try await SpaceGate.role(of: person.id, in: spaceID, on: sql) else {
+            if try await SpaceGate.access(of: person.id, to: spaceID, on: sql)?.left == true { return }
             throw Refusal.notFound("\(person.username) is not a member of \(space.name)")
         }
         if role == .owner {
@@ -375,33 +346,12 @@ struct SpaceStore: Sendable {
 
     // MARK: Parts
 
-    private struct SpaceRow {
-        let id: String
-        let name: String
-        let kind: SpaceKind
-        let app: String?
-    }
-
     private struct InvitationRow {
         let spaceID: String
         let spaceName: String
         let role: String
         let state: String
         let createdAt: Int64
-    }
-
-    static func notAMember(_ spaceID: String) -> Refusal {
-        .notFound("You are not a member of space \(spaceID.prefix(128))")
-    }
-
-    /// NB: a no-op UPDATE takes PostgreSQL's row lock on the space's counter, which every push to
-    /// the space holds: a change of owner or a deletion waits for pushes in flight (and for another
-    /// change of the space's members), so it reads roles no one else is changing and moves bytes
-    /// only after every push that counted them. SQLite's single writer is exclusive already.
-    private func lockCounter(of spaceID: String, on sql: any SQLDatabase) async throws {
-        guard database.dialect == .postgres else { return }
-        try await sql.update("sync_counters").set(SQLIdentifier("last_seq"), to: SQLIdentifier("last_seq"))
-            .where("space_id", .equal, spaceID).run()
     }
 
     private static func requireRoomForOneMore(_ userID: String, on sql: any SQLDatabase) async throws {
@@ -413,33 +363,11 @@ struct SpaceStore: Sendable {
         }
     }
 
-    private static func space(_ spaceID: String, on sql: any SQLDatabase) async throws -> SpaceRow? {
-        guard let row = try await sql.select().columns("id", "name", "kind", "app").from("spaces").where("id", .equal, spaceID).first() else {
-            return nil
-        }
-        return SpaceRow(id: try row.decode(column: "id", as: String.self), name: try row.decode(column: "name", as: String.self),
-                        kind: try enumValue(row, "kind"), app: try row.decode(column: "app", as: String?.self))
-    }
-
-    /// The caller's current role in the space, nil when they are not a member (any more).
-    private static func role(of userID: String, in spaceID: String, on sql: any SQLDatabase) async throws -> SpaceRole? {
-        guard let row = try await sql.select().column("role").from("space_members")
-            .where("space_id", .equal, spaceID).where("user_id", .equal, userID).where(SQLColumn("left_at"), .is, SQLLiteral.null)
-            .first()
-        else { return nil }
-        return try enumValue(row, "role")
-    }
-
-    private static func wasMember(_ userID: String, of spaceID: String, on sql: any SQLDatabase) async throws -> Bool {
-        try await sql.select().column("role").from("space_members")
-            .where("space_id", .equal, spaceID).where("user_id", .equal, userID).first() != nil
-    }
-
     /// The space, if `userID` owns it and it is shared; else the refusal a caller gets.
     private static func ownedSharedSpace(_ spaceID: String, by userID: String, doing what: String,
-                                         on sql: any SQLDatabase) async throws -> SpaceRow {
-        guard let role = try await role(of: userID, in: spaceID, on: sql), let space = try await space(spaceID, on: sql) else {
-            throw notAMember(spaceID)
+                                         on sql: any SQLDatabase) async throws -> SpaceAccess {
+        guard let space = try await SpaceGate.access(of: userID, to: spaceID, on: sql), let role = space.currentRole else {
+            throw SpaceGate.notAMember(spaceID)
         }
         guard space.kind == .shared else { throw Refusal.conflict("Your personal space is yours alone") }
         guard role == .owner else { throw Refusal.notTheOwner("Only the owner of \(space.name) \(what)") }
@@ -453,11 +381,11 @@ struct SpaceStore: Sendable {
         return (try row.decode(column: "id", as: String.self), try row.decode(column: "username", as: String.self))
     }
 
-    private static func currentMember(_ username: String, of space: SpaceRow, on sql: any SQLDatabase) async throws
+    private static func currentMember(_ username: String, of space: SpaceAccess, on sql: any SQLDatabase) async throws
         -> (id: String, username: String)
     {
         guard let person = try await user(named: username, on: sql) else { throw Refusal.notFound("No one is called \(username)") }
-        guard try await role(of: person.id, in: space.id, on: sql) != nil else {
+        guard try await SpaceGate.role(of: person.id, in: space.id, on: sql) != nil else {
             throw Refusal.notFound("\(person.username) is not a member of \(space.name)")
         }
         return person
@@ -497,7 +425,7 @@ struct SpaceStore: Sendable {
 
     /// The space as `userID` sees it, nil when they are not a member.
     private static func details(of spaceID: String, for userID: String, on sql: any SQLDatabase) async throws -> SpaceDetails? {
-        guard let role = try await role(of: userID, in: spaceID, on: sql), let space = try await space(spaceID, on: sql) else {
+        guard let space = try await SpaceGate.access(of: userID, to: spaceID, on: sql), let role = space.currentRole else {
             return nil
         }
         let members = try await members(of: [spaceID], on: sql)
@@ -519,7 +447,7 @@ struct SpaceStore: Sendable {
     /// The current members of each space, by space id.
     static func members(of spaceIDs: [String], on sql: any SQLDatabase) async throws -> [String: [SpaceDetails.Member]] {
         var members: [String: [SpaceDetails.Member]] = [:]
-        for chunk in stride(from: 0, to: spaceIDs.count, by: SyncStore.rowsPerStatement).map({ spaceIDs[$0..<min($0 + SyncStore.rowsPerStatement, spaceIDs.count)] }) {
+        for chunk in stride(from: 0, to: spaceIDs.count, by: SpaceGate.idsPerStatement).map({ spaceIDs[$0..<min($0 + SpaceGate.idsPerStatement, spaceIDs.count)] }) {
             let rows = try await sql.select().columns(SQLColumn("space_id", table: "m"), SQLColumn("username", table: "u"),
                                                       SQLColumn("role", table: "m"), SQLColumn("added_at", table: "m"))
                 .from(SQLAlias(SQLIdentifier("space_members"), as: SQLIdentifier("m")))

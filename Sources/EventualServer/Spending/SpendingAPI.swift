@@ -122,7 +122,7 @@ extension APIService {
     /// true one after it.
     func clamped(_ at: Int64) -> Int64 {
         let now = UnixMillis.now()
-        return at > now + syncRules.maxClockDrift.milliseconds ? now : at
+        return at > now + pushValidation.maxClockDrift.milliseconds ? now : at
     }
 
     /// A Unix-millisecond time a person can mean: not before 1970, not past year 5000.

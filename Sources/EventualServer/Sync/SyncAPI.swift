@@ -3,36 +3,14 @@ import Foundation
 import OpenAPIRuntime
 
 extension APIService {
-    static let maxChangesPerPush = 500
-    static let changeIDLengths = 1...128
     static let pullLimits = 1...1000
     static let defaultPullLimit = 500
-    static let spaceIDLengths = 1...128
 
     func syncPush(_ input: Operations.SyncPush.Input) async throws -> Operations.SyncPush.Output {
         guard case .json(let body) = input.body else { throw APIError.badRequest("expected a JSON body") }
         let userID = try await authenticatedUserID()
-        guard body.changes.count <= Self.maxChangesPerPush else {
-            throw APIError.badRequest("a push carries at most \(Self.maxChangesPerPush) changes, not \(body.changes.count): send them in several batches")
-        }
-        try SyncInputRules.check(body.changes)
-        for (index, change) in body.changes.enumerated() {
-            guard Self.changeIDLengths.contains(change.id.unicodeScalars.count) else {
-                throw APIError.badRequest("changes[\(index)].id must be 1 to \(Self.changeIDLengths.upperBound) characters long")
-            }
-            if let space = change.space, !Self.spaceIDLengths.contains(space.unicodeScalars.count) {
-                throw APIError.badRequest("changes[\(index)].space must be 1 to \(Self.spaceIDLengths.upperBound) characters long")
-            }
-        }
         let now = UnixMillis.now()
-        let rules = syncRules
-        let submissions = body.changes.map { change in
-            SyncSubmission(id: change.id, space: change.space ?? userID, change: Result { () throws(SyncRejection) in
-                try rules.validate(collection: change.collection, recordID: change.recordId, hlc: change.hlc,
-                                   fields: change.fields.additionalProperties.value,
-                                   deltas: change.deltas?.additionalProperties ?? [:], deleted: change.deleted, now: now)
-            })
-        }
+        let submissions = try pushValidation.submissions(of: body.changes, by: userID, now: now)
         let outcomes = try await sync.push(submissions, userID: userID, now: now, quota: quotas.syncRecordsPerUser,
                                            byteQuota: quotas.bytesPerUser)
         var counts = (applied: 0, duplicate: 0, rejected: 0)
@@ -91,8 +69,8 @@ extension APIService {
         else { throw APIError.badRequest("collection must be a collection's name: 1 to 64 of a-z, 0-9 and _, starting with a letter") }
         for id in input.query.id {
             try TextRules.check(id, field: "id")
-            guard SyncRules.recordIDLengths.contains(id.unicodeScalars.count) else {
-                throw APIError.badRequest("id must be 1 to \(SyncRules.recordIDLengths.upperBound) characters long, not \(id.unicodeScalars.count)")
+            guard PushValidation.recordIDLengths.contains(id.unicodeScalars.count) else {
+                throw APIError.badRequest("id must be 1 to \(PushValidation.recordIDLengths.upperBound) characters long, not \(id.unicodeScalars.count)")
             }
         }
         guard (1...Self.mostRecordsAsked).contains(input.query.id.count) else {

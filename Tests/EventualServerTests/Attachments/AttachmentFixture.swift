@@ -44,7 +44,7 @@ struct AttachmentFixture: Sendable {
                     .values(SQLBind(id), SQLBind(id), SQLBind(id), SQLBind("\(id)@example.com"), SQLBind("\(id)@example.com"),
                             SQLBind("x"), SQLBind(now), SQLBind(now))
                     .run()
-                try await SpaceStore.createPersonalSpace(of: id, now: now, on: sql)
+                try await SpaceGate.openPersonalSpace(of: id, now: now, on: sql)
             }
             _ = try await SpaceStore(database: database).create(id: home, name: "Home", by: Self.alice, now: now, on: sql)
             for (id, role) in [(Self.bob, "editor"), (Self.carol, "viewer")] {

@@ -5,8 +5,6 @@ import Testing
 
 @Suite("A sync record's merged state")
 struct SyncRecordStateTests {
-    let rules = SyncRules(maxClockDrift: .seconds(300))
-
     func change(_ stamp: String, fields: [String: SyncValue] = [:], deltas: [String: Double] = [:], deleted: Bool = false) -> ValidatedChange {
         ValidatedChange(collection: "pantry_items", recordID: "r", stamp: HLCStamp(parsing: stamp)!, fields: fields, deltas: deltas,
                         deleted: deleted)

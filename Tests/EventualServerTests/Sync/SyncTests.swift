@@ -402,17 +402,17 @@ struct SyncTests {
 
     @Test func calendarDatesAreCheckedDayByDay() {
         for valid in ["2024-02-29", "2000-02-29", "2023-12-31", "0001-01-01"] {
-            #expect(SyncRules.isCalendarDate(valid), "\(valid)")
+            #expect(PushValidation.isCalendarDate(valid), "\(valid)")
         }
         for invalid in ["2023-02-29", "1900-02-29", "2023-04-31", "2023-13-01", "2023-00-10", "2023-1-01",
                         "2023-01-01T00:00", "０２０２-01-01", "0000-01-01", ""] {
-            #expect(!SyncRules.isCalendarDate(invalid), "\(invalid)")
+            #expect(!PushValidation.isCalendarDate(invalid), "\(invalid)")
         }
     }
 }
 
 /// A one-way signal between test tasks.
-private actor Flag {
+actor Flag {
     private(set) var isSet = false
     func set() { isSet = true }
 }

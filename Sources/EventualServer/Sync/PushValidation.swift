@@ -18,17 +18,74 @@ struct ValidatedChange: Sendable, Equatable {
     let deleted: Bool
 }
 
-/// What a push may carry: the registered collections and their fields, and how far ahead of the
-/// server's clock a stamp may be.
-struct SyncRules: Sendable {
+/// Everything a push is checked for before its merge, in one place, in this order:
+/// 1. the whole push: at most `maxChanges` changes, and no NUL or control character in an id, a
+///    name or a value, and ids of the lengths allowed: else a 400 naming the change and field,
+///    nothing applied;
+/// 2. each change against its collection: known collection and fields, values of their types,
+///    a stamp not too far ahead of the server's clock: else that change alone is `rejected`.
+/// What a merged record must satisfy (its collection's `rules`) is checked by the merge
+/// (`PushMerge`), which alone knows the record as merged.
+///
+/// NB: a refusal of the first kind is a 400 rather than one change's `rejected`: a change id that
+/// cannot be stored whole cannot be remembered either, and before this check such a batch
+/// answered 500 on every retry, stalling the device's outbox for good.
+struct PushValidation: Sendable {
+    static let maxChanges = 500
+    static let changeIDLengths = 1...128
+    static let spaceIDLengths = 1...128
     static let recordIDLengths = 1...128
 
     let collections: [String: SyncCollection]
+    /// How far ahead of the server's clock a stamp may be.
     let maxClockDrift: Duration
 
     init(collections: [String: SyncCollection] = SyncCollections.all, maxClockDrift: Duration) {
         self.collections = collections
         self.maxClockDrift = maxClockDrift
+    }
+
+    /// The push's changes as the store takes them (a change without a space goes to `userID`'s
+    /// personal one), or the 400 that refuses the push whole.
+    func submissions(of changes: [Components.Schemas.SyncChange], by userID: String, now: Int64) throws(APIError) -> [SyncSubmission] {
+        guard changes.count <= Self.maxChanges else {
+            throw APIError.badRequest("a push carries at most \(Self.maxChanges) changes, not \(changes.count): send them in several batches")
+        }
+        for (index, change) in changes.enumerated() { try Self.checkText(of: change, at: "changes[\(index)]") }
+        for (index, change) in changes.enumerated() { try Self.checkLengths(of: change, at: "changes[\(index)]") }
+        return changes.map { change in
+            SyncSubmission(id: change.id, space: change.space ?? userID, change: Result { () throws(SyncRejection) in
+                try validate(collection: change.collection, recordID: change.recordId, hlc: change.hlc,
+                             fields: change.fields.additionalProperties.value,
+                             deltas: change.deltas?.additionalProperties ?? [:], deleted: change.deleted, now: now)
+            })
+        }
+    }
+
+    /// Refuses a change whose text cannot be stored whole: a NUL or a control character in an id,
+    /// a name or a value.
+    private static func checkText(of change: Components.Schemas.SyncChange, at path: String) throws(APIError) {
+        try TextRules.check(change.id, field: "\(path).id")
+        try TextRules.check(change.collection, field: "\(path).collection")
+        try TextRules.check(change.recordId, field: "\(path).recordId")
+        try TextRules.check(change.hlc, field: "\(path).hlc")
+        if let space = change.space { try TextRules.check(space, field: "\(path).space") }
+        for (name, value) in change.fields.additionalProperties.value {
+            try TextRules.check(name, field: "\(path).fields (a field name)")
+            if let text = value as? String {
+                try TextRules.check(text, field: "\(path).fields.\(name)", .multiLine)
+            }
+        }
+    }
+
+    /// Refuses a change whose id or space id is of a length not allowed.
+    private static func checkLengths(of change: Components.Schemas.SyncChange, at path: String) throws(APIError) {
+        guard changeIDLengths.contains(change.id.unicodeScalars.count) else {
+            throw APIError.badRequest("\(path).id must be 1 to \(changeIDLengths.upperBound) characters long")
+        }
+        if let space = change.space, !spaceIDLengths.contains(space.unicodeScalars.count) {
+            throw APIError.badRequest("\(path).space must be 1 to \(spaceIDLengths.upperBound) characters long")
+        }
     }
 
     /// The change in its collection's types, or the rule it breaks. `now` is Unix milliseconds.

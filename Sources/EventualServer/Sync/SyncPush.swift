@@ -1,0 +1,202 @@
+import EventualAPI
+import EventualStorage
+import SQLKit
+
+extension SyncStore {
+    /// Applies a batch in one transaction and answers each change, in order. A batch that would
+    /// take a space's owner past `quota` records or past `byteQuota` stored bytes is refused whole
+    /// (`Refusal.quotaExceeded`).
+    func push(_ submissions: [SyncSubmission], userID: String, now: Int64, quota: Int = .max,
+              byteQuota: Int64 = .max) async throws -> [SyncOutcome] {
+        let collections = self.collections
+        return try await database.transaction { sql in
+            var merge = try await PushMerge(submissions, userID: userID, now: now, collections: collections, on: sql)
+            for submission in submissions { try await merge.take(submission, on: sql) }
+            return try await merge.commit(quota: quota, byteQuota: byteQuota, on: sql)
+        }
+    }
+}
+
+/// One batch merged into the records it changes, in its push's transaction: made under the
+/// counter locks of its spaces, change by change in the batch's order, then written at once.
+struct PushMerge {
+    private let userID: String
+    private let now: Int64
+    private let collections: [String: SyncCollection]
+    /// What the pusher may do in each space of the batch, read under the spaces' locks.
+    private var access: [String: SpaceAccess]
+    private var appliedIDs: Set<String>
+    /// The records the batch changes as stored before it, with the bytes they take.
+    private let stored: [SyncRecordKey: (state: SyncRecordState, bytes: Int64)]
+    /// The records the batch changes, as merged so far.
+    private var records: [SyncRecordKey: SyncRecordState]
+    /// The records its rules may look up that it does not change (see `referencedStates`).
+    private let referenced: [SyncRecordKey: SyncRecordState]
+    /// Where a rule's lookup may find a record: the spaces the batch writes, and those its references were read in.
+    private let searched: [String]
+
+    private var outcomes: [SyncOutcome] = []
+    private var refusals: [(index: Int, key: SyncRecordKey, violation: SyncRuleViolation)] = []
+    private var newlyApplied: [String] = []
+    /// The records changed, in the order first changed: the order they take seq values in.
+    private var changed: [SyncRecordKey] = []
+    private var changedSet = Set<SyncRecordKey>()
+    /// Who made the newest applied change of each record (see `take`).
+    private var authors: [SyncRecordKey: String] = [:]
+
+    /// Locks the batch's spaces and reads what its merge needs.
+    init(_ submissions: [SyncSubmission], userID: String, now: Int64, collections: [String: SyncCollection],
+         on sql: any SQLDatabase) async throws {
+        self.userID = userID
+        self.now = now
+        self.collections = collections
+        let access = try await SpaceGate.enter(Set(submissions.map(\.space)).sorted(), as: userID, now: now, on: sql)
+        self.access = access
+        appliedIDs = try await SyncRecordRows.appliedChangeIDs(among: submissions.map(\.id), of: userID, on: sql)
+        let keys = submissions.compactMap { submission -> SyncRecordKey? in
+            guard case .success(let change) = submission.change, access[submission.space]?.refusalToWrite == nil else { return nil }
+            return SyncRecordKey(space: submission.space, collection: change.collection, recordID: change.recordID)
+        }
+        stored = try await SyncRecordRows.states(of: keys, on: sql)
+        records = stored.mapValues(\.state)
+        referenced = try await SyncRecordRows.states(of: Self.referencedIDs(by: submissions, in: stored, access: access, collections),
+                                                     visibleTo: userID, on: sql)
+        searched = Set(access.filter { $0.value.refusalToWrite == nil }.keys).union(referenced.keys.map(\.space)).sorted()
+    }
+
+    /// Merges one change, or answers why not.
+    mutating func take(_ submission: SyncSubmission, on sql: any SQLDatabase) async throws {
+        guard !appliedIDs.contains(submission.id) else { return outcomes.append(.duplicate) }
+        let change: ValidatedChange
+        switch submission.change {
+        case .failure(let rejection): return outcomes.append(.rejected(rejection.message))
+        case .success(let validated): change = validated
+        }
+        if let rejection = try await admit(change, to: submission.space, on: sql) { return outcomes.append(.rejected(rejection)) }
+        let key = SyncRecordKey(space: submission.space, collection: change.collection, recordID: change.recordID)
+        let before = records[key]
+        var state = before ?? SyncRecordState()
+        let newestBefore = state.newestStamp
+        // NB: the author of a record is whoever made its newest applied change: a change that
+        // lost every comparison, or won only older ground, leaves the author shown as it was.
+        let authored = state.apply(change) && newestBefore.map { change.stamp > $0 } ?? true
+        if let violation = violation(of: change, merged: state, before: before, in: submission.space) {
+            refusals.append((outcomes.count, key, violation))
+            return outcomes.append(.rejected(violation.message))
+        }
+        // NB: a change that lost every comparison still moves its record to a new seq.
+        // Its device skipped the winning values in an earlier pull (its own edit was
+        // pending then, and pending edits are never overwritten); this brings them back.
+        if changedSet.insert(key).inserted { changed.append(key) }
+        if authored { authors[key] = userID }
+        records[key] = state
+        appliedIDs.insert(submission.id)
+        newlyApplied.append(submission.id)
+        outcomes.append(.applied)
+    }
+
+    /// Why the pusher may not write `change` to the space, nil when they may. A shared space holds
+    /// one app's records: the first one filed claims a space no app has yet.
+    private mutating func admit(_ change: ValidatedChange, to spaceID: String, on sql: any SQLDatabase) async throws -> String? {
+        guard let space = access[spaceID] else { return SpaceGate.notAMember(spaceID).message }
+        if let refusal = space.refusalToWrite { return refusal }
+        guard space.kind == .shared, let app = collections[change.collection]?.app.rawValue else { return nil }
+        if let claimed = space.app, claimed != app {
+            return "\(space.name) is shared in another app: it holds no \(change.collection) records"
+        }
+        if space.app == nil {
+            try await sql.raw("UPDATE spaces SET app = \(bind: app) WHERE id = \(bind: spaceID) AND app IS NULL").run()
+            access[spaceID]?.app = app
+        }
+        return nil
+    }
+
+    /// The rule the merged record would break, if any.
+    private func violation(of change: ValidatedChange, merged state: SyncRecordState, before: SyncRecordState?,
+                           in spaceID: String) -> SyncRuleViolation? {
+        // NB: a change made before a deletion it reaches after changes nothing: its author is told, not left to think it applied.
+        if before?.isDeleted == true, state.isDeleted, !change.deleted {
+            return SyncRuleViolation(code: SyncRuleViolation.deleted, field: "",
+                                     message: "It was deleted on another device or by another member before this change reached the server")
+        }
+        guard let collection = collections[change.collection], !state.isDeleted else { return nil }
+        return collection.violation(merged: state.fields, previous: before.flatMap { $0.isDeleted ? nil : $0.fields },
+                                    lookup: { visible($0, $1, from: spaceID) })
+    }
+
+    /// The fields of a live record the pusher can see: in `space` first, else in another of their spaces.
+    private func visible(_ collection: String, _ recordID: String, from space: String) -> [String: SyncValue]? {
+        for candidate in [space] + searched.filter({ $0 != space }) {
+            let key = SyncRecordKey(space: candidate, collection: collection, recordID: recordID)
+            if let state = records[key] ?? referenced[key], !state.isDeleted { return state.fields }
+        }
+        return nil
+    }
+
+    /// Writes the merged records, each with the next seq of its space, and answers each change.
+    /// NB: the quotas are checked first: a batch past one is refused whole, nothing written.
+    func commit(quota: Int, byteQuota: Int64, on sql: any SQLDatabase) async throws -> [SyncOutcome] {
+        try await requireRecordQuota(quota, on: sql)
+        try await SyncRecordRows.recordApplied(newlyApplied, userID: userID, now: now, on: sql)
+        var nextSeq = access.mapValues(\.lastSeq)
+        let rows = try changed.map { key in
+            nextSeq[key.space]! += 1
+            return SyncRecordRows.Row(key: key, columns: try records[key]!.columns(), seq: nextSeq[key.space]!,
+                                      deleted: records[key]!.isDeleted)
+        }
+        // A space's records count against its owner.
+        var grown: [String: Int64] = [:]
+        for row in rows {
+            grown[access[row.key.space]!.ownerID, default: 0] += StorageUsage.bytes(of: row.columns) - (stored[row.key]?.bytes ?? 0)
+        }
+        for (ownerID, bytes) in grown.sorted(by: { $0.key < $1.key }) {
+            try await StorageUsage.add(bytes, for: ownerID, quota: byteQuota, on: sql)
+        }
+        try await SyncRecordRows.save(rows, authors: authors, now: now, on: sql)
+        for (space, seq) in nextSeq.sorted(by: { $0.key < $1.key }) where seq != access[space]!.lastSeq {
+            try await SpaceGate.advance(space, to: seq, on: sql)
+        }
+        var outcomes = self.outcomes
+        if !refusals.isEmpty {
+            // NB: read after the save, so that `current` is what a pull would now return.
+            let current = try await SyncRecordRows.syncedRecords(refusals.map(\.key), on: sql)
+            for refusal in refusals { outcomes[refusal.index] = .refused(refusal.violation, current: current[refusal.key]) }
+        }
+        return outcomes
+    }
+
+    /// Refuses the batch when the records it creates would take a space's owner past `quota`.
+    private func requireRecordQuota(_ quota: Int, on sql: any SQLDatabase) async throws {
+        guard quota < .max else { return }
+        let created = Dictionary(grouping: changed.lazy.filter { stored[$0] == nil }) { access[$0.space]!.ownerID }
+        for (ownerID, keys) in created.sorted(by: { $0.key < $1.key }) {
+            let count = try await SyncRecordRows.count(ownedBy: ownerID, on: sql)
+            guard count + keys.count <= quota else {
+                let whose = ownerID == userID ? "you store" : "the owner of \(access[keys[0].space]!.name) stores"
+                throw Refusal.quotaExceeded("Quota reached: \(whose) \(count) synced records and this push adds \(keys.count);"
+                    + " at most \(quota) are allowed. Delete records you no longer need (deleting an existing record frees nothing"
+                    + " until it is purged), or push fewer new ones")
+            }
+        }
+    }
+
+    /// The records that the rules of the batch's changes may look up, by collection: those their
+    /// `refersTo` fields name, pushed or stored. None for a batch whose collections refer to none.
+    private static func referencedIDs(by submissions: [SyncSubmission], in stored: [SyncRecordKey: (state: SyncRecordState, bytes: Int64)],
+                                      access: [String: SpaceAccess], _ collections: [String: SyncCollection]) -> [String: Set<String>] {
+        var wanted: [String: Set<String>] = [:]
+        for submission in submissions {
+            guard case .success(let change) = submission.change, access[submission.space]?.refusalToWrite == nil,
+                  let rules = collections[change.collection]?.rules
+            else { continue }
+            let key = SyncRecordKey(space: submission.space, collection: change.collection, recordID: change.recordID)
+            let storedFields = stored[key]?.state.fields
+            for case .refersTo(let field, let target, _) in rules {
+                for id in [change.fields[field]?.stringValue, storedFields?[field]?.stringValue].compactMap({ $0 }) {
+                    wanted[target, default: []].insert(id)
+                }
+            }
+        }
+        return wanted
+    }
+}
