@@ -18,13 +18,6 @@ public struct AnalyticsEvent: Sendable, Hashable {
     }
 }
 
-/// The apps that record events, as the `app` of an event spells them.
-public enum AnalyticsApp: String, Sendable, CaseIterable {
-    case sustainU = "sustainu"
-    case spendiQ = "spendiq"
-    case pantry
-}
-
 /// Every event name, and the property keys each carries.
 public enum AnalyticsName {
     // Every app

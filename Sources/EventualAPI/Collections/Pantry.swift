@@ -32,3 +32,12 @@ extension SyncCollections {
     /// Every collection of the pantry.
     public static let pantry = [pantryItems]
 }
+
+extension AnalyticsApp {
+    public static let pantry = AnalyticsApp(declaring: "pantry")
+}
+
+extension EventualApp {
+    /// Tracking My Pantry: a shared barcode knowledge base and a private or household pantry.
+    public static let pantry = EventualApp(id: .pantry, title: "Tracking My Pantry", collections: SyncCollections.pantry)
+}

@@ -70,3 +70,13 @@ extension SyncCollections {
     /// Every collection of SpendiQ.
     public static let spending = [spendingAccounts, spendingTransactions, spendingLimits]
 }
+
+extension AnalyticsApp {
+    public static let spendiQ = AnalyticsApp(declaring: "spendiq")
+}
+
+extension EventualApp {
+    /// SpendiQ: expenses and incomes, budgets, shared accounts. Its endpoints need a verified email.
+    public static let spendiQ = EventualApp(id: .spendiQ, title: "SpendiQ", collections: SyncCollections.spending,
+                                            needsVerifiedEmail: true, verifyCommand: "spendiq verify")
+}

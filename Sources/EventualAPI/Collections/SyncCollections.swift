@@ -1,7 +1,8 @@
-/// Every collection the server accepts: each app's, declared in that app's own file here.
+/// Every collection the server accepts: each app's, declared in that app's own file here and
+/// registered with it (`EventualApp.collections`).
 public enum SyncCollections {
     /// Every registered collection, by name.
     public static let all: [String: SyncCollection] = Dictionary(
-        uniqueKeysWithValues: (pantry + spending).map { ($0.name, $0) }
+        uniqueKeysWithValues: EventualApp.all.flatMap(\.collections).map { ($0.name, $0) }
     )
 }

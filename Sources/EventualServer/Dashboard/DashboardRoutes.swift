@@ -221,11 +221,7 @@ struct DashboardRoutes: Sendable {
     }
 
     static func displayName(_ app: AnalyticsApp) -> String {
-        switch app {
-        case .sustainU: return "SustainU"
-        case .spendiQ: return "SpendiQ"
-        case .pantry: return "Tracking My Pantry"
-        }
+        EventualApp.named(app)?.title ?? app.rawValue
     }
 }
 

@@ -55,21 +55,11 @@ struct EmailVerification: Sendable {
 
     /// The mail carrying `code`: it names the app that asked, or no app at all.
     static func mail(code: String, app: AnalyticsApp?, from: String, to email: String) -> Mail {
-        let name: String, howTo: String
-        switch app {
-        case .spendiQ?:
-            name = "SpendiQ"
-            howTo = "Type it in SpendiQ within 10 minutes (spendiq verify \(code))."
-        case .sustainU?:
-            name = "SustainU"
-            howTo = "Type it in SustainU within 10 minutes."
-        case .pantry?:
-            name = "Tracking My Pantry"
-            howTo = "Type it in Tracking My Pantry within 10 minutes."
-        case nil:
-            name = "Eventual"
-            howTo = "Type it within 10 minutes in the app that asks you to confirm your email."
-        }
+        let registered = app.flatMap(EventualApp.named)
+        let name = registered?.title ?? "Eventual"
+        let howTo = registered.map { app in
+            "Type it in \(app.title) within 10 minutes" + (app.verifyCommand.map { " (\($0) \(code))." } ?? ".")
+        } ?? "Type it within 10 minutes in the app that asks you to confirm your email."
         return Mail(from: from, to: email, subject: "Your \(name) verification code: \(code)", body: """
             Your verification code is \(code).
 
@@ -81,9 +71,9 @@ struct EmailVerification: Sendable {
     /// ask for a verified email. A failure is logged (its kind, never the code) and does not undo
     /// the registration: the person asks for a new code.
     func issueAfterRegistration(userID: String, email: String, app: AnalyticsApp? = nil, now: Int64) async {
-        // NB: only SpendiQ needs a verified email; a client that names no app (an older one, or
-        // the course contract's) gets a mail that names none.
-        guard app == nil || app == .spendiQ else { return }
+        // NB: only an app that needs a verified email (SpendiQ) is mailed one; a client that names
+        // no app (an older one, or the course contract's) gets a mail that names none.
+        guard app.map({ EventualApp.named($0)?.needsVerifiedEmail ?? false }) ?? true else { return }
         do {
             try await issue(userID: userID, email: email, app: app, now: now)
         } catch {
