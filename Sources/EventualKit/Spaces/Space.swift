@@ -1,32 +1,6 @@
+import EventualAPI
 import Foundation
 import GRDB
-
-/// What a member may do in a space.
-public enum SpaceRole: String, Sendable, Codable, CaseIterable {
-    /// Reads and writes, invites, changes roles and removes members.
-    case owner
-    /// Reads and writes.
-    case editor
-    /// Reads.
-    case viewer
-
-    /// A role this version does not know (a newer server's) is read as the least one.
-    public init(from decoder: any Decoder) throws {
-        self = SpaceRole(rawValue: try decoder.singleValueContainer().decode(String.self)) ?? .viewer
-    }
-}
-
-/// Whose a space is.
-public enum SpaceKind: String, Sendable, Codable {
-    /// A person's own: every person has one, it holds what is theirs alone, and no one else joins it.
-    case personal
-    /// One that people share (a household, a couple's budget).
-    case shared
-
-    public init(from decoder: any Decoder) throws {
-        self = SpaceKind(rawValue: try decoder.singleValueContainer().decode(String.self)) ?? .shared
-    }
-}
 
 /// A space this device knows the person is in, as of its last sync (or created here since).
 public struct Space: Sendable, Equatable, Codable, FetchableRecord {

@@ -1,21 +1,4 @@
-/// What a member may do in a space.
-enum SpaceRole: String, Sendable, Codable {
-    /// Everything; the only one who invites, changes roles and removes members.
-    case owner
-    /// Reads and writes records.
-    case editor
-    /// Reads records.
-    case viewer
-
-    /// Whether the role lets its member change the space's records.
-    var writes: Bool { self != .viewer }
-}
-
-/// A person's own space (its id is their user id) or one they share.
-enum SpaceKind: String, Sendable, Codable {
-    case personal
-    case shared
-}
+import EventualAPI
 
 /// A space the person is a member of, as a pull lists it.
 struct SpaceMembership: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import EventualAPI
 import EventualStorage
 import Foundation
 import SQLKit

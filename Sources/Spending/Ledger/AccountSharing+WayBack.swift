@@ -1,3 +1,4 @@
+import EventualAPI
 import EventualKit
 import Foundation
 import GRDB
