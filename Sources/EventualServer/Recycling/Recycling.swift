@@ -15,6 +15,8 @@ struct Recycling: Sendable {
     /// How old a scan's `takenAt` may be (the longest a device may stay offline).
     let maxScanAge: Duration
     let wholeSet: WholeSetCache
+    /// What a scan is and which bin it goes in.
+    let classifier: ScanClassifier
 
     init(database: Database, configuration: ServerConfiguration) throws {
         points = RecyclingPointStore(database: database)
@@ -24,5 +26,6 @@ struct Recycling: Sendable {
         maxClockDrift = configuration.maxClockDrift
         maxScanAge = configuration.appliedChangeRetention
         wholeSet = WholeSetCache()
+        classifier = ScanClassifier(products: ProductStore(database: database), packaging: packaging, points: points, vision: vision)
     }
 }

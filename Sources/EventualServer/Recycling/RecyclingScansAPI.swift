@@ -24,6 +24,7 @@ extension APIService {
             }
             return reference
         }
+        if body.photo != nil { try Self.checkBase64PhotoStillAccepted(now: Date()) }
         let inline = try body.photo.map { text throws(APIError) in try Self.photo(base64: text) }
         guard gtin != nil || inline != nil || attached != nil else { throw APIError.badRequest("a scan needs a barcode or a photo (or both)") }
         let now = Date()
@@ -39,70 +40,11 @@ extension APIService {
         var photo = inline
         if photo == nil, let attached { photo = try await attachedPhoto(attached, of: userID) }
 
-        var classification: ScanStore.Classification
-        var productName: String?
-        if let gtin { productName = try await products.name(gtin: gtin.normalized) }
-        if let gtin, let parts = try await recycling.packaging.parts(gtin: gtin.normalized), let type = TrashType(packaging: parts) {
-            classification = .init(detected: true, trashType: type, parts: parts, source: .barcode,
-                                   message: Self.packagingMessage(type, parts: parts, productName: productName))
-        } else if let photo {
-            guard let vision = recycling.vision else {
-                throw APIError(.unprocessableContent, "This server cannot classify photos; scan the barcode instead")
-            }
-            let type: TrashType?
-            do throws(VisionFailure) {
-                type = try await vision.classify(photo: photo.data, mimeType: photo.mimeType)
-            } catch {
-                // NB: where the model is goes to the log for the operator, never into the answer.
-                RequestScope.current?.logger.warning("vision model failed", metadata: [
-                    "error": "\(error)", "vision_endpoint": "\(vision.endpoint.host ?? "?"):\(vision.endpoint.port.map(String.init) ?? "default port")",
-                ])
-                switch error {
-                case .unavailable(let reason):
-                    throw APIError(.serviceUnavailable, "The photo could not be classified right now: the vision model \(reason); send the scan again later",
-                                   retryAfter: 30)
-                case .badAnswer(let reason):
-                    throw APIError(.badGateway, "The photo could not be classified: the vision model's answer was not understood (\(reason))")
-                }
-            }
-            if let type {
-                classification = .init(detected: true, trashType: type, source: .vision, message: "\(type.rawValue): \(type.bin.label).")
-            } else {
-                classification = .init(detected: false, source: .vision, message: "No item detected: no piece of trash was recognised in the photo.")
-            }
-        } else if let productName {
-            // NB: the barcode was found: "no item detected" would be wrong, only its packaging is unknown.
-            classification = .init(detected: false, source: Components.Schemas.ScanResult.SourcePayload.none,
-                                   message: "Found \(productName), but its packaging is not known yet, so no bin can be named: scan it with a photo, or see the tips.")
-        } else {
-            classification = .init(detected: false, source: Components.Schemas.ScanResult.SourcePayload.none,
-                                   message: "This product's packaging is not known yet, so no bin can be named: scan it with a photo, or see the tips.")
-        }
-        classification.productName = productName
-
-        if classification.detected, let type = classification.trashType, case .special(let material) = type.bin {
-            if let position, let nearest = try await recycling.points.nearest(to: position, limit: 1, material: material).first {
-                classification.specialPoint = nearest.point.answer(visits: nearest.visits, distance: nearest.meters)
-                let place = nearest.point.name ?? "the recycling point \(nearest.point.id)"
-                classification.message += " The nearest is \(place), \(Int(nearest.meters.rounded())) m away."
-            } else if position != nil {
-                classification.message += " No recycling point accepting \(material.rawValue) is known here."
-            }
-        }
+        let classification = try await recycling.classifier.classify(barcode: gtin, photo: photo, at: position)
 
         let scan = ScanStore.Scan(userID: userID, id: body.id, takenAt: UnixMillis.milliseconds(body.takenAt), timeZone: timeZone.identifier,
                                   localDay: LocalDay(body.takenAt, in: timeZone), barcode: gtin?.normalized)
         return .ok(.init(body: .json(try await recycling.scans.record(scan, classification))))
-    }
-
-    /// What a scan classified by its packaging says: one part, "Glass Bottle, by its packaging
-    /// (glass (bottle)): the blue bin (…)."; several, each part's bin.
-    static func packagingMessage(_ type: TrashType, parts: [PackagingPart], productName: String?) -> String {
-        func name(_ part: PackagingPart) -> String { part.shape.map { "\(part.material.rawValue) (\($0))" } ?? part.material.rawValue }
-        let what = productName.map { "\($0): " } ?? ""
-        guard parts.count > 1 else { return "\(what)\(type.rawValue), by its packaging (\(parts.map(name).joined(separator: ", "))): \(type.bin.label)." }
-        let each = parts.map { "\(name($0)) in \($0.trashType.bin.label)" }.joined(separator: "; ")
-        return "\(what)\(type.rawValue), by its packaging, in \(parts.count) parts: \(each)."
     }
 
     /// A time zone the client named (UTC when it named none), or a 400.
@@ -144,6 +86,18 @@ extension APIService {
         var data = Data(capacity: Int(content.status.size))
         for try await piece in content.bytes { data.append(contentsOf: piece) }
         return (data, content.status.contentType?.rawValue ?? "image/jpeg")
+    }
+
+    /// The last day a scan's photo may come in base64 (`photo`), the path of SustainU versions from
+    /// before attachments: from the day after, such a scan is a 400 that says to update the app.
+    static let base64PhotoLastDay = DateComponents(calendar: Calendar(identifier: .gregorian), timeZone: TimeZone(identifier: "UTC"),
+                                                   year: 2027, month: 6, day: 30).date!
+
+    /// Refuses a base64 photo after `base64PhotoLastDay` (UTC).
+    static func checkBase64PhotoStillAccepted(now: Date) throws(APIError) {
+        guard now < base64PhotoLastDay.addingTimeInterval(86_400) else {
+            throw .badRequest("photo (base64) was accepted until 30 June 2027: update SustainU, which uploads the photo and sends photoAttachment")
+        }
     }
 
     /// A photo checked to be base64 of a JPEG or a PNG of at most 4 MiB.

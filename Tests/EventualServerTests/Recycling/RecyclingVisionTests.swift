@@ -60,6 +60,20 @@ struct RecyclingVisionTests {
         }
     }
 
+    @Test func aBase64PhotoIsAcceptedThroughItsLastDayAndRefusedInWordsAfter() throws {
+        let lastDay = APIService.base64PhotoLastDay
+        for accepted in [lastDay.addingTimeInterval(-86_400 * 365), lastDay, lastDay.addingTimeInterval(86_399)] {
+            try APIService.checkBase64PhotoStillAccepted(now: accepted)
+        }
+        for refused in [lastDay.addingTimeInterval(86_400), Date.distantFuture] {
+            #expect(throws: APIError.self) { try APIService.checkBase64PhotoStillAccepted(now: refused) }
+            do { try APIService.checkBase64PhotoStillAccepted(now: refused) } catch {
+                #expect(error.message.contains("update SustainU") && error.status == .badRequest)
+            }
+        }
+        #expect(ISO8601DateFormatter().string(from: lastDay) == "2027-06-30T00:00:00Z")
+    }
+
     @Test func aSpecialBinNamesTheNearestPointThatAcceptsTheMaterial() async throws {
         try await withFakeVisionServer(.answer("battery")) { fake in
             try await withVisionServer(.sqlite, fake) { api in
