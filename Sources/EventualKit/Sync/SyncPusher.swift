@@ -1,0 +1,179 @@
+import EventualAPI
+import Foundation
+import GRDB
+import Logging
+
+/// The push phase of a round: claims the changes in batches, sends them, records the server's
+/// answer for each one, re-stamps (once in a round) a change refused only because this device's
+/// clock ran ahead, and puts a batch back after a failed request. Made per round: it keeps what
+/// the round re-stamped.
+struct SyncPusher {
+    private let store: LocalStore
+    private let link: ServerLink
+    private let connectivity: ConnectivityMonitor
+    private let configuration: SyncConfiguration
+    private let logger: Logger
+    /// Runs the space calls met among the changes.
+    private let callRunner: CallRunner
+    /// Changes re-stamped in this round after a refusal for this device's clock (once each).
+    private var restampedInRound: Set<String> = []
+    /// This round made everything due already, on learning the network is back.
+    private var madeDueInRound = false
+
+    init(store: LocalStore, link: ServerLink, connectivity: ConnectivityMonitor, configuration: SyncConfiguration,
+         logger: Logger, callRunner: CallRunner) {
+        self.store = store
+        self.link = link
+        self.connectivity = connectivity
+        self.configuration = configuration
+        self.logger = logger
+        self.callRunner = callRunner
+    }
+
+    /// Sends the changes, and the space calls among them in the outbox's order: a space created
+    /// offline exists before the first item put in it arrives, and a change made before leaving a
+    /// space reaches it before the person leaves. A change never overtakes a space call queued
+    /// before it that waits out a backoff.
+    mutating func pushChangesAndSpaceCalls(_ report: inout SyncReport, on engine: isolated any SyncRoundHost) async throws {
+        // NB: due by the round's start: a change put back during the round (held for the clock, or
+        // unanswered) waits for the next round, instead of going again and again in this one when
+        // the server answers more slowly than its backoff.
+        let roundStart = UnixMillis.now()
+        while true {
+            let spaceCall = try await store.reader.read { db in try OutboxTable.firstWaitingCall(to: SpaceCall.operations, db: db) }
+            try await pushChanges(before: spaceCall?.position, roundStart: roundStart, &report, on: engine)
+            guard let spaceCall, spaceCall.nextAttemptAt <= UnixMillis.now() else { return }
+            guard let claimed = try await store.writer.write({ db in try OutboxTable.claim(id: spaceCall.id, db: db) }) else { continue }
+            try await callRunner.run(claimed, &report)
+        }
+    }
+
+    private mutating func pushChanges(before position: Int64?, roundStart: Int64, _ report: inout SyncReport,
+                                      on engine: isolated any SyncRoundHost) async throws {
+        let configuration = self.configuration
+        while true {
+            let batch = try await store.writer.write { db in
+                try OutboxTable.claim(kind: .change, limit: configuration.batchSize, maxBytes: configuration.maxBatchBytes,
+                                      now: roundStart, before: position, db: db)
+            }
+            guard !batch.isEmpty else { return }
+            let results: [SyncWire.PushResult]
+            do {
+                results = try await send(batch)
+            } catch {
+                try await store.reschedule(batch, after: RemoteFailure.from(error), backoff: configuration.retry)
+                throw error
+            }
+            connectivity.reportAnswer()
+            if engine.takeNetworkReturn(countingOffline: !madeDueInRound) {
+                // NB: this answer is how the round learned the network is back (a timer round can
+                // beat the connectivity probe): what waited out a backoff goes now, with the rest.
+                madeDueInRound = true
+                try await store.writer.write { db in try OutboxTable.makeAllDue(db) }
+            }
+            await store.learnServerTime(from: link)
+            try await record(results, for: batch, into: &report)
+        }
+    }
+
+    private nonisolated(nonsending) func send(_ batch: [OutboxEntry]) async throws -> [SyncWire.PushResult] {
+        let (response, body) = try await link.send(.post, "/v1/sync/push", json: SyncWire.pushBody(batch), operationID: "syncPush")
+        guard response.status == .ok else { throw RemoteFailure.answer(response.status.code, body) }
+        return try JSONDecoder().decode(SyncWire.PushAnswer.self, from: body).results
+    }
+
+    /// The server's answers to a batch, by what becomes of each change.
+    private struct Answers {
+        var done: [String] = [], unanswered: [String] = []
+        var rejected: [(id: String, message: String)] = [], refusals: [String: SyncWire.PushResult] = [:]
+        /// Refused for this device's clock: re-stamped the first time in a round, held after that.
+        var restamp: [(entry: OutboxEntry, message: String)] = [], held: [(id: String, message: String)] = []
+        var duplicates = 0
+    }
+
+    private nonisolated(nonsending) mutating func record(_ results: [SyncWire.PushResult], for batch: [OutboxEntry],
+                                                         into report: inout SyncReport) async throws {
+        let answers = classify(results, for: batch)
+        report.duplicates += answers.duplicates
+        try await write(answers, for: batch)
+        restampedInRound.formUnion(answers.restamp.map(\.entry.id))
+        report.sent += answers.done.count
+        report.rejected += answers.rejected.count
+        report.restamped += answers.restamp.count
+        report.clockRefused += answers.held.count
+        report.clockRefusals += answers.held.map { (entryID: $0.id, message: $0.message) }
+        for (id, message) in answers.rejected {
+            logger.warning("change rejected", metadata: ["id": "\(id)", "message": "\(message)"])
+            report.rejections.append((id, message))
+        }
+    }
+
+    private func classify(_ results: [SyncWire.PushResult], for batch: [OutboxEntry]) -> Answers {
+        let byID = Dictionary(results.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var answers = Answers()
+        for entry in batch {
+            guard let result = byID[entry.id] else { answers.unanswered.append(entry.id); continue }
+            switch result.status {
+            case .applied: answers.done.append(entry.id)
+            case .duplicate:
+                answers.done.append(entry.id)
+                answers.duplicates += 1
+            case .rejected:
+                let message = result.message ?? "rejected by the server"
+                guard isClockRefusal(entry, message: message) else {
+                    answers.rejected.append((entry.id, message))
+                    answers.refusals[entry.id] = result
+                    continue
+                }
+                // NB: refused only because this device's clock ran ahead: never failed, never lost.
+                if restampedInRound.contains(entry.id) {
+                    answers.held.append((entry.id, message))
+                } else {
+                    answers.restamp.append((entry, message))
+                }
+            }
+        }
+        return answers
+    }
+
+    /// Writes the answers in one transaction: the changes the server took go, those it refused
+    /// fail (with its record, to settle), clock refusals are stamped again or held, and the
+    /// unanswered wait.
+    private nonisolated(nonsending) func write(_ answers: Answers, for batch: [OutboxEntry]) async throws {
+        let retryAt = UnixMillis.now() + configuration.retry.delay(afterFailures: 0).milliseconds
+        let heldRetryAt = UnixMillis.now() + configuration.retry.delay(afterFailures: batch.map(\.attempts).max() ?? 0).milliseconds
+        let clock = store.clock
+        let serverRecords = try answers.refusals.compactMapValues { try $0.current.map { try JSONEncoder.sorted.encode($0) } }
+        try await store.writer.write { db in
+            try OutboxTable.remove(ids: answers.done, db: db)
+            for (id, message) in answers.rejected {
+                let refusal = answers.refusals[id]
+                try OutboxTable.markFailed(id: id, message: message, code: refusal?.code, field: refusal?.field,
+                                           serverRecord: serverRecords[id], db: db)
+            }
+            if !answers.unanswered.isEmpty {
+                try OutboxTable.reschedule(ids: answers.unanswered, retryAt: retryAt, error: "the server did not answer for this change",
+                                           countsAsAttempt: true, db: db)
+            }
+            for (entry, message) in answers.restamp {
+                let change = try JSONDecoder().decode(ChangePayload.self, from: entry.payload)
+                let restamped = ChangePayload(hlc: clock.tick().description, fields: change.fields, deltas: change.deltas, deleted: change.deleted)
+                try OutboxTable.replacePayload(id: entry.id, payload: try JSONEncoder.sorted.encode(restamped), error: message, db: db)
+            }
+            if !answers.restamp.isEmpty { try EngineSchema.saveLastStamp(clock.latest, db) }
+            for (id, message) in answers.held {
+                try OutboxTable.reschedule(ids: [id], retryAt: heldRetryAt, error: message, countsAsAttempt: true, db: db)
+            }
+        }
+    }
+
+    /// Whether the server refused a change only because its stamp is ahead of the server's clock:
+    /// it says so, or the stamp lies beyond what this engine allows past the server's time.
+    private func isClockRefusal(_ entry: OutboxEntry, message: String) -> Bool {
+        if message.contains("ahead of the server's clock") { return true }
+        guard let serverNow = link.serverTime.now(),
+              let change = try? JSONDecoder().decode(ChangePayload.self, from: entry.payload),
+              let stamp = HLCStamp(parsing: change.hlc) else { return false }
+        return stamp.millis > serverNow + store.clock.maxDrift.milliseconds
+    }
+}

@@ -1,0 +1,115 @@
+import EventualAPI
+import Foundation
+import GRDB
+import Logging
+
+/// The engine's state that outlives a round, as a round reads and changes it.
+protocol SyncRoundHost: Actor {
+    /// Whether what waits out a backoff should go now because the network came back (or, with
+    /// `countingOffline`, because the device was offline since its last delivery), forgetting
+    /// that the network came back: it is acted on once.
+    func takeNetworkReturn(countingOffline: Bool) -> Bool
+    /// Recounts the outbox and publishes the status.
+    func refreshStatus()
+    /// The round stopped early: tells the connectivity and the status, and pauses after a 401.
+    func roundStopped(by failure: RemoteFailure)
+}
+
+/// One sync round: takes in the server's time, makes the waiting entries due when a person asked
+/// or the network came back, pushes the changes and space calls (`SyncPusher`), runs the other
+/// calls (`CallRunner`), pulls (`SyncPuller`) and sends usage events; a failure stops it and goes
+/// into its report. Made per round from the engine's dependencies.
+///
+/// NB: it runs on the engine's actor (`on engine: isolated`, and `nonisolated(nonsending)` in the
+/// phases), as it did when it was the engine's own methods: the engine's state and status change
+/// only at the round's awaits, so an answer and the check that the network came back are never
+/// split by a connectivity change, and `refreshStatus()` never overwrites a newer progress.
+struct SyncRound {
+    private let store: LocalStore
+    private let link: ServerLink
+    private let collections: [String: any SyncedCollectionStore]
+    private let configuration: SyncConfiguration
+    private let logger: Logger
+    private let status: Broadcast<SyncStatus>
+    private var pusher: SyncPusher
+    private let callRunner: CallRunner
+    private let puller: SyncPuller
+    /// When the server said it cannot file usage events before (its Retry-After, or a minute): the
+    /// engine's, handed in and read back after the round.
+    private(set) var eventsNotBefore: ContinuousClock.Instant?
+
+    init(store: LocalStore, link: ServerLink, connectivity: ConnectivityMonitor,
+         collections: [String: any SyncedCollectionStore], subscriptions: [SyncSubscription],
+         calls: [String: CallHandler], configuration: SyncConfiguration, logger: Logger,
+         status: Broadcast<SyncStatus>, removeFiles: @escaping @Sendable ([String]) -> Void,
+         eventsNotBefore: ContinuousClock.Instant?) {
+        self.store = store
+        self.link = link
+        self.collections = collections
+        self.configuration = configuration
+        self.logger = logger
+        self.status = status
+        self.eventsNotBefore = eventsNotBefore
+        let callRunner = CallRunner(store: store, link: link, connectivity: connectivity, configuration: configuration, calls: calls)
+        self.callRunner = callRunner
+        pusher = SyncPusher(store: store, link: link, connectivity: connectivity, configuration: configuration,
+                            logger: logger, callRunner: callRunner)
+        puller = SyncPuller(store: store, link: link, connectivity: connectivity, collections: collections,
+                            subscriptions: subscriptions, configuration: configuration, logger: logger,
+                            status: status, removeFiles: removeFiles)
+    }
+
+    /// Runs the round for `engine` and returns what it did; `shouldPull` false only pushes and runs calls.
+    mutating func run(userAsked: Bool, pull shouldPull: Bool, on engine: isolated any SyncRoundHost) async -> SyncReport {
+        var report = SyncReport()
+        await store.learnServerTime(from: link)
+        let networkReturned = engine.takeNetworkReturn(countingOffline: false)
+        if userAsked || networkReturned {
+            // NB: a person asked now, or the network is back: entries waiting out a backoff go too.
+            _ = try? await store.writer.write { db in try OutboxTable.makeAllDue(db) }
+        }
+        do {
+            try await pusher.pushChangesAndSpaceCalls(&report, on: engine)
+            try await callRunner.runCalls(&report)
+            if shouldPull {
+                // NB: an app without synced collections (its data is the server's answers to its
+                // calls) has nothing to pull; the account's other apps' records are not its business.
+                if collections.isEmpty {
+                    let now = UnixMillis.now()
+                    try await store.writer.write { db in try EngineSchema.setValue(String(now), for: .lastSyncAt, db) }
+                } else {
+                    try await puller.pull(&report, on: engine)
+                }
+            }
+            if configuration.sendsAnalytics, eventsNotBefore.map({ ContinuousClock.now >= $0 }) ?? true {
+                // NB: last: usage events never hold back a person's own changes.
+                try await sendUsageEvents(&report)
+            }
+            status.update { $0.lastError = nil }
+        } catch {
+            let failure = RemoteFailure.from(error)
+            report.failure = failure
+            engine.roundStopped(by: failure)
+        }
+        await store.learnServerTime(from: link)
+        if let offset = store.clock.serverOffset, abs(offset) > HybridLogicalClock.tolerance.milliseconds {
+            report.clockAheadBySeconds = -offset / 1000
+        }
+        return report
+    }
+
+    /// Sends the waiting usage events; a server that cannot file them now says when to try again.
+    private nonisolated(nonsending) mutating func sendUsageEvents(_ report: inout SyncReport) async throws {
+        do {
+            let upload = try await AnalyticsUpload(store: store, link: link, limits: configuration.analyticsLimits).run()
+            report.events += upload.sent
+            report.eventDuplicates += upload.duplicates
+            report.eventsRejected += upload.rejected
+            eventsNotBefore = nil
+        } catch let deferred as AnalyticsUpload.Deferred {
+            report.eventsDeferred = true
+            eventsNotBefore = ContinuousClock.now + (deferred.retryAfter ?? .seconds(60))
+            logger.info("usage events deferred", metadata: ["status": "\(deferred.status)"])
+        }
+    }
+}
