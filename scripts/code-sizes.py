@@ -8,7 +8,7 @@ import pathlib
 import re
 import sys
 
-DECLARATION = re.compile(r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|private|fileprivate|internal|nonisolated|static|mutating|override|final|@discardableResult)\s+)*(func|init|deinit)\b")
+DECLARATION = re.compile(r"^\s*(?:@?\w+(?:\([^)]*\))?\s+)*(func|init|deinit)\b")
 
 
 def functions(path):

@@ -73,7 +73,7 @@ public final class SignedInDevice: Sendable {
     /// Online or offline (asking the server for at most the local budget, unless `probe` is
     /// false), what waits and why, and when the last sync was.
     public func status(probe: Bool = true) async throws -> DeviceStatus {
-        let monitor = await engine.connectivity
+        let monitor = engine.connectivity
         let connectivity = probe ? await monitor.check(within: configuration.localCommandSyncBudget) : monitor.current
         return try await status(connectivity: connectivity)
     }
@@ -179,9 +179,9 @@ public final class SignedInDevice: Sendable {
         let wait = max(configuration.localCommandSyncBudget, configuration.timeouts.firstByte)
         if let patience, patience > wait {
             guard await engine.connectivity.check(within: configuration.localCommandSyncBudget) == .online else { return }
-            await engine.syncNow(pull: pulling, waitingAtMost: patience)
+            _ = await engine.syncNow(pull: pulling, waitingAtMost: patience)
         } else {
-            await engine.syncNow(pull: pulling, waitingAtMost: wait)
+            _ = await engine.syncNow(pull: pulling, waitingAtMost: wait)
         }
     }
 
