@@ -226,7 +226,7 @@ public struct DeviceAccounts: Sendable {
         let link = ServerLink(serverURL: serverURL, timeout: timeout, timeouts: timeouts) { token }
         switch try await link.client.logout() {
         case .noContent, .unauthorized: return
-        case .undocumented(let status, _): throw RemoteFailure.status(status, message: "sign-out failed (HTTP \(status))")
+        case .undocumented(let status, _): throw RemoteFailure.undocumented(status, doing: "sign-out")
         }
     }
 }

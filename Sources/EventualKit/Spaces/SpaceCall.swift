@@ -41,7 +41,7 @@ enum SpaceCall: String, CaseIterable {
         case .unprocessableContent(let answer): throw try answer.body.json.spaceFailure
         case .contentTooLarge(let answer): throw try answer.body.json.spaceFailure
         case .unsupportedMediaType(let answer): throw try answer.body.json.spaceFailure
-        case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Creating the space failed (HTTP \(status))")
+        case .undocumented(let status, _): throw RemoteFailure.undocumented(status, doing: "Creating the space")
         }
         try await remember(space, in: context)
     }
@@ -61,7 +61,7 @@ enum SpaceCall: String, CaseIterable {
         case .contentTooLarge(let answer): throw try answer.body.json.spaceFailure
         case .tooManyRequests(let answer): throw try answer.body.json.spaceFailure
         case .unsupportedMediaType(let answer): throw try answer.body.json.spaceFailure
-        case .undocumented(let status, _): throw RemoteFailure.status(status, message: "The invitation failed (HTTP \(status))")
+        case .undocumented(let status, _): throw RemoteFailure.undocumented(status, doing: "The invitation")
         }
     }
 
@@ -77,7 +77,7 @@ enum SpaceCall: String, CaseIterable {
         case .notFound(let answer): throw try answer.body.json.spaceFailure
         case .conflict(let answer): throw try answer.body.json.spaceFailure
         case .unprocessableContent(let answer): throw try answer.body.json.spaceFailure
-        case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Accepting the invitation failed (HTTP \(status))")
+        case .undocumented(let status, _): throw RemoteFailure.undocumented(status, doing: "Accepting the invitation")
         }
         try await remember(space, in: context)
     }
@@ -93,7 +93,7 @@ enum SpaceCall: String, CaseIterable {
         case .notFound(let answer): throw try answer.body.json.spaceFailure
         case .conflict(let answer): throw try answer.body.json.spaceFailure
         case .unprocessableContent(let answer): throw try answer.body.json.spaceFailure
-        case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Declining the invitation failed (HTTP \(status))")
+        case .undocumented(let status, _): throw RemoteFailure.undocumented(status, doing: "Declining the invitation")
         }
     }
 
@@ -112,7 +112,7 @@ enum SpaceCall: String, CaseIterable {
         case .unprocessableContent(let answer): throw try answer.body.json.spaceFailure
         case .contentTooLarge(let answer): throw try answer.body.json.spaceFailure
         case .unsupportedMediaType(let answer): throw try answer.body.json.spaceFailure
-        case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Changing the role failed (HTTP \(status))")
+        case .undocumented(let status, _): throw RemoteFailure.undocumented(status, doing: "Changing the role")
         }
         try await remember(space, in: context)
     }
@@ -128,7 +128,7 @@ enum SpaceCall: String, CaseIterable {
         case .notFound(let answer): throw try answer.body.json.spaceFailure
         case .conflict(let answer): throw try answer.body.json.spaceFailure
         case .unprocessableContent(let answer): throw try answer.body.json.spaceFailure
-        case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Removing the member failed (HTTP \(status))")
+        case .undocumented(let status, _): throw RemoteFailure.undocumented(status, doing: "Removing the member")
         }
     }
 

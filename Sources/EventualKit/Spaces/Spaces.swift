@@ -221,7 +221,7 @@ public struct Spaces: Sendable {
                 }, awaitingEmailVerification: list.awaitingEmailVerification)
             case .unauthorized(let answer): throw try answer.body.json.spaceFailure
             case .badRequest(let answer): throw try answer.body.json.spaceFailure
-            case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Listing the invitations failed (HTTP \(status))")
+            case .undocumented(let status, _): throw RemoteFailure.undocumented(status, doing: "Listing the invitations")
             }
             return .fresh(try JSONEncoder.sorted.encode(invitations), etag: nil)
         }
@@ -267,7 +267,7 @@ public struct Spaces: Sendable {
             case .ok(let answer): spaces = try answer.body.json.spaces.map(SpaceDetails.init)
             case .unauthorized(let answer): throw try answer.body.json.spaceFailure
             case .badRequest(let answer): throw try answer.body.json.spaceFailure
-            case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Listing the spaces failed (HTTP \(status))")
+            case .undocumented(let status, _): throw RemoteFailure.undocumented(status, doing: "Listing the spaces")
             }
             // NB: the owners and roles the server says now, for `list()`; which spaces there are is the pull's.
             try await store.writer.write { db in try SpaceTable.update(from: spaces, db: db) }

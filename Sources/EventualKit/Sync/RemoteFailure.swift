@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import EventualAPI
 import Foundation
 import OpenAPIRuntime
 
@@ -136,4 +137,20 @@ extension RemoteFailure {
         let millis = duration.milliseconds
         return millis % 1000 == 0 ? "\(millis / 1000) s" : "\(Double(millis) / 1000) s"
     }
+}
+
+// MARK: - The generated client's answers
+
+extension RemoteFailure {
+    /// An answer the contract does not list (a proxy's 502, a newer server's status): "`doing`
+    /// failed (HTTP 502)", said the same way by every call of every app.
+    public static func undocumented(_ status: Int, doing what: String) -> RemoteFailure {
+        .status(status, message: "\(what) failed (HTTP \(status))")
+    }
+}
+
+extension Components.Schemas._Error {
+    /// The failure an error answer of the contract says: its status and its message, retried or
+    /// failed by its status (`RemoteFailure.status`).
+    public var remoteFailure: RemoteFailure { .status(statusCode, message: message) }
 }

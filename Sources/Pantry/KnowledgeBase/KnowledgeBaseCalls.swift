@@ -34,7 +34,7 @@ enum KnowledgeBaseCalls {
         case .ok(let answer): return try answer.body.json
         case .badRequest(let answer): throw try answer.body.json.remoteFailure
         case .unauthorized(let answer): throw try answer.body.json.remoteFailure
-        case .undocumented(let status, _): throw RemoteFailure.status(status, message: "The look-up failed (HTTP \(status))")
+        case .undocumented(let status, _): throw RemoteFailure.undocumented(status, doing: "The look-up")
         }
     }
 
@@ -53,7 +53,7 @@ enum KnowledgeBaseCalls {
         case .unprocessableContent(let answer): throw try answer.body.json.remoteFailure
         case .contentTooLarge(let answer): throw try answer.body.json.remoteFailure
         case .unsupportedMediaType(let answer): throw try answer.body.json.remoteFailure
-        case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Posting \(call.name) failed (HTTP \(status))")
+        case .undocumented(let status, _): throw RemoteFailure.undocumented(status, doing: "Posting \(call.name)")
         }
         try await context.store.write { tx in
             try tx.db.execute(sql: "UPDATE kb_my_products SET serverId = ? WHERE localId = ?", arguments: [product.id, call.localId])
@@ -71,11 +71,7 @@ enum KnowledgeBaseCalls {
         case .notFound(let answer): throw try answer.body.json.remoteFailure
         case .contentTooLarge(let answer): throw try answer.body.json.remoteFailure
         case .unsupportedMediaType(let answer): throw try answer.body.json.remoteFailure
-        case .undocumented(let status, _): throw RemoteFailure.status(status, message: "The vote failed (HTTP \(status))")
+        case .undocumented(let status, _): throw RemoteFailure.undocumented(status, doing: "The vote")
         }
     }
-}
-
-extension Components.Schemas._Error {
-    var remoteFailure: RemoteFailure { .status(statusCode, message: message) }
 }

@@ -210,7 +210,7 @@ public final class UserRecycling: Sendable {
             case .ok(let answer): return .fresh(try JSONEncoder().encode(Score(try answer.body.json)), etag: nil)
             case .badRequest(let answer): throw try answer.body.json.failure
             case .unauthorized(let answer): throw try answer.body.json.failure
-            case .undocumented(let status, _): throw RemoteFailure.status(status, message: "The score could not be loaded (HTTP \(status))")
+            case .undocumented(let status, _): throw RemoteFailure.undocumented(status, doing: "Loading the score")
             }
         }
     }
@@ -226,7 +226,7 @@ public final class UserRecycling: Sendable {
                 return .fresh(try JSONEncoder().encode(entries), etag: nil)
             case .badRequest(let answer): throw try answer.body.json.failure
             case .unauthorized(let answer): throw try answer.body.json.failure
-            case .undocumented(let status, _): throw RemoteFailure.status(status, message: "The leaderboard could not be loaded (HTTP \(status))")
+            case .undocumented(let status, _): throw RemoteFailure.undocumented(status, doing: "Loading the leaderboard")
             }
         }
     }
@@ -245,7 +245,7 @@ public final class UserRecycling: Sendable {
                 return .fresh(try JSONEncoder().encode(try answer.body.json.tips.map(Tip.init)), etag: answer.headers.eTag)
             case .notModified: return .notModified
             case .badRequest(let answer): throw RemoteFailure.status(400, message: try answer.body.json.message)
-            case .undocumented(let status, _): throw RemoteFailure.status(status, message: "The tips could not be loaded (HTTP \(status))")
+            case .undocumented(let status, _): throw RemoteFailure.undocumented(status, doing: "Loading the tips")
             }
         }
     }

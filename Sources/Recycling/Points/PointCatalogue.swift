@@ -46,7 +46,7 @@ public struct PointCatalogue: Sendable {
             }
             return false
         case .badRequest(let answer): throw RemoteFailure.status(400, message: try answer.body.json.message)
-        case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Loading the recycling points failed (HTTP \(status))")
+        case .undocumented(let status, _): throw RemoteFailure.undocumented(status, doing: "Loading the recycling points")
         }
     }
 

@@ -29,7 +29,7 @@ struct PackagingCatalogue: Sendable {
             case .notModified: return received
             case .badRequest(let answer): throw RemoteFailure.status(400, message: try answer.body.json.message)
             case .undocumented(let status, _):
-                throw RemoteFailure.status(status, message: "Loading the packaging catalogue failed (HTTP \(status))")
+                throw RemoteFailure.undocumented(status, doing: "Loading the packaging catalogue")
             }
             let now = UnixMillis.now()
             let encoder = JSONEncoder.sortedKeys

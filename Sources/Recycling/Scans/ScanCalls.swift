@@ -130,7 +130,7 @@ enum ScanCalls {
         case .contentTooLarge(let answer): throw try answer.body.json.failure
         case .unsupportedMediaType(let answer): throw try answer.body.json.failure
         case .badGateway(let answer): throw try answer.body.json.failure
-        case .undocumented(let status, _): throw RemoteFailure.status(status, message: "The scan could not be classified now (HTTP \(status))")
+        case .undocumented(let status, _): throw RemoteFailure.undocumented(status, doing: "Classifying the scan")
         }
     }
 
@@ -165,7 +165,7 @@ enum ScanCalls {
         case .notFound(let answer): throw try answer.body.json.failure
         case .contentTooLarge(let answer): throw try answer.body.json.failure
         case .unsupportedMediaType(let answer): throw try answer.body.json.failure
-        case .undocumented(let status, _): throw RemoteFailure.status(status, message: "The visit could not be counted now (HTTP \(status))")
+        case .undocumented(let status, _): throw RemoteFailure.undocumented(status, doing: "Counting the visit")
         }
     }
 }

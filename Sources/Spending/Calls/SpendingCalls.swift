@@ -39,7 +39,7 @@ enum SpendingCalls {
         case .forbidden(let answer): throw try answer.body.json.remoteFailure
         case .contentTooLarge(let answer): throw try answer.body.json.remoteFailure
         case .unsupportedMediaType(let answer): throw try answer.body.json.remoteFailure
-        case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Recording the last visit failed (HTTP \(status))")
+        case .undocumented(let status, _): throw RemoteFailure.undocumented(status, doing: "Recording the last visit")
         }
     }
 
@@ -53,7 +53,7 @@ enum SpendingCalls {
         case .forbidden(let answer): throw try answer.body.json.remoteFailure
         case .contentTooLarge(let answer): throw try answer.body.json.remoteFailure
         case .unsupportedMediaType(let answer): throw try answer.body.json.remoteFailure
-        case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Sending the position failed (HTTP \(status))")
+        case .undocumented(let status, _): throw RemoteFailure.undocumented(status, doing: "Sending the position")
         }
     }
 
@@ -66,11 +66,7 @@ enum SpendingCalls {
         case .forbidden(let answer): throw try answer.body.json.remoteFailure
         // NB: an offer that ended meanwhile: the view no longer matters; nothing to retry.
         case .notFound: return
-        case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Counting the view failed (HTTP \(status))")
+        case .undocumented(let status, _): throw RemoteFailure.undocumented(status, doing: "Counting the view")
         }
     }
-}
-
-extension Components.Schemas._Error {
-    var remoteFailure: RemoteFailure { .status(statusCode, message: message) }
 }

@@ -51,7 +51,7 @@ public struct InsightsFeed: Sendable {
                     return .fresh(try JSONEncoder().encode(page), etag: nil)
                 case .unauthorized(let answer): throw try answer.body.json.remoteFailure
                 case .forbidden(let answer): throw try answer.body.json.remoteFailure
-                case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Loading insights failed (HTTP \(status))")
+                case .undocumented(let status, _): throw RemoteFailure.undocumented(status, doing: "Loading insights")
                 }
             }
             return InsightsResult(insights: page.value.insights, computedAt: page.value.computedAt, fresh: page.source == .network)

@@ -132,7 +132,7 @@ public struct OffersFeed: Sendable {
         case .badRequest(let answer): throw try answer.body.json.remoteFailure
         case .unauthorized(let answer): throw try answer.body.json.remoteFailure
         case .forbidden(let answer): throw try answer.body.json.remoteFailure
-        case .undocumented(let status, _): throw RemoteFailure.status(status, message: "Loading offers failed (HTTP \(status))")
+        case .undocumented(let status, _): throw RemoteFailure.undocumented(status, doing: "Loading offers")
         }
     }
 
