@@ -4,10 +4,15 @@ import Foundation
 /// What an app is to the device layer: its name for the server and its usage events, its
 /// tables, how it words its outbox, and its account rules.
 public struct DeviceApp: Sendable {
+    /// The app as the platform registers it (`EventualApp`): its name, title and collections.
+    public let registration: EventualApp
     /// The app that registers an account (the server mails a code only to those that need one).
-    public let name: Components.Schemas.AppName
-    /// The app's name and version as its usage events carry them.
-    public let analyticsName: AnalyticsApp
+    public var name: Components.Schemas.AppName {
+        // NB: a test holds the contract's AppName to the registry, so every registered app has one.
+        Components.Schemas.AppName(rawValue: registration.id.rawValue)!
+    }
+    /// The app's name as its usage events carry it.
+    public var analyticsName: AnalyticsApp { registration.id }
     public let version: String
     /// The app's tables, after the engine's.
     public let migrations: [LocalMigration]
@@ -21,12 +26,11 @@ public struct DeviceApp: Sendable {
     public let isPersonsWork: @Sendable (OutboxEntry) -> Bool
     public let policy: AccountPolicy
 
-    public init(name: Components.Schemas.AppName, analyticsName: AnalyticsApp, version: String, migrations: [LocalMigration],
+    public init(_ registration: EventualApp, version: String, migrations: [LocalMigration],
                 policy: AccountPolicy = AccountPolicy(), isPersonsWork: @escaping @Sendable (OutboxEntry) -> Bool = { _ in true },
                 recordName: @escaping @Sendable (_ collection: String, _ id: String, LocalStore) throws -> String? = { _, _, _ in nil },
                 summary: @escaping @Sendable (OutboxEntry, LocalStore) throws -> String) {
-        self.name = name
-        self.analyticsName = analyticsName
+        self.registration = registration
         self.version = version
         self.migrations = migrations
         self.policy = policy

@@ -6,7 +6,7 @@ import Synchronization
 
 /// An app as the device layer sees it, on the test schema: items said by name, a call said by its operation.
 func testApp(policy: AccountPolicy = AccountPolicy()) -> DeviceApp {
-    DeviceApp(name: .pantry, analyticsName: .pantry, version: "0.1", migrations: [itemsMigration], policy: policy) { entry, store in
+    DeviceApp(.pantry, version: "0.1", migrations: [itemsMigration], policy: policy) { entry, store in
         guard entry.kind == .change else { return "call \(entry.operation)" }
         let name = try store.reader.read { db in
             try String.fetchOne(db, sql: "SELECT name FROM items WHERE id = ?", arguments: [entry.recordID ?? ""])
