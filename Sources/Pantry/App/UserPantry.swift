@@ -15,7 +15,7 @@ public final class UserPantry: Sendable {
 
     init(session: Session, app: PantryApp) throws {
         device = try SignedInDevice(session: session, accounts: app.accounts,
-                                    collections: [PantrySchema.items],
+                                    collections: [PantrySchema.items.mirror],
                                     calls: KnowledgeBaseCalls.handlers)
         items = PantryStore(store: device.store, spaces: device.spaces)
         knowledgeBase = KnowledgeBase(store: device.store, client: device.link.client, policy: app.configuration.lookupPolicy,

@@ -1,7 +1,9 @@
 import Foundation
+import GRDB
 
-/// A calendar day, as the pantry stores expiries: `YYYY-MM-DD`, no time, no zone.
-public struct Day: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+/// A calendar day, as the pantry stores expiries: `YYYY-MM-DD`, no time, no zone; so it is
+/// coded too (a field's value, a column's, JSON's).
+public struct Day: Sendable, Hashable, Comparable, Codable, CustomStringConvertible, DatabaseValueConvertible {
     public let year: Int
     public let month: Int
     public let day: Int
@@ -32,6 +34,13 @@ public struct Day: Sendable, Hashable, Comparable, Codable, CustomStringConverti
     }
 
     public var description: String { String(format: "%04d-%02d-%02d", year, month, day) }
+
+    public var databaseValue: DatabaseValue { description.databaseValue }
+
+    /// NB: a stored text that is not a day reads as none: the old `init(row:)` read it so.
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> Day? {
+        String.fromDatabaseValue(value).flatMap(Day.init(iso:))
+    }
 
     public func adding(days: Int, calendar: Calendar = .current) -> Day {
         Day(date: calendar.date(byAdding: .day, value: days, to: noon(calendar))!, calendar: calendar)

@@ -3,11 +3,24 @@ import EventualKit
 import Foundation
 import GRDB
 
-/// One thing in (or once in) the pantry: a row of `pantry_items`, synced as the `pantry_items` collection.
-public struct PantryItem: Sendable, Equatable, Codable, FetchableRecord, Identifiable {
+/// One thing in (or once in) the pantry: a row of `pantry_items`, synced as the `pantry_items`
+/// collection. Its properties are the collection's fields (`SyncRecord`): it is read from its row
+/// and written as a value (`PantrySchema.items`).
+public struct PantryItem: SyncRecord, Equatable, Identifiable {
+    public static let collection = SyncCollections.pantryItems
+
     /// Where an item is in its life.
-    public enum Status: String, Sendable, Codable {
+    public enum Status: String, Sendable, Codable, DatabaseValueConvertible {
         case inPantry, consumed, thrownAway
+
+        /// A status this version does not know (a newer app's) is read as in the pantry.
+        public init(from decoder: any Decoder) throws {
+            self = Status(rawValue: try decoder.singleValueContainer().decode(String.self)) ?? .inPantry
+        }
+
+        public static func fromDatabaseValue(_ value: DatabaseValue) -> Status? {
+            String.fromDatabaseValue(value).map { Status(rawValue: $0) ?? .inPantry }
+        }
     }
 
     public var id: String
@@ -36,26 +49,11 @@ public struct PantryItem: Sendable, Equatable, Codable, FetchableRecord, Identif
     /// Its photo: an attachment's reference (`sha256:<digest>`); nil: none.
     public var photo: String? = nil
 
-    public init(row: Row) throws {
-        id = row["id"]
-        barcode = row["barcode"]
-        productId = row["productId"]
-        name = row["name"]
-        description = row["description"]
-        quantity = row["quantity"]
-        unit = row["unit"]
-        category = row["category"]
-        expiresOn = (row["expiresOn"] as String?).flatMap(Day.init(iso:))
-        boughtAt = row["boughtAt"]
-        place = row["place"]
-        latitude = row["latitude"]
-        longitude = row["longitude"]
-        status = Status(rawValue: row["status"] ?? "") ?? .inPantry
-        touchedAt = row["touchedAt"]
-        finishedAt = row["finishedAt"]
-        space = row["space_id"]
-        changedBy = row["changed_by"]
-        photo = row["photo"]
+    enum CodingKeys: String, CodingKey {
+        case id, barcode, productId, name, description, quantity, unit, category, expiresOn, boughtAt, place, latitude, longitude
+        case status, touchedAt, finishedAt, photo
+        /// The row's columns the engine writes (see `TableMirror`): not fields, never sent.
+        case space = "space_id", changedBy = "changed_by"
     }
 
     init(id: String, details: ItemDetails, barcode: String?, productId: String?, boughtAt: Int64, space: String? = nil) {
@@ -94,17 +92,6 @@ public struct PantryItem: Sendable, Equatable, Codable, FetchableRecord, Identif
 
     /// Whether `quantity` is nothing, as a person would see it.
     static func isNothing(_ quantity: Double) -> Bool { rounded(quantity) <= 0 }
-
-    /// Every synced field of the item, as the outbox carries them.
-    var syncFields: [String: SyncValue] {
-        [
-            "barcode": .string(barcode), "productId": .string(productId), "name": .string(name),
-            "description": .string(description), "quantity": .number(quantity), "unit": .string(unit),
-            "category": .string(category), "expiresOn": .string(expiresOn?.description), "boughtAt": .integer(boughtAt),
-            "place": .string(place), "latitude": .number(latitude), "longitude": .number(longitude),
-            "status": .string(status.rawValue), "touchedAt": .integer(touchedAt), "finishedAt": .integer(finishedAt),
-        ]
-    }
 }
 
 /// What a person can say about an item when adding or editing it. Nil means "not given".

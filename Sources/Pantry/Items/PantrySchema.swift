@@ -6,8 +6,8 @@ import GRDB
 enum PantrySchema {
     /// The table that mirrors the synced `pantry_items` collection.
     static let itemsTable = "pantry_items"
-    /// Writes a person's changes to `pantry_items` and the server's.
-    static let items = TableMirror(SyncCollections.pantryItems, table: itemsTable)
+    /// Items, written and read as `PantryItem`s; its mirror writes the server's changes.
+    static let items = RecordTable<PantryItem>(table: itemsTable)
 
     static let migrations: [LocalMigration] = [
         LocalMigration("pantry-1-items") { db in

@@ -36,9 +36,9 @@ public struct PantryStore: Sendable {
 
     /// Inserts `item` and queues it, inside a caller's transaction, with the upload of its photo.
     static func insert(_ item: PantryItem, photo: PreparedAttachment? = nil, _ tx: LocalTransaction) throws {
-        var fields = item.syncFields
-        if let photo { fields["photo"] = try tx.queueUpload(photo, space: item.space) }
-        try PantrySchema.items.insert(item.id, fields, space: item.space, in: tx)
+        var item = item
+        if let photo { item.photo = try tx.queueUpload(photo, space: item.space).stringValue }
+        try PantrySchema.items.insert(item, space: item.space, in: tx)
     }
 
     /// The photo of an item (its id or 8-character id), and the space it is in; nil when it has none.
@@ -58,40 +58,37 @@ public struct PantryStore: Sendable {
     @discardableResult
     public func consume(_ id: String, quantity: Double? = nil, now: Date = Date()) async throws -> PantryItem {
         if let quantity { try ItemDetails.checkQuantity(quantity) }
-        var item = try inPantry(id)
+        let item = try inPantry(id)
         try checkWritable(item)
         let used = min(quantity ?? item.quantity, item.quantity)
         let millis = UnixMillis.milliseconds(now)
-        item.quantity -= used
-        item.touchedAt = millis
-        var fields: [String: SyncValue] = ["touchedAt": .integer(millis)]
-        var deltas: [String: Double] = [:]
-        // NB: what is left below the quantity step (0.3 - 0.1 - 0.2) is nothing: the item is finished.
-        if PantryItem.isNothing(item.quantity) {
-            item.quantity = 0
-            item.status = .consumed
-            item.finishedAt = millis
-            fields["quantity"] = .number(0)
-            fields["status"] = .string(PantryItem.Status.consumed.rawValue)
-            fields["finishedAt"] = .integer(millis)
-        } else {
-            deltas["quantity"] = -used
+        return try await store.write { tx in
+            // NB: what is left below the quantity step (0.3 - 0.1 - 0.2) is nothing: the item is finished.
+            if PantryItem.isNothing(item.quantity - used) {
+                return try PantrySchema.items.update(item.id, in: tx) { item in
+                    item.quantity = 0
+                    item.status = .consumed
+                    item.finishedAt = millis
+                    item.touchedAt = millis
+                } ?? item
+            }
+            return try PantrySchema.items.add(-used, to: \.quantity, of: item.id, in: tx) { $0.touchedAt = millis } ?? item
         }
-        try await update(item.id, fields, adding: deltas)
-        return item
     }
 
     /// Throws an item away: it leaves the pantry without being eaten.
     @discardableResult
     public func remove(_ id: String, now: Date = Date()) async throws -> PantryItem {
-        var item = try inPantry(id)
+        let item = try inPantry(id)
         try checkWritable(item)
-        item.status = .thrownAway
-        item.finishedAt = UnixMillis.milliseconds(now)
-        item.touchedAt = UnixMillis.milliseconds(now)
-        try await update(item.id, ["status": .string(item.status.rawValue), "finishedAt": .integer(UnixMillis.milliseconds(now)),
-                                   "touchedAt": .integer(UnixMillis.milliseconds(now))])
-        return item
+        let millis = UnixMillis.milliseconds(now)
+        return try await store.write { tx in
+            try PantrySchema.items.update(item.id, in: tx) { item in
+                item.status = .thrownAway
+                item.finishedAt = millis
+                item.touchedAt = millis
+            } ?? item
+        }
     }
 
     /// Changes the given details of an item; `clearExpiry` forgets its expiry.
@@ -102,23 +99,24 @@ public struct PantryStore: Sendable {
         try details.validate()
         let current = try item(id)
         try checkWritable(current)
-        var fields: [String: SyncValue] = ["touchedAt": .integer(UnixMillis.milliseconds(now))]
-        if let name = details.name { fields["name"] = .string(name) }
-        if let description = details.description { fields["description"] = .string(description) }
-        if let quantity = details.quantity { fields["quantity"] = .number(quantity) }
-        if let unit = details.unit { fields["unit"] = .string(unit) }
-        if let category = details.category { fields["category"] = .string(category) }
-        if let expiresOn = details.expiresOn { fields["expiresOn"] = .string(expiresOn.description) }
-        if clearExpiry { fields["expiresOn"] = .null }
-        if let place = details.place { fields["place"] = .string(place) }
-        if let position = details.position {
-            fields["latitude"] = .number(position.latitude)
-            fields["longitude"] = .number(position.longitude)
-        }
-        try await store.write { [fields] tx in
-            var fields = fields
-            if let photo { fields["photo"] = try tx.queueUpload(photo, space: current.space) }
-            try PantrySchema.items.update(current.id, setting: fields, in: tx)
+        try await store.write { tx in
+            let photo = try photo.map { try tx.queueUpload($0, space: current.space).stringValue }
+            try PantrySchema.items.update(current.id, in: tx) { item in
+                item.touchedAt = UnixMillis.milliseconds(now)
+                if let name = details.name { item.name = name }
+                if let description = details.description { item.description = description }
+                if let quantity = details.quantity { item.quantity = quantity }
+                if let unit = details.unit { item.unit = unit }
+                if let category = details.category { item.category = category }
+                if let expiresOn = details.expiresOn { item.expiresOn = expiresOn }
+                if clearExpiry { item.expiresOn = nil }
+                if let place = details.place { item.place = place }
+                if let position = details.position {
+                    item.latitude = position.latitude
+                    item.longitude = position.longitude
+                }
+                if let photo { item.photo = photo }
+            }
         }
         return try item(current.id)
     }
@@ -128,10 +126,6 @@ public struct PantryStore: Sendable {
     /// the server's to judge.
     private func checkWritable(_ item: PantryItem) throws {
         if let space = try spaces?.viewedOnly(item.space) { throw PantryError.viewerOf(space.name) }
-    }
-
-    private func update(_ id: String, _ fields: [String: SyncValue], adding deltas: [String: Double] = [:]) async throws {
-        try await store.write { tx in try PantrySchema.items.update(id, setting: fields, adding: deltas, in: tx) }
     }
 
     // MARK: - Reads
@@ -176,13 +170,13 @@ public struct PantryStore: Sendable {
 
     /// Each item's sync state: confirmed, waiting to be sent, or refused with the server's words.
     public func syncStates(of items: [PantryItem]) throws -> [String: SyncState] {
-        try store.syncStates(PantrySchema.items.collection, ids: items.map(\.id))
+        try store.syncStates(PantryItem.collection, ids: items.map(\.id))
     }
 
     /// The items matching `query` with their sync states now, then again at each committed change
     /// of them or of their states (a sync from another device included). Cancel the iterating task to stop.
     public func watch(_ query: ItemQuery = ItemQuery(), now: Date = Date()) -> AsyncThrowingStream<LiveSnapshot<PantryItem>, any Error> {
-        store.observe(PantrySchema.items, id: { $0.id }, fetch: fetch(query, now: now))
+        store.observe(PantrySchema.items.mirror, id: { $0.id }, fetch: fetch(query, now: now))
     }
 
     /// The read of `list`, for a transaction of the caller's or a live query.
