@@ -5,8 +5,17 @@ import Foundation
 import GRDB
 
 /// How long a budget runs before it starts again.
-public enum LimitPeriod: String, Sendable, Codable, CaseIterable {
+public enum LimitPeriod: String, Sendable, Codable, CaseIterable, DatabaseValueConvertible {
     case daily, weekly, monthly
+
+    /// A period this version does not know (a newer app's) is read as monthly.
+    public init(from decoder: any Decoder) throws {
+        self = LimitPeriod(rawValue: try decoder.singleValueContainer().decode(String.self)) ?? .monthly
+    }
+
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> LimitPeriod? {
+        String.fromDatabaseValue(value).map { LimitPeriod(rawValue: $0) ?? .monthly }
+    }
 
     var word: String {
         switch self {
@@ -17,20 +26,19 @@ public enum LimitPeriod: String, Sendable, Codable, CaseIterable {
     }
 }
 
-/// A budget: at most `amountMinor` of `currency` per period, on one category or on everything.
-public struct SpendingLimit: Sendable, Equatable, Codable, FetchableRecord {
+/// A budget: at most `amountMinor` of `currency` per period, on one category or on everything;
+/// a record of the `spending_limits` collection, one per period, category and currency.
+public struct SpendingLimit: SyncRecord, Equatable {
+    public static let collection = SyncCollections.spendingLimits
+
     public let period: LimitPeriod
     /// Empty for every category.
     public let category: String
     public let currency: String
-    public let amountMinor: Int64
+    public var amountMinor: Int64
 
-    public init(row: Row) throws {
-        period = LimitPeriod(rawValue: row["period"]) ?? .monthly
-        category = row["category"]
-        currency = row["currency"]
-        amountMinor = row["amountMinor"]
-    }
+    /// Made from its period, category and currency, so that two devices that set the same budget offline set one record.
+    public var id: String { Limits.recordID(period, category: category, currency: currency) }
 
     init(period: LimitPeriod, category: String, currency: String, amountMinor: Int64) {
         self.period = period
@@ -102,16 +110,11 @@ public struct Limits: Sendable {
     }
 
     private static func save(_ limit: SpendingLimit, _ tx: LocalTransaction, keepingExisting: Bool = false) throws {
-        let id = recordID(limit.period, category: limit.category, currency: limit.currency)
-        let exists = try Bool.fetchOne(tx.db, sql: "SELECT EXISTS (SELECT 1 FROM spending_limits WHERE id = ?)", arguments: [id]) ?? false
-        if exists {
+        if try SpendingSchema.limits.record(limit.id, tx.db) != nil {
             guard !keepingExisting else { return }
-            try SpendingSchema.limits.update(id, setting: ["amountMinor": .integer(limit.amountMinor)], in: tx)
+            try SpendingSchema.limits.update(limit.id, in: tx) { $0.amountMinor = limit.amountMinor }
         } else {
-            try SpendingSchema.limits.insert(id, [
-                "period": .string(limit.period.rawValue), "category": .string(limit.category), "currency": .string(limit.currency),
-                "amountMinor": .integer(limit.amountMinor),
-            ], in: tx)
+            try SpendingSchema.limits.insert(limit, in: tx)
         }
     }
 

@@ -11,7 +11,7 @@ enum SpendingSchema {
     /// Write a person's changes to the synced tables, and the server's.
     static let accounts = TableMirror(SyncCollections.spendingAccounts, table: accountsTable)
     static let transactions = TableMirror(SyncCollections.spendingTransactions, table: transactionsTable)
-    static let limits = TableMirror(SyncCollections.spendingLimits, table: limitsTable)
+    static let limits = RecordTable<SpendingLimit>(table: limitsTable)
 
     static let migrations: [LocalMigration] = [
         LocalMigration("spending-1-ledger") { db in
