@@ -213,7 +213,7 @@ struct StrangerWeekTests {
             let twin = SpendingAccount(id: UUIDv7.make(), name: "Travel", kind: .cash, currency: "EUR", colour: nil, openingBalanceMinor: 0,
                                        createdAt: UnixMillis.now())
             try await spending.store.write { tx in
-                try SpendingSchema.accounts.insert(twin.id, twin.syncFields, in: tx)
+                try SpendingSchema.accounts.insert(twin, in: tx)
             }
             let ambiguous = try await device.run(["add", "expense", "3", "--account", "Travel"])
             let shortID = String(twin.id.suffix(8))

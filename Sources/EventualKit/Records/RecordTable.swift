@@ -41,6 +41,13 @@ public struct RecordTable<Record: SyncRecord>: Sendable {
         try write(id, adding: (amount, counter), in: tx, change)
     }
 
+    /// Moves `record` to `space` (nil: the person's own): deleted from the space it is in, created
+    /// whole in the other, in one transaction (a record's space is where it was created).
+    public func move(_ record: Record, to space: String?, in tx: LocalTransaction) throws {
+        try mirror.delete(record.id, in: tx)
+        try mirror.insert(record.id, try record.syncFields(), space: space, in: tx)
+    }
+
     /// Deletes the record on every device of its space; false (and nothing queued) when there is no such row.
     @discardableResult
     public func delete(_ id: String, in tx: LocalTransaction) throws -> Bool {

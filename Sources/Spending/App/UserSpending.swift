@@ -16,7 +16,7 @@ public final class UserSpending: Sendable {
     init(session: Session, app: SpendingApp) throws {
         self.app = app
         device = try SignedInDevice(session: session, accounts: app.accounts,
-                                    collections: [SpendingSchema.accounts, SpendingSchema.transactions, SpendingSchema.limits.mirror],
+                                    collections: [SpendingSchema.accounts.mirror, SpendingSchema.transactions, SpendingSchema.limits.mirror],
                                     subscriptions: Self.subscriptions, calls: SpendingCalls.handlers)
         ledger = Ledger(store: device.store, configuration: app.configuration, spaces: device.spaces)
         location = LocationTracker(store: device.store, clock: app.configuration.clock)

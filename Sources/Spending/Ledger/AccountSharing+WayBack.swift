@@ -133,7 +133,7 @@ extension AccountSharing {
     static func carry(_ id: String, to space: String?, in tx: LocalTransaction) throws -> Int {
         guard let account = try SpendingAccount.fetchOne(tx.db, sql: "SELECT * FROM spending_accounts WHERE id = ?", arguments: [id]) else { return 0 }
         let from = account.space
-        try Ledger.move(SpendingSchema.accounts, id, account.syncFields, to: space, in: tx)
+        try SpendingSchema.accounts.move(account, to: space, in: tx)
         let transactions = try SpendingTransaction.fetchAll(tx.db, sql: """
             SELECT * FROM spending_transactions WHERE (accountId = ?1 OR toAccountId = ?1) AND space_id IS ?2
             """, arguments: [id, from])

@@ -80,7 +80,7 @@ public struct Ledger: Sendable {
         }
         let account = SpendingAccount(id: UUIDv7.make(), name: name, kind: kind, currency: code, colour: colour,
                                       openingBalanceMinor: opening, createdAt: now)
-        try await store.write { tx in try SpendingSchema.accounts.insert(account.id, account.syncFields, in: tx) }
+        try await store.write { tx in try SpendingSchema.accounts.insert(account, in: tx) }
         return account
     }
 
@@ -89,20 +89,23 @@ public struct Ledger: Sendable {
     public func editAccount(_ reference: String, name: String? = nil, kind: AccountKind? = nil, colour: String? = nil) async throws -> SpendingAccount {
         let account = try self.account(reference, allowArchived: true)
         try checkWritable(account)
-        var fields: [String: SyncValue] = [:]
         // NB: a name of nothing or of spaces would sync an account nobody can name again.
-        if let name = try name.map({ text throws(SpendingError) in try Self.text(text, field: "name", collection: SyncCollections.spendingAccounts, required: true)! }) {
-            if name.lowercased() != account.name.lowercased(), try findAccounts(name).contains(where: { $0.name.lowercased() == name.lowercased() }) {
-                throw SpendingError.accountExists(name)
+        let newName = try name.map({ text throws(SpendingError) in try Self.text(text, field: "name", collection: SyncCollections.spendingAccounts, required: true)! })
+        if let newName, newName.lowercased() != account.name.lowercased(),
+           try findAccounts(newName).contains(where: { $0.name.lowercased() == newName.lowercased() }) {
+            throw SpendingError.accountExists(newName)
+        }
+        let newColour = try Self.text(colour, field: "colour", collection: SyncCollections.spendingAccounts).map { text throws(SpendingError) in
+            text.isEmpty ? nil : try Self.colour(text)
+        }
+        guard newName != nil || kind != nil || newColour != nil else { throw SpendingError.nothingToChange(fields: ["name", "kind", "colour"]) }
+        try await store.write { tx in
+            try SpendingSchema.accounts.update(account.id, in: tx) { account in
+                if let newName { account.name = newName }
+                if let kind { account.kind = kind }
+                if let newColour { account.colour = newColour }
             }
-            fields["name"] = .string(name)
         }
-        if let kind { fields["kind"] = .string(kind.rawValue) }
-        if let colour = try Self.text(colour, field: "colour", collection: SyncCollections.spendingAccounts) {
-            fields["colour"] = .string(colour.isEmpty ? nil : try Self.colour(colour))
-        }
-        guard !fields.isEmpty else { throw SpendingError.nothingToChange(fields: ["name", "kind", "colour"]) }
-        try await store.write { [fields] tx in try SpendingSchema.accounts.update(account.id, setting: fields, in: tx) }
         return try self.account(account.id, allowArchived: true)
     }
 
@@ -111,7 +114,7 @@ public struct Ledger: Sendable {
     public func archiveAccount(_ reference: String) async throws -> SpendingAccount {
         var account = try self.account(reference, allowArchived: true)
         try checkWritable(account)
-        try await store.write { [id = account.id] tx in try SpendingSchema.accounts.update(id, setting: ["archived": .boolean(true)], in: tx) }
+        try await store.write { [id = account.id] tx in try SpendingSchema.accounts.update(id, in: tx) { $0.archived = true } }
         account.archived = true
         return account
     }

@@ -4,8 +4,17 @@ import Foundation
 import GRDB
 
 /// What kind of place money is kept in.
-public enum AccountKind: String, Sendable, Codable, CaseIterable {
+public enum AccountKind: String, Sendable, Codable, CaseIterable, DatabaseValueConvertible {
     case cash, bank, card, savings
+
+    /// A kind this version does not know (a newer app's) is read as cash.
+    public init(from decoder: any Decoder) throws {
+        self = AccountKind(rawValue: try decoder.singleValueContainer().decode(String.self)) ?? .cash
+    }
+
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> AccountKind? {
+        String.fromDatabaseValue(value).map { AccountKind(rawValue: $0) ?? .cash }
+    }
 }
 
 /// Which way money moved.
@@ -23,8 +32,11 @@ public enum TransferLeg: String, Sendable, Codable {
     case `in`
 }
 
-/// An account: a row of `spending_accounts`, synced as the `spending_accounts` collection.
-public struct SpendingAccount: Sendable, Equatable, Codable, FetchableRecord, Identifiable {
+/// An account: a row of `spending_accounts`, synced as the `spending_accounts` collection (its
+/// properties are the fields: `SyncRecord`).
+public struct SpendingAccount: SyncRecord, Equatable, Identifiable {
+    public static let collection = SyncCollections.spendingAccounts
+
     public var id: String
     public var name: String
     public var kind: AccountKind
@@ -37,16 +49,10 @@ public struct SpendingAccount: Sendable, Equatable, Codable, FetchableRecord, Id
     /// The shared space it is in; nil for the person's own.
     public var space: String?
 
-    public init(row: Row) throws {
-        id = row["id"]
-        space = row["space_id"]
-        name = row["name"]
-        kind = AccountKind(rawValue: row["kind"] ?? "") ?? .cash
-        currency = row["currency"]
-        colour = row["colour"]
-        openingBalanceMinor = row["openingBalanceMinor"]
-        archived = row["archived"]
-        createdAt = row["createdAt"]
+    enum CodingKeys: String, CodingKey {
+        case id, name, kind, currency, colour, openingBalanceMinor, archived, createdAt
+        /// The row's column the engine writes: not a field, never sent.
+        case space = "space_id"
     }
 
     init(id: String, name: String, kind: AccountKind, currency: String, colour: String?, openingBalanceMinor: Int64, createdAt: Int64) {
@@ -58,11 +64,6 @@ public struct SpendingAccount: Sendable, Equatable, Codable, FetchableRecord, Id
         self.openingBalanceMinor = openingBalanceMinor
         archived = false
         self.createdAt = createdAt
-    }
-
-    var syncFields: [String: SyncValue] {
-        ["name": .string(name), "kind": .string(kind.rawValue), "currency": .string(currency), "colour": .string(colour),
-         "openingBalanceMinor": .integer(openingBalanceMinor), "archived": .boolean(archived), "createdAt": .integer(createdAt)]
     }
 }
 

@@ -9,7 +9,7 @@ enum SpendingSchema {
     static let limitsTable = "spending_limits"
 
     /// Write a person's changes to the synced tables, and the server's.
-    static let accounts = TableMirror(SyncCollections.spendingAccounts, table: accountsTable)
+    static let accounts = RecordTable<SpendingAccount>(table: accountsTable)
     static let transactions = TableMirror(SyncCollections.spendingTransactions, table: transactionsTable)
     static let limits = RecordTable<SpendingLimit>(table: limitsTable)
 
