@@ -30,7 +30,18 @@ struct AnalyticsTests {
             #expect(try analytics.counts().waiting == 1200)
             // When the network returns
             proxy.mode = .pass
-            let online = await device.engine.syncNow()
+            // NB: under the whole suite's load the first request after the proxy stops refusing can
+            // meet a connection it accepted while refusing and closes late ("closed the
+            // connection"): a round that meets it stops, and the next one (the engine's timer)
+            // sends the rest. At most a few rounds, every event counted once across them.
+            var online = SyncReport(), rounds = 0
+            repeat {
+                let round = await device.engine.syncNow()
+                online.events += round.events
+                online.eventsRejected += round.eventsRejected
+                online.failure = round.failure
+                rounds += 1
+            } while online.failure != nil && rounds < 4
             // Then all arrive, in batches the server takes (one of 1,200 would be refused whole), and leave the device
             #expect(online.failure == nil)
             #expect(online.events == 1200 && online.eventsRejected == 0)
