@@ -169,9 +169,3 @@ struct AnalyticsStore: Sendable {
         return question.finish(rows, range: range)
     }
 }
-
-extension Array {
-    func chunks(of size: Int) -> [ArraySlice<Element>] {
-        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
-    }
-}

@@ -51,7 +51,7 @@ enum SpaceGate {
     /// Locks the counters of `spaceIDs` until the transaction ends: the only place that does.
     static func lock(_ spaceIDs: [String], on sql: any SQLDatabase) async throws {
         guard sql.dialect.name == "postgresql" else { return }
-        for chunk in chunks(of: Set(spaceIDs).sorted()) {
+        for chunk in Set(spaceIDs).sorted().chunks(of: idsPerStatement) {
             try await sql.raw("""
                 SELECT space_id FROM sync_counters WHERE space_id IN (\(binds: Array(chunk))) ORDER BY space_id FOR UPDATE
                 """).run()
@@ -87,7 +87,7 @@ enum SpaceGate {
     /// Each space's counter value now, those that exist.
     static func lastSeqs(of spaceIDs: [String], on sql: any SQLDatabase) async throws -> [String: Int64] {
         var seqs: [String: Int64] = [:]
-        for chunk in chunks(of: spaceIDs) {
+        for chunk in spaceIDs.chunks(of: idsPerStatement) {
             let rows = try await sql.select().columns("space_id", "last_seq").from("sync_counters")
                 .where("space_id", .in, Array(chunk)).all()
             for row in rows { seqs[try row.decode(column: "space_id", as: String.self)] = try row.decode(column: "last_seq", as: Int64.self) }
@@ -107,7 +107,7 @@ enum SpaceGate {
     /// The `purged_through` of each of `spaceIDs` that has purged anything.
     static func purgedThrough(_ spaceIDs: [String], on sql: any SQLDatabase) async throws -> [String: Int64] {
         var purged: [String: Int64] = [:]
-        for chunk in chunks(of: spaceIDs) {
+        for chunk in spaceIDs.chunks(of: idsPerStatement) {
             let rows = try await sql.select().columns("space_id", "purged_through").from("sync_counters")
                 .where("space_id", .in, Array(chunk)).where("purged_through", .greaterThan, 0).all()
             for row in rows {
@@ -123,7 +123,7 @@ enum SpaceGate {
     /// transaction that made it).
     static func access(of userID: String, to spaceIDs: [String], on sql: any SQLDatabase) async throws -> [String: SpaceAccess] {
         var access: [String: SpaceAccess] = [:]
-        for chunk in chunks(of: Set(spaceIDs).sorted()) {
+        for chunk in Set(spaceIDs).sorted().chunks(of: idsPerStatement) {
             let rows = try await sql.raw("""
                 SELECT s.id, s.name, s.owner_id, s.kind, s.app, c.last_seq, m.role, m.left_at
                 FROM spaces s JOIN sync_counters c ON c.space_id = s.id
@@ -194,10 +194,6 @@ enum SpaceGate {
     /// The refusal of a space someone is not in, or that does not exist: the same words, so that a guess learns nothing.
     static func notAMember(_ spaceID: String) -> Refusal {
         .notFound("You are not a member of space \(spaceID.prefix(128))")
-    }
-
-    static func chunks<Element>(of elements: [Element]) -> [ArraySlice<Element>] {
-        stride(from: 0, to: elements.count, by: idsPerStatement).map { elements[$0..<min($0 + idsPerStatement, elements.count)] }
     }
 
     private static func value<Value: RawRepresentable>(_ row: any SQLRow, _ column: String) throws -> Value where Value.RawValue == String {

@@ -448,7 +448,7 @@ struct SpaceStore: Sendable {
     /// The current members of each space, by space id.
     static func members(of spaceIDs: [String], on sql: any SQLDatabase) async throws -> [String: [SpaceDetails.Member]] {
         var members: [String: [SpaceDetails.Member]] = [:]
-        for chunk in stride(from: 0, to: spaceIDs.count, by: SpaceGate.idsPerStatement).map({ spaceIDs[$0..<min($0 + SpaceGate.idsPerStatement, spaceIDs.count)] }) {
+        for chunk in spaceIDs.chunks(of: SpaceGate.idsPerStatement) {
             let rows = try await sql.select().columns(SQLColumn("space_id", table: "m"), SQLColumn("username", table: "u"),
                                                       SQLColumn("role", table: "m"), SQLColumn("added_at", table: "m"))
                 .from(SQLAlias(SQLIdentifier("space_members"), as: SQLIdentifier("m")))

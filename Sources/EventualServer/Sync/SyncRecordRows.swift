@@ -11,7 +11,7 @@ enum SyncRecordRows {
     /// The ids among `ids` that `userID` has had applied already.
     static func appliedChangeIDs(among ids: [String], of userID: String, on sql: any SQLDatabase) async throws -> Set<String> {
         var applied: Set<String> = []
-        for chunk in chunks(of: Array(Set(ids))) {
+        for chunk in Array(Set(ids)).chunks(of: perStatement) {
             let rows = try await sql.select().column("change_id").from("sync_applied_changes")
                 .where("user_id", .equal, userID)
                 .where(SQLColumn("change_id"), .in, SQLBind.group(Array(chunk)))
@@ -23,7 +23,7 @@ enum SyncRecordRows {
 
     /// Remembers that `ids` of `userID` are applied, so that a retry is answered `duplicate`.
     static func recordApplied(_ ids: [String], userID: String, now: Int64, on sql: any SQLDatabase) async throws {
-        for chunk in chunks(of: ids) {
+        for chunk in ids.chunks(of: perStatement) {
             let insert = sql.insert(into: "sync_applied_changes").columns("user_id", "change_id", "applied_at")
             for id in chunk { insert.values(SQLBind(userID), SQLBind(id), SQLBind(now)) }
             try await insert.run()
@@ -41,7 +41,7 @@ enum SyncRecordRows {
         var states: [SyncRecordKey: (state: SyncRecordState, bytes: Int64)] = [:]
         let groups = Dictionary(grouping: Set(keys)) { Group(space: $0.space, collection: $0.collection) }
         for (group, keys) in groups {
-            for chunk in chunks(of: keys.map(\.recordID)) {
+            for chunk in keys.map(\.recordID).chunks(of: perStatement) {
                 let rows = try await sql.select()
                     .columns("record_id", "fields", "field_stamps", "counter_deltas", "tombstone")
                     .from("sync_records")
@@ -65,7 +65,7 @@ enum SyncRecordRows {
     {
         var states: [SyncRecordKey: SyncRecordState] = [:]
         for (collection, ids) in ids.sorted(by: { $0.key < $1.key }) {
-            for chunk in chunks(of: ids.sorted()) {
+            for chunk in ids.sorted().chunks(of: perStatement) {
                 let rows = try await sql.raw("""
                     SELECT space_id, record_id, fields, field_stamps, counter_deltas, tombstone FROM sync_records
                     WHERE collection = \(bind: collection) AND record_id IN (\(binds: Array(chunk)))
@@ -109,7 +109,7 @@ enum SyncRecordRows {
     /// Writes the merged records; `authors` names who made the newest applied change of each (a
     /// record not in it keeps the author it has).
     static func save(_ rows: [Row], authors: [SyncRecordKey: String], now: Int64, on sql: any SQLDatabase) async throws {
-        for chunk in chunks(of: rows) {
+        for chunk in rows.chunks(of: perStatement) {
             let upsert = sql.insert(into: "sync_records")
                 .columns("space_id", "collection", "record_id", "fields", "field_stamps", "counter_deltas", "tombstone", "seq",
                          "updated_at", "changed_by", "deleted")
@@ -148,9 +148,5 @@ enum SyncRecordRows {
             counterDeltas: try row.decode(column: "counter_deltas", as: String?.self),
             tombstone: try row.decode(column: "tombstone", as: String?.self)
         )
-    }
-
-    static func chunks<Element>(of elements: [Element]) -> [ArraySlice<Element>] {
-        stride(from: 0, to: elements.count, by: perStatement).map { elements[$0..<min($0 + perStatement, elements.count)] }
     }
 }
