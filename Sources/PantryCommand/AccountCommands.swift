@@ -62,10 +62,7 @@ struct Logout: AsyncParsableCommand {
 
     func run() async throws {
         let app = try global.app()
-        // NB: what only waits for the network is sent now if it can be, rather than lost or refused for.
-        if let pantry = try? app.open(), (try? pantry.outbox.counts().pending) ?? 0 > 0 {
-            _ = try? await pantry.sync()
-        }
+        // NB: what only waits for the network is sent first if the server answers (`AppHost.logout`).
         Terminal.say(try await DeviceWords.pantry.signOut { try await app.logout(discarding: signOut.discarding) })
     }
 }
@@ -76,7 +73,7 @@ struct Whoami: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        guard let account = try global.app().whoami() else { throw PantryError.notSignedIn }
+        guard let account = try await global.app().whoami() else { throw PantryError.notSignedIn }
         print(try DeviceWords.account(account, json: output.json))
     }
 }

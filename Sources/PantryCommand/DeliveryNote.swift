@@ -5,9 +5,9 @@ import EventualKit
 /// the moment a command waits: that it waits, and, honestly, why.
 enum DeliveryNote {
     /// The line for `what` ("your vote", "your contribution to the knowledge base") after `report`,
-    /// nil when the round ran out of the command's time.
-    static func waiting(_ what: String, after report: SyncReport?) -> String {
-        guard let report else { return "The server has not answered yet: \(what) waits and is sent at the next sync." }
+    /// which may have run out of the command's time.
+    static func waiting(_ what: String, after report: SyncReport) -> String {
+        guard report.finished else { return "The server has not answered yet: \(what) waits and is sent at the next sync." }
         switch report.failure {
         case .unreachable?: return "Offline: \(what) waits and is sent when the server can be reached."
         case .unauthorized?: return "The server wants you to sign in again: \(what) waits until you do (pantry login)."

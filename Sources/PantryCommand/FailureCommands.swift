@@ -13,7 +13,7 @@ struct Failures: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let pantry = try global.app().open()
+        let pantry = try await global.app().open()
         let failures = try pantry.failures()
         let calls = try RefusedCalls(of: pantry.device)
         if output.json {
@@ -87,7 +87,7 @@ struct Settle: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let pantry = try global.app().open()
+        let pantry = try await global.app().open()
         let choice: SettleChoice = keepMine ? try UserPantry.keepMine(quantity: try left()) : takeTheirs ? .takeTheirs
             : personal ? .keepAsOwn() : .discard
         let settlement: Settlement
@@ -114,7 +114,7 @@ struct Settle: AsyncParsableCommand {
             Terminal.say("Kept \(kept?.name ?? "the item") as your own item (\(settlement.keptAs.map { String($0.suffix(8)) } ?? "-")): "
                          + "it is sent with the next sync; the household's copy is left as the server has it.")
         case .keepMine:
-            await pantry.trySend()
+            await pantry.device.sync(.localBudget, pull: false)
             switch try pantry.items.syncStates(of: item.map { [$0] } ?? [])[settlement.change.recordID] {
             case .failed(let reason)?: throw DeviceWords.pantry.refusedAgain(what, reason: reason)
             case .confirmed?: Terminal.say("Kept your \(what): the server has it now\(now).")

@@ -38,7 +38,7 @@ struct HouseholdList: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let pantry = try global.app().open()
+        let pantry = try await global.app().open()
         let households = try pantry.household.list()
         let current = try pantry.household.current()
         if output.json {
@@ -72,7 +72,7 @@ struct HouseholdCreate: AsyncParsableCommand {
     @Argument(help: "Its name, 1 to 60 characters, e.g. Home.") var name: String
 
     func run() async throws {
-        let pantry = try global.app().open()
+        let pantry = try await global.app().open()
         let household = try await pantry.household.create(name)
         try await Delivery.send(pantry, done: "Created the household \(household.name): invite someone with pantry household invite USER",
                                 queued: "Created the household \(household.name); its items can be added now")
@@ -94,7 +94,7 @@ struct HouseholdInvite: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let pantry = try global.app().open()
+        let pantry = try await global.app().open()
         let who = user.trimmingCharacters(in: .whitespaces)
         let household = try await pantry.household.invite(who, as: role.role, to: to)
         try await Delivery.send(pantry, done: "Invited \(who) to \(household.name) as \(role.rawValue)",
@@ -109,7 +109,7 @@ struct HouseholdInvitations: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let pantry = try global.app().open()
+        let pantry = try await global.app().open()
         let invitations = try await pantry.household.invitations()
         if output.json {
             struct Line: Encodable { let id, household, householdId, invitedBy, role, createdAt: String }
@@ -150,7 +150,7 @@ struct HouseholdAccept: AsyncParsableCommand {
     @Argument(help: "The invitation's ID, as pantry household invitations shows it.") var id: String
 
     func run() async throws {
-        let pantry = try global.app().open()
+        let pantry = try await global.app().open()
         let invitation = try await pantry.household.accept(id)
         let name = invitation?.spaceName ?? "the household"
         try await Delivery.send(pantry, done: "Joined \(name): its items are on this device (pantry list)",
@@ -165,7 +165,7 @@ struct HouseholdDecline: AsyncParsableCommand {
     @Argument(help: "The invitation's ID, as pantry household invitations shows it.") var id: String
 
     func run() async throws {
-        let pantry = try global.app().open()
+        let pantry = try await global.app().open()
         let invitation = try await pantry.household.decline(id)
         let name = invitation?.spaceName ?? "the household"
         try await Delivery.send(pantry, done: "Declined the invitation to \(name)", queued: "Refusal of the invitation to \(name)")
@@ -182,7 +182,7 @@ struct HouseholdMembers: AsyncParsableCommand {
     func validate() throws { try checkedName(name, "NAME") }
 
     func run() async throws {
-        let pantry = try global.app().open()
+        let pantry = try await global.app().open()
         let details = try await pantry.household.members(of: name)
         let household = details.value
         if output.json {
@@ -227,7 +227,7 @@ struct HouseholdRole: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let pantry = try global.app().open()
+        let pantry = try await global.app().open()
         let who = user.trimmingCharacters(in: .whitespaces)
         let space = try await pantry.household.setRole(role, of: who, in: household)
         let done = role == .owner ? "Handed \(space.name) over to \(who); you are an editor of it now" : "Made \(who) \(role.rawValue) of \(space.name)"
@@ -245,7 +245,7 @@ struct HouseholdLeave: AsyncParsableCommand {
     func validate() throws { try checkedName(name, "NAME") }
 
     func run() async throws {
-        let pantry = try global.app().open()
+        let pantry = try await global.app().open()
         let household = try await pantry.household.leave(name)
         try await Delivery.send(pantry, done: "Left \(household.name): its items are no longer on this device; yours are untouched",
                                 queued: "Leaving \(household.name)", pull: true)
@@ -266,7 +266,7 @@ struct HouseholdRemove: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let pantry = try global.app().open()
+        let pantry = try await global.app().open()
         let who = user.trimmingCharacters(in: .whitespaces)
         let household = try await pantry.household.remove(who, from: from)
         try await Delivery.send(pantry, done: "Removed \(who) from \(household.name)", queued: "Removal of \(who) from \(household.name)")
@@ -287,7 +287,7 @@ struct HouseholdUse: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let pantry = try global.app().open()
+        let pantry = try await global.app().open()
         let household = try await pantry.household.use(personal ? nil : name)
         Terminal.say(household.map { "New items go to \($0.name) from now on." } ?? "New items are yours alone from now on.")
     }
@@ -320,18 +320,19 @@ enum Delivery {
     static func send(_ pantry: UserPantry, done: String, queued: String, pull: Bool = false) async throws {
         let failedBefore = try pantry.outbox.counts().failed
         // NB: a join or a leave pulls too, so that the household's items arrive, or leave, now.
-        let report = await pantry.trySend(pull: pull)
+        let report = await pantry.device.sync(.serverAnswer, pull: pull)
         let counts = try pantry.outbox.counts()
         if counts.failed > failedBefore, let refused = try pantry.outbox.entries(state: .failed).last {
             let reason = refused.lastError ?? "no reason given"
             // NB: a refused call stays in the outbox (sign-out minds it): say how to drop it.
             throw CLIError("The server refused it: \(reason.hasSuffix(".") ? String(reason.dropLast()) : reason) (pantry discard \(refused.shortID) drops it)")
         }
-        guard let report, report.failure == nil, counts.pending == 0 else {
-            let why = switch report?.failure {
+        guard report.finished, report.failure == nil, counts.pending == 0 else {
+            let why = switch report.failure {
+            case _ where !report.finished: "the server has not answered yet"
             case .unreachable?: "offline now"
             case .unauthorized?: "the server wants you to sign in again: pantry login"
-            case nil where report != nil: "other changes are still being sent"
+            case nil: "other changes are still being sent"
             default: "the server has not answered yet"
             }
             Terminal.say("\(queued): queued; it reaches the server at the next sync (\(why)).")

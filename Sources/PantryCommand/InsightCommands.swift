@@ -14,7 +14,7 @@ struct RemindersCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let pantry = try global.app().open()
+        let pantry = try await global.app().open()
         let reminders = try pantry.reminders(days: days)
         let owners = try ItemPrinting.Owners(pantry)
         // NB: what expires and what ran out are read from every item: while a first sync has still to bring some, they are short.
@@ -66,7 +66,7 @@ struct Places: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let pantry = try global.app().open()
+        let pantry = try await global.app().open()
         let places = try pantry.places()
         // NB: a place's count adds its items: while a first sync has still to bring some, it is short.
         let arriving = await pantry.device.firstSyncUnderWay()

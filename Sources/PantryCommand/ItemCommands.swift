@@ -16,11 +16,11 @@ struct Add: AsyncParsableCommand {
     @Option(help: "A photo of it (JPEG, PNG or HEIC, at most 20 MiB): kept here, uploaded when online.") var photo: String?
 
     func run() async throws {
-        let pantry = try global.app().open()
+        let pantry = try await global.app().open()
         let space = try destination.space(in: pantry)
         let picture = try photo.map { try AttachmentWords.prepare($0, with: pantry.attachments) }
         let added = try await pantry.items.add(try item.details(name: name, description: description), space: space?.id, photo: picture)
-        await pantry.trySend()
+        await pantry.device.sync(.localBudget, pull: false)
         print("Added \(added.name) (\(String(added.id.suffix(8))))\(DestinationOptions.to(space))"
             + (picture.map { " with its photo (\(AttachmentError.mebibytesText($0.size)))" } ?? "") + ".")
     }
@@ -34,7 +34,7 @@ struct Photo: AsyncParsableCommand {
     @Option(help: "Write the photo to this file (downloading it if this device has none); never over an existing file; - for standard output.") var save: String?
 
     func run() async throws {
-        let pantry = try global.app().open()
+        let pantry = try await global.app().open()
         let (item, photo) = try pantry.items.photo(of: id)
         guard let photo else { throw CLIError("\(item.name) has no photo (pantry edit \(item.id.suffix(8)) --photo FILE adds one).") }
         if let save {
@@ -65,7 +65,7 @@ struct List: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let pantry = try global.app().open()
+        let pantry = try await global.app().open()
         let query = ItemQuery(sort: sort, expiringWithinDays: try expiring.map { try ExpiryParser().days($0) },
                               expiredOnly: expired, category: category, placeContains: place)
         let json = output.json
@@ -79,7 +79,7 @@ struct List: AsyncParsableCommand {
                                   firstSync: expiry ? .some(arriving) : nil))
             return
         }
-        try await watching.run(pantry.items.watch(query), json: json, sync: { await pantry.trySend(pull: true) }) { snapshot in
+        try await watching.run(pantry.items.watch(query), json: json, sync: { await pantry.device.sync(.serverAnswer) }) { snapshot in
             let states = Dictionary(snapshot.rows.map { ($0.row.id, $0.state) }, uniquingKeysWith: { first, _ in first })
             return try Self.render(snapshot.rows.map(\.row), states: states, of: pantry, json: json, oneLine: true)
         }
@@ -106,7 +106,7 @@ struct Search: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let pantry = try global.app().open()
+        let pantry = try await global.app().open()
         let items = try pantry.items.search(text.joined(separator: " "))
         let owners = try ItemPrinting.Owners(pantry)
         if output.json {
@@ -126,7 +126,7 @@ struct Show: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let pantry = try global.app().open()
+        let pantry = try await global.app().open()
         let item = try pantry.items.item(id)
         let owners = try ItemPrinting.Owners(pantry)
         let state = try pantry.items.syncStates(of: [item])[item.id] ?? .confirmed
@@ -147,9 +147,9 @@ struct Consume: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let pantry = try global.app().open()
+        let pantry = try await global.app().open()
         let item = try await pantry.items.consume(id, quantity: try quantity.map { try ItemDetails.quantity(typed: $0) })
-        await pantry.trySend()
+        await pantry.device.sync(.localBudget, pull: false)
         print(item.status == .consumed ? "Finished \(item.name)." : "\(item.name): \(ItemPrinting.quantity(item)) left.")
     }
 }
@@ -160,9 +160,9 @@ struct Remove: AsyncParsableCommand {
     @Argument(help: "The item's id (its last characters are enough).") var id: String
 
     func run() async throws {
-        let pantry = try global.app().open()
+        let pantry = try await global.app().open()
         let item = try await pantry.items.remove(id)
-        await pantry.trySend()
+        await pantry.device.sync(.localBudget, pull: false)
         print("Threw away \(item.name).")
     }
 }
@@ -186,12 +186,12 @@ struct Edit: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let pantry = try global.app().open()
+        let pantry = try await global.app().open()
         // NB: the photo is checked and copied in before anything is written: a refusal changes nothing.
         let picture = try photo.map { try AttachmentWords.prepare($0, with: pantry.attachments) }
         let edited = try await pantry.items.edit(id, try item.details(name: name, description: description), clearExpiry: noExpiry,
                                                  photo: picture)
-        await pantry.trySend()
+        await pantry.device.sync(.localBudget, pull: false)
         print("Updated \(edited.name)" + (picture.map { " with its new photo (\(AttachmentError.mebibytesText($0.size)))" } ?? "") + ".")
     }
 }

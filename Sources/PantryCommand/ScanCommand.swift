@@ -36,7 +36,7 @@ struct Scan: AsyncParsableCommand {
 
     func run() async throws {
         let app = try global.app()
-        let pantry = try app.open()
+        let pantry = try await app.open()
         var code = barcode ?? ""
         if let image {
             let found = try await BarcodeReader().read(contentsOf: URL(fileURLWithPath: image))
@@ -58,13 +58,13 @@ struct Scan: AsyncParsableCommand {
         }
         let choice = try choose(candidates, barcode: code)
         let purchase = try await pantry.buy(barcode: code, candidates: candidates, choice: choice, details: details, space: space?.id)
-        let report = await pantry.trySend()
+        let report = await pantry.device.sync(.localBudget, pull: false)
         var line = "Added \(purchase.item.name) (\(String(purchase.item.id.suffix(8))))\(DestinationOptions.to(space))"
         if let expires = purchase.item.expiresOn { line += ", expires \(RelativeDay.describe(expires, today: Day(date: Date())))" }
         print(line + ".")
         let contributions = (purchase.postsNewProduct ? 1 : 0) + purchase.votes
         if contributions > 0 {
-            if (report?.calls ?? 0) >= contributions {
+            if report.calls >= contributions {
                 print(purchase.postsNewProduct ? "Posted the new product to the knowledge base." : "Voted on the knowledge base.")
             } else {
                 print(Terminal.paint(DeliveryNote.waiting("your contribution to the knowledge base", after: report), .yellow))

@@ -11,7 +11,7 @@ struct Status: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let pantry = try global.app().open()
+        let pantry = try await global.app().open()
         let status = try await pantry.status()
         if output.json {
             struct Shape: Encodable {
@@ -65,13 +65,13 @@ struct Sync: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        let pantry = try global.app().open()
+        let pantry = try await global.app().open()
         let bar = ProgressBar(enabled: Terminal.stderrIsTTY)
         // NB: the report counts calls of every kind: a household's (a join, an invitation) is not a contribution.
         let householdCalls = Set(try pantry.outbox.entries().filter { $0.kind == .call && $0.operation.hasPrefix("spaces.") && $0.state != .failed }.map(\.id))
         let uploadCalls = Set(try pantry.outbox.entries().filter { $0.kind == .call && $0.operation == Attachments.uploadOperation && $0.state != .failed }.map(\.id))
         let report = try await FirstSyncBar.whileRunning(pantry.engine) {
-            try await pantry.sync { remaining, total in bar.show(done: total - remaining, total: total) }
+            await pantry.device.sync { remaining, total in bar.show(done: total - remaining, total: total) }
         }
         bar.finish()
         let left = Set(try pantry.outbox.entries().map(\.id))

@@ -19,7 +19,7 @@ struct Vote: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let pantry = try global.app().open()
+        let pantry = try await global.app().open()
         let barcode: GTIN
         let productId: String
         var productName: String?
@@ -35,9 +35,9 @@ struct Vote: AsyncParsableCommand {
             throw PantryError.unknownProduct(productOrBarcode)
         }
         try await pantry.vote(barcode: barcode.normalized, productId: productId, rating: rating)
-        let report = await pantry.trySend()
+        let report = await pantry.device.sync(.localBudget, pull: false)
         print("Voted \(rating > 0 ? "+" : "")\(rating) for \(productName ?? productId) (\(barcode.shortForm)).")
-        if (report?.calls ?? 0) < 1 {
+        if report.calls < 1 {
             print(Terminal.paint(DeliveryNote.waiting("your vote", after: report), .yellow))
         }
     }

@@ -28,11 +28,10 @@ struct Verify: AsyncParsableCommand {
     func run() async throws {
         let app = try global.app()
         if verify.resend {
-            try await app.resendCode(email: verify.email)
-            Terminal.say(VerifyOptions.resent(to: try verify.email ?? app.pendingRegistration()))
+            Terminal.say(VerifyOptions.resent(to: try await app.resendCode(email: verify.email)))
             return
         }
-        let address = verify.email ?? (try? app.pendingRegistration())
+        let address = verify.email ?? app.pendingRegistration()
         try await app.verify(code: verify.code ?? "", email: verify.email)
         Terminal.say("Email verified. Now: spendiq login --email \(address ?? "EMAIL")")
     }

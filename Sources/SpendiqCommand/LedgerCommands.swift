@@ -19,10 +19,10 @@ extension GlobalOptions {
 func finish(_ spending: UserSpending, warnings: [LimitWarning] = []) async {
     for warning in warnings { print(Terminal.paint(Terminal.wrap(warning.description), .yellow)) }
     // NB: a write the server refused at once (a viewer's) is said now, not only at the next status.
-    var report = await spending.trySend()
+    var report = await spending.device.sync(.localBudget, pull: false)
     // NB: a share undone here is moved back at once, when the server answers.
-    if await sayUndoneShares(spending) > 0 { report = await spending.trySend() }
-    guard let report, let refusal = report.rejections.first else { return }
+    if await sayUndoneShares(spending) > 0 { report = await spending.device.sync(.localBudget, pull: false) }
+    guard let refusal = report.rejections.first else { return }
     let settling = DeviceWords.spendiq.settling(changes: report.rejected - report.rejectedCalls, calls: report.rejectedCalls)
     print(Terminal.paint(Terminal.wrap("The server refused it: \(refusal.message). " + settling.prefix(1).uppercased() + settling.dropFirst() + "."),
                          .yellow))

@@ -131,7 +131,7 @@ struct AccountsLeave: AsyncParsableCommand {
     func run() async throws {
         let spending = try await global.spending()
         let (space, accounts) = try await spending.sharing.leave(account)
-        await spending.trySync()
+        await spending.device.sync(.localBudget)
         let gone = try spending.ledger.accounts(includeArchived: true).allSatisfy { $0.space != space.id }
         Terminal.say(gone ? "Left \(space.name): \(accounts.joined(separator: ", ")) \(accounts.count == 1 ? "is" : "are") no longer on this device."
                           : "Leaving \(space.name): \(accounts.joined(separator: ", ")) leave\(accounts.count == 1 ? "s" : "") this device once the server hears it.")
@@ -201,7 +201,7 @@ struct Accept: AsyncParsableCommand {
         let spending = try await global.spending()
         let invitation = try await spending.sharing.accept(id)
         let what = invitation.map { "\($0.invitedBy)'s invitation to \($0.spaceName) as \($0.role.rawValue)" } ?? "the invitation"
-        await spending.trySync()
+        await spending.device.sync(.localBudget)
         let status = try await spending.status(probe: false)
         Terminal.say("Accepted \(what). " + (status.pending > 0 ? "It goes to the server with the next sync; the accounts follow."
                                                                   : "Its accounts are here: spendiq accounts"))

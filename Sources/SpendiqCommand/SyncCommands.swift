@@ -57,10 +57,10 @@ struct Sync: AsyncParsableCommand {
         let spending = try await global.spending()
         let uploads = Set(try spending.outbox.entries().filter { $0.operation == Attachments.uploadOperation && $0.state != .failed }.map(\.id))
         var report = try await FirstSyncBar.whileRunning(spending.engine, readyNote: "the last 30 days are in") {
-            try await spending.sync()
+            await spending.device.sync()
         }
         // NB: a share the server refused is moved back, and the move sent now: what it says is the second sync's.
-        if await sayUndoneShares(spending) > 0 { report = try await spending.sync() }
+        if await sayUndoneShares(spending) > 0 { report = await spending.device.sync() }
         let receipts = uploads.subtracting(try spending.outbox.entries().map(\.id)).count
         let done = "sent \(report.sent - report.duplicates) change(s)" + (receipts > 0 ? ", \(receipts) receipt(s)" : "")
             + " and \(max(0, report.calls - receipts)) other update(s), fetched \(report.pulled)"

@@ -79,7 +79,7 @@ struct Whoami: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        guard let account = try global.app().whoami() else { throw RecyclingError.notSignedIn }
+        guard let account = try await global.app().whoami() else { throw RecyclingError.notSignedIn }
         print(try DeviceWords.account(account, json: output.json))
     }
 }

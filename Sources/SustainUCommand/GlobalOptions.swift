@@ -13,7 +13,6 @@ extension GlobalOptions {
             // be, a local command's too.
             configuration.refreshBudget = .seconds(seconds)
             configuration.localCommandSyncBudget = .seconds(seconds)
-            configuration.catchUpCheck = .seconds(seconds)
             configuration.catchUpBudget = .seconds(max(3, seconds))
             configuration.scanBudget = .seconds(max(10, seconds))
         }
@@ -24,7 +23,7 @@ extension GlobalOptions {
     /// came in while they were away can be announced. `network: false` for a command that reads
     /// only this device's data: it opens no connection at all.
     func open(network: Bool = true) async throws -> UserRecycling {
-        let recycling = try app().open()
+        let recycling = try await app().open()
         await recycling.analytics.record(.appOpened)
         if network { await recycling.catchUp() }
         return recycling

@@ -143,7 +143,7 @@ struct Sync: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        let recycling = try global.app().open()
+        let recycling = try await global.app().open()
         // NB: a photo's upload is a call too, not a scan or a visit: counted apart.
         let uploads = Set(try recycling.outbox.entries().filter { $0.operation == Attachments.uploadOperation && $0.state != .failed }.map(\.id))
         var report = try await recycling.sync()

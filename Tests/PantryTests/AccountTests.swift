@@ -14,8 +14,8 @@ struct AccountTests {
             let signIn = try await app.login(email: user.email, password: user.password)
             // Then it went through the server and whoami names them
             #expect(signIn.online)
-            #expect(try app.whoami()?.username == user.username)
-            #expect(try app.open().session.accessToken != nil)
+            #expect(try await app.whoami()?.username == user.username)
+            #expect(try await app.open().session.accessToken != nil)
         }
     }
 
@@ -26,7 +26,7 @@ struct AccountTests {
             await #expect(throws: SessionError.wrongCredentials) {
                 try await app.login(email: user.email, password: "not-the-password")
             }
-            #expect(try app.whoami() == nil)
+            #expect(try await app.whoami() == nil)
         }
     }
 
@@ -69,11 +69,11 @@ struct AccountTests {
             // When they sign out
             await #expect(throws: SessionError.unsentChanges(waiting: 1, refused: 0)) { try await offline.logout() }
             // Then forcing it discards the change, removes the data and queues the revocation
-            let outcome = try await offline.logout(force: true)
+            let outcome = try await offline.logout(discarding: .everything)
             #expect(outcome.discarded == 1)
             #expect(outcome.revocationQueued)
-            #expect(try offline.whoami() == nil)
-            #expect(throws: PantryError.notSignedIn) { try offline.open() }
+            #expect(try await offline.whoami() == nil)
+            await #expect(throws: PantryError.notSignedIn) { try await offline.open() }
             let users = offline.configuration.dataDirectory.appendingPathComponent("users").path
             #expect(((try? FileManager.default.contentsOfDirectory(atPath: users)) ?? []).isEmpty)
         }

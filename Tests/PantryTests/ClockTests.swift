@@ -12,7 +12,7 @@ struct ClockTests {
     /// Makes the device's clock resume after a stamp `ahead` milliseconds in the future, as if
     /// its last change had been made while its clock was that far ahead.
     func stampAhead(_ folder: URL, server: URL, by ahead: Int64) async throws {
-        let pantry = try device(folder, server: server).open()
+        let pantry = try await device(folder, server: server).open()
         let stamp = HLCStamp(millis: UnixMillis.now() + ahead, counter: 0, node: pantry.store.node)
         try await pantry.store.write { tx in
             try tx.db.execute(sql: "INSERT OR REPLACE INTO eventual_state (key, value) VALUES ('lastStamp', ?)", arguments: [stamp.description])

@@ -11,7 +11,7 @@ struct CommandLineReportTests {
             let added = try await pantry.run(["add", "--name", "Rice", "--where", "Coop"])
             #expect(added.status == 0)
             // Given a quantity no command accepts, as an older app on another device could sync it
-            let local = try device(pantry.dataDirectory, server: unreachableServer).open()
+            let local = try await device(pantry.dataDirectory, server: unreachableServer).open()
             try await local.store.write { tx in try tx.db.execute(sql: "UPDATE pantry_items SET quantity = 1e308") }
             // When it is listed, searched, shown, consumed and reminded of
             for arguments in [["list"], ["list", "--json"], ["search", "rice"], ["reminders"], ["places"]] {

@@ -39,11 +39,11 @@ struct PantryAnalyticsTests {
             let folder = scratch.folder("phone")
             _ = try await device(folder, server: server).login(email: user.email, password: user.password)
             // In the basement, a barcode never looked up before
-            let basement = try device(folder, server: unreachableServer).open()
+            let basement = try await device(folder, server: unreachableServer).open()
             await #expect(throws: PantryError.self) { try await basement.knowledgeBase.lookup(Barcodes.coffee) }
             #expect(try basement.analytics.counts().waiting == 1)
             // Back upstairs
-            let upstairs = try device(folder, server: server).open()
+            let upstairs = try await device(folder, server: server).open()
             #expect(await upstairs.engine.syncNow().failure == nil)
             #expect(try await filedEvents(scratch).map(\.properties).contains(#"{"result":"offline"}"#))
         }

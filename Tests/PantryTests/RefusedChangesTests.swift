@@ -17,7 +17,7 @@ struct RefusedChangesTests {
             let lookup = try await online.knowledgeBase.lookup(Barcodes.milk)
             try await deleteProduct(productID, server: server, as: other)
             try await online.buy(barcode: Barcodes.milk, candidates: lookup.candidates, choice: .pick(1))
-            _ = try await online.sync()
+            _ = await online.device.sync()
             let pantry = CommandProcess.pantry(dataDirectory: folder, server: server)
             #expect(try await pantry.run(["add", "--name", "Jam"], server: unreachableServer).status == 0)
 
@@ -72,9 +72,9 @@ struct RefusedChangesTests {
             let lookup = try await online.knowledgeBase.lookup(Barcodes.milk)
             try await deleteProduct(milk, server: server, as: other)
             try await online.vote(barcode: Barcodes.milk, productId: milk, rating: 2)
-            _ = try await online.sync()
+            _ = await online.device.sync()
             try await online.buy(barcode: Barcodes.milk, candidates: lookup.candidates, choice: .pick(1))
-            _ = try await online.sync()
+            _ = await online.device.sync()
             let pantry = CommandProcess.pantry(dataDirectory: folder, server: server)
             let entries = try #require(try jsonObject(try await pantry.run(["status", "--json"]))["entries"] as? [[String: Any]])
             let refused = entries.filter { $0["state"] as? String == "failed" }.compactMap { $0["id"] as? String }

@@ -18,11 +18,11 @@ struct ScanTests {
             #expect(lookup.candidates.map(\.name) == ["Whole milk"])
             let purchase = try await pantry.buy(barcode: Barcodes.milk, candidates: lookup.candidates, choice: .pick(1),
                                                 details: ItemDetails(quantity: 2, expiresOn: Day(iso: "2030-01-01")))
-            let report = await pantry.trySend()
+            let report = await pantry.device.sync(.localBudget, pull: false)
             // Then the item is in the pantry with the product's name, and the vote reached the server
             #expect(purchase.item.name == "Whole milk")
             #expect(purchase.item.productId == productID)
-            #expect(report?.calls == 1)
+            #expect(report.calls == 1)
             #expect(try pantry.items.list().map(\.name) == ["Whole milk"])
             #expect(try await serverProducts(Barcodes.milk, server: server, as: user).first?.score == 1)
         }
@@ -39,7 +39,7 @@ struct ScanTests {
             let pick = try #require(lookup.candidates.firstIndex { $0.name == "Espresso" }) + 1
             let purchase = try await pantry.buy(barcode: Barcodes.coffee, candidates: lookup.candidates, choice: .pick(pick, downvoteOthers: true))
             #expect(purchase.votes == 2)
-            #expect(await pantry.trySend()?.calls == 2)
+            #expect(await pantry.device.sync(.localBudget, pull: false).calls == 2)
             let scores = Dictionary(uniqueKeysWithValues: try await serverProducts(Barcodes.coffee, server: server, as: user).map { ($0.name, $0.score ?? 0) })
             #expect(scores == ["Espresso": 1, "Wrong name": -1])
         }
@@ -52,7 +52,7 @@ struct ScanTests {
             let lookup = try await pantry.knowledgeBase.lookup(Barcodes.pasta)
             #expect(lookup.candidates.isEmpty)
             try await pantry.buy(barcode: Barcodes.pasta, candidates: [], choice: .new(name: "Penne", description: "500 g"))
-            #expect(await pantry.trySend()?.calls == 1)
+            #expect(await pantry.device.sync(.localBudget, pull: false).calls == 1)
             #expect(try await serverProducts(Barcodes.pasta, server: server, as: user).map(\.name) == ["Penne"])
             // And a second scan finds it once: the server's copy, not also the local one
             #expect(try await pantry.knowledgeBase.lookup(Barcodes.pasta).candidates.map(\.name) == ["Penne"])
@@ -68,7 +68,7 @@ struct ScanTests {
             let online = try await device(folder, server: server).login(email: user.email, password: user.password).pantry
             _ = try await online.knowledgeBase.lookup(Barcodes.milk)
             // When the server cannot be reached
-            let offline = try device(folder, server: unreachableServer).open()
+            let offline = try await device(folder, server: unreachableServer).open()
             let lookup = try await offline.knowledgeBase.lookup(Barcodes.milk)
             // Then the saved copy answers
             #expect(lookup.source == .cache)
@@ -81,7 +81,7 @@ struct ScanTests {
             let user = try await TestUser.register(on: server)
             let folder = scratch.folder("phone")
             _ = try await device(folder, server: server).login(email: user.email, password: user.password)
-            let offline = try device(folder, server: unreachableServer).open()
+            let offline = try await device(folder, server: unreachableServer).open()
             await #expect(throws: PantryError.noSavedCopy(barcode: "5000112548167")) {
                 try await offline.knowledgeBase.lookup(Barcodes.coffee)
             }
@@ -93,7 +93,7 @@ struct ScanTests {
             let user = try await TestUser.register(on: server)
             let folder = scratch.folder("phone")
             _ = try await device(folder, server: server).login(email: user.email, password: user.password)
-            let offline = try device(folder, server: unreachableServer).open()
+            let offline = try await device(folder, server: unreachableServer).open()
             // Given a product created in the basement
             try await offline.buy(barcode: Barcodes.pasta, candidates: [], choice: .new(name: "Fusilli", description: nil))
             // When it is scanned again, still offline
@@ -123,14 +123,14 @@ struct ScanTests {
             let folder = scratch.folder("phone")
             let online = try await device(folder, server: server).login(email: user.email, password: user.password).pantry
             _ = try await online.knowledgeBase.lookup(Barcodes.milk)
-            let basement = try device(folder, server: unreachableServer).open()
+            let basement = try await device(folder, server: unreachableServer).open()
             let lookup = try await basement.knowledgeBase.lookup(Barcodes.milk)
             try await basement.buy(barcode: Barcodes.milk, candidates: lookup.candidates, choice: .pick(1))
             // And meanwhile its creator deleted it
             try await deleteProduct(productID, server: server, as: other)
             // When the user syncs
-            let back = try device(folder, server: server).open()
-            let report = try await back.sync()
+            let back = try await device(folder, server: server).open()
+            let report = await back.device.sync()
             // Then the item reached the server, and the vote is failed with the server's reason
             #expect(report.sent == 1)
             #expect(report.rejected == 1)
@@ -150,12 +150,12 @@ struct ScanTests {
             let folder = scratch.folder("phone")
             _ = try await device(folder, server: server).login(email: user.email, password: user.password)
             // When the user rates it twice in the basement
-            let basement = try device(folder, server: unreachableServer).open()
+            let basement = try await device(folder, server: unreachableServer).open()
             try await basement.vote(barcode: Barcodes.milk, productId: productID, rating: -3)
             try await basement.vote(barcode: Barcodes.milk, productId: productID, rating: 4)
             // Then one vote waits, the newer one, and it is what the server hears
             #expect(try await basement.status().entries.map(\.summary) == ["vote +4 on a product of \(Barcodes.milk)"])
-            #expect(try await device(folder, server: server).open().sync().calls == 1)
+            #expect(try await device(folder, server: server).open().device.sync().calls == 1)
             #expect(try await serverProducts(Barcodes.milk, server: server, as: user).first?.score == 4)
             // And a rating beyond -5...5 is refused before it is queued
             await #expect(throws: PantryError.invalidRating(6)) {
@@ -163,7 +163,7 @@ struct ScanTests {
             }
             // And the device knows the product's barcode from nothing but its id only once it was bought or created
             #expect(try basement.knowledgeBase.barcode(ofProduct: productID) == nil)
-            let online = try device(folder, server: server).open()
+            let online = try await device(folder, server: server).open()
             try await online.buy(barcode: Barcodes.milk, candidates: try await online.knowledgeBase.lookup(Barcodes.milk).candidates,
                                  choice: .pick(1))
             #expect(try basement.knowledgeBase.barcode(ofProduct: productID)?.shortForm == Barcodes.milk)

@@ -15,7 +15,6 @@ struct ClockCorrectionScanTests {
         var configuration = RecyclingConfiguration(dataDirectory: folder, serverURL: server)
         configuration.wallClock = { UnixMillis.now() + skew }
         configuration.localCommandSyncBudget = .seconds(20)
-        configuration.catchUpCheck = .seconds(20)
         configuration.catchUpBudget = .seconds(20)
         configuration.scanBudget = .seconds(20)
         return RecyclingApp(configuration: configuration)
@@ -32,7 +31,7 @@ struct ClockCorrectionScanTests {
             let first = try await fast.open().scan(barcode: SharedData.pastryBarcode)
             #expect(first.scan.state == .classified && abs(first.scan.takenAt - UnixMillis.now()) < 60_000, "\(first.scan)")
             // When its clock is set right and it scans online
-            let corrected = try Self.phone(folder, server: server, skew: 0).open()
+            let corrected = try await Self.phone(folder, server: server, skew: 0).open()
             let second = try await corrected.scan(barcode: SharedData.pastryBarcode)
             // Then the scan is taken now, not two days before
             #expect(second.scan.state == .classified, "\(second.scan)")
@@ -48,18 +47,18 @@ struct ClockCorrectionScanTests {
             let folder = scratch.folder("phone")
             // Given a phone that learned, an hour and more ago, that its clock ran two hours fast
             _ = try await Self.phone(folder, server: server, skew: 0).accounts.signIn(email: email, password: "long-password")
-            let signedIn = try Self.phone(folder, server: server, skew: 0).open()
+            let signedIn = try await Self.phone(folder, server: server, skew: 0).open()
             try await signedIn.store.write { tx in
                 try tx.db.execute(sql: "INSERT INTO device_clock (id, offset_ms, learned_at) VALUES (1, ?, ?)",
                                   arguments: [-7_200_000, UnixMillis.now() - 2 * 3_600_000])
             }
             // When its clock is a day slow and it scans offline
-            let basement = try Self.phone(folder, server: unreachableServer, skew: -Self.day).open()
+            let basement = try await Self.phone(folder, server: unreachableServer, skew: -Self.day).open()
             let taken = UnixMillis.now()
             let offline = try await basement.scan(barcode: SharedData.pastryBarcode)
             #expect(offline.scan.state == .waiting)
             // And syncs online later, its clock still a day slow
-            let back = try Self.phone(folder, server: server, skew: -Self.day).open()
+            let back = try await Self.phone(folder, server: server, skew: -Self.day).open()
             let report = try await back.sync()
             #expect(report.failure == nil && report.calls == 1, "\(String(describing: report.failure))")
             // Then the scan is scored at the time it was taken, not yesterday, and listed so

@@ -20,7 +20,7 @@ struct ClockSkewScanTests {
             configuration.scanBudget = .seconds(20)
             let app = RecyclingApp(configuration: configuration)
             _ = try await app.accounts.signIn(email: email, password: "long-password")
-            let recycling = try app.open()
+            let recycling = try await app.open()
             // When it scans (its first request learns the server's time) and scans again
             let first = try await recycling.scan(barcode: SharedData.pastryBarcode)
             let second = try await recycling.scan(barcode: SharedData.pastryBarcode)

@@ -91,7 +91,7 @@ struct SustainUWeekTests {
             let (email, _) = try await phone.signUp()
             // Given a token the server no longer takes
             let app = RecyclingApp(configuration: RecyclingConfiguration(dataDirectory: folder, serverURL: server))
-            let token = try #require(try app.open().device.accounts.vault.accessToken)
+            let token = try #require(try await app.open().device.accounts.vault.accessToken)
             let link = ServerLink(serverURL: server, timeouts: .patient) { token }
             guard case .noContent = try await link.client.logout() else { throw TestFailure("logout") }
             // When a scan is refused with 401

@@ -17,7 +17,7 @@ struct AccountRulesTests {
             let folder = scratch.folder("phone")
             let spending = try await spendingDevice(folder, server: server, clock: clock).login(email: user.email, password: user.password).spending
             _ = try await spending.ledger.addAccount(name: "Cash", currency: "EUR")
-            #expect(try await spending.sync().failure == nil)
+            #expect(await spending.device.sync().failure == nil)
             let database = spending.app.configuration.databasePath(spending.session.userID)
             // When six days pass offline, the app still opens
             clock.advance(.seconds(6 * 24 * 3600))
@@ -42,7 +42,7 @@ struct AccountRulesTests {
             let folder = scratch.folder("phone")
             let first = try await spendingDevice(folder, server: server, clock: clock).login(email: user.email, password: user.password).spending
             _ = try await first.ledger.addAccount(name: "Cash", currency: "EUR")
-            #expect(try await first.sync().failure == nil)
+            #expect(await first.device.sync().failure == nil)
             // Given an expense written offline that never reached the server
             let offline = try await spendingDevice(folder, server: unreachableServer, clock: clock).open()
             _ = try await offline.ledger.record(.expense, TransactionDetails(amount: "4.20", account: "Cash"))
@@ -57,7 +57,7 @@ struct AccountRulesTests {
             // And an online sign-in keeps the data and sends it
             let online = try await spendingDevice(folder, server: server, clock: clock).login(email: user.email, password: user.password).spending
             #expect(try online.ledger.transactions().map(\.amountMinor) == [420])
-            #expect(try await online.sync().failure == nil)
+            #expect(await online.device.sync().failure == nil)
             let elsewhere = try await spendingDevice(scratch.folder("tablet"), server: server).login(email: user.email, password: user.password).spending
             #expect(try elsewhere.ledger.transactions().map(\.amountMinor) == [420])
         }
@@ -99,7 +99,7 @@ struct AccountRulesTests {
             #expect(lastSeen.count == 1)
             // Back online, the newest start reaches the server
             let online = try await spendingDevice(folder, server: server, clock: clock).open()
-            #expect(try await online.sync().failure == nil)
+            #expect(await online.device.sync().failure == nil)
             guard case .ok(let answer) = try await online.app.link.client.getSpendingAccount() else { throw TestFailure("account") }
             #expect(try answer.body.json.lastSeenAt == clock.now)
         }

@@ -214,19 +214,19 @@ struct SharedAccountsTests {
             _ = try await alices.ledger.transfer("50", from: "Cash", to: "Home")
             let shared = try await alices.sharing.share("Home", with: bob.email)
             #expect(shared.movedTransactions == 2 && !shared.already)
-            #expect(try await alices.sync().failure == nil)
+            #expect(await alices.device.sync().failure == nil)
             #expect(try alices.failures().isEmpty)
             // A later transfer between a shared account and one of hers alone is two linked sides, one in each space
             let later = try await alices.ledger.transfer("5", from: "Cash", to: "Home")
             #expect(later.leg == .out && later.space == nil)
-            #expect(try await alices.sync().failure == nil)
+            #expect(await alices.device.sync().failure == nil)
             let bobs = try await spendingDevice(bobsFolder, server: server, clock: clock).login(email: bob.email, password: bob.password).spending
             let invitation = try #require(try await bobs.spaces.invitations().value.waiting.first)
             try await bobs.sharing.accept(invitation.id)
-            #expect(try await bobs.sync().failure == nil)
-            #expect(try await bobs.sync().failure == nil)
+            #expect(await bobs.device.sync().failure == nil)
+            #expect(await bobs.device.sync().failure == nil)
             _ = try await bobs.record(.expense, TransactionDetails(amount: "7", account: "Home"))
-            #expect(try await bobs.sync().failure == nil)
+            #expect(await bobs.device.sync().failure == nil)
             #expect(try bobs.ledger.transactions().count == 4)
             #expect(try bobs.ledger.balances().map(\.balanceMinor) == [5000 + 500 - 2000 - 700])
 
@@ -237,7 +237,7 @@ struct SharedAccountsTests {
             }
 
             // Then Alice still has the account and both transactions, and so does the server
-            #expect(try await alices.sync().failure == nil)
+            #expect(await alices.device.sync().failure == nil)
             #expect(try alices.ledger.accounts().map(\.name) == ["Cash", "Home"])
             #expect(try alices.ledger.transactions().count == 4)
             #expect(try alices.ledger.balances().map(\.balanceMinor) == [-5000 - 500, 5000 + 500 - 2000 - 700])

@@ -46,7 +46,7 @@ struct SyncStateCommandTests {
             let alices = try await spendingDevice(alice.dataDirectory, server: server).open()
             let space = try #require(try alices.sharing.shares().keys.first)
             try await alices.spaces.setRole(.viewer, of: bobName, in: space)
-            #expect(try await alices.sync().isComplete)
+            #expect(await alices.device.sync().isComplete)
             let recorded = try await bob.run(["add", "expense", "9", "--account", "Trip", "--note", "refused"])
             let said = recorded.stdout.replacingOccurrences(of: "\n", with: " ")
             #expect(recorded.status == 0 && said.contains("The server refused it: You are a viewer of")

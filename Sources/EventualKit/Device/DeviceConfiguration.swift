@@ -18,6 +18,9 @@ public struct DeviceConfiguration: Sendable {
     /// How long a command that answers from this device waits for the network at all: for what
     /// it queued to go out, to learn whether the server answers. The engine sends the rest later.
     public var localCommandSyncBudget: Duration = .milliseconds(300)
+    /// How long a sign-out waits for what the person queued to go out first, once the server
+    /// answered within `localCommandSyncBudget` (a silent or absent server is not waited for).
+    public var signOutSendBudget: Duration = .seconds(1)
     /// PBKDF2 rounds of the offline-sign-in verifier.
     public var passwordRounds = 210_000
     /// How long after the last online sign-in an offline one is allowed.

@@ -108,11 +108,32 @@ public final class SignedInDevice: Sendable {
 
     // MARK: - Sending
 
-    /// Sends what waits and, with `pull`, fetches what other devices sent, now. `progress` hears
-    /// how many entries are left, about ten times a second, while it runs. After a round that
-    /// reached the server, the sign-outs that wait are sent; a refused token locks the session.
-    public func sync(pull: Bool = true, progress: (@Sendable (_ remaining: Int, _ total: Int) -> Void)? = nil) async throws -> SyncReport {
-        let total = try outbox.counts().pending
+    /// Sends what waits and, with `pull`, fetches what other devices sent, now: the one way an
+    /// app syncs on demand. `wait` says how long the caller waits (`SyncWait`); a round that
+    /// outlives it goes on in the background (the report is not `finished`) and what it has not
+    /// sent stays queued. `progress` hears how many entries are left, about ten times a second,
+    /// while it waits. After a round that reached the server, the sign-outs that wait are sent;
+    /// a refused token locks the session.
+    @discardableResult
+    public func sync(_ wait: SyncWait = .untilDone, pull: Bool = true,
+                     progress: (@Sendable (_ remaining: Int, _ total: Int) -> Void)? = nil) async -> SyncReport {
+        var budget: Duration?
+        switch wait {
+        case .untilDone: budget = nil
+        case .localBudget: budget = configuration.localCommandSyncBudget
+        case .serverAnswer: budget = configuration.timeouts.connect + configuration.timeouts.firstByte
+        case .atMost(let duration): budget = duration
+        case .patient(let patience):
+            // NB: ask first whether the server answers at all, so that a dead or silent one costs
+            // a moment, not a patience kept for a slow answer.
+            guard await engine.connectivity.check(within: configuration.localCommandSyncBudget) == .online else {
+                var report = SyncReport()
+                report.failure = .unreachable("the server did not answer")
+                return report
+            }
+            budget = patience
+        }
+        let total = (try? outbox.counts().pending) ?? 0
         let watcher: Task<Void, Never>? = progress.map { progress in
             let outbox = self.outbox
             return Task {
@@ -122,21 +143,13 @@ public final class SignedInDevice: Sendable {
                 }
             }
         }
-        let report = await engine.syncNow(pull: pull)
+        let report = await engine.syncNow(pull: pull, waitingAtMost: budget)
         watcher?.cancel()
         await watcher?.value
         progress?((try? outbox.counts().pending) ?? 0, total)
-        if report.failure == nil { await accounts.flushRevocations() }
+        if report.finished, report.failure == nil { await accounts.flushRevocations() }
         if case .unauthorized = report.failure { try? accounts.vault.tokenRejected() }
         return report
-    }
-
-    /// Tries to send now what a command just queued, waiting at most `budget` (the local budget
-    /// by default): nil when it did not finish by then (offline, or a server that does not
-    /// answer); it stays queued and the engine sends it later.
-    @discardableResult
-    public func trySend(waitingAtMost budget: Duration? = nil) async -> SyncReport? {
-        await engine.syncNow(pull: false, waitingAtMost: budget ?? configuration.localCommandSyncBudget)
     }
 
     // MARK: - Rows and their sync state
@@ -178,10 +191,9 @@ public final class SignedInDevice: Sendable {
     private func sendWhileWaitedFor(patience: Duration? = nil, pulling: Bool = false) async {
         let wait = max(configuration.localCommandSyncBudget, configuration.timeouts.firstByte)
         if let patience, patience > wait {
-            guard await engine.connectivity.check(within: configuration.localCommandSyncBudget) == .online else { return }
-            _ = await engine.syncNow(pull: pulling, waitingAtMost: patience)
+            await sync(.patient(patience), pull: pulling)
         } else {
-            _ = await engine.syncNow(pull: pulling, waitingAtMost: wait)
+            await sync(.atMost(wait), pull: pulling)
         }
     }
 

@@ -285,6 +285,10 @@ public enum AccountError: Error, Equatable, CustomStringConvertible {
     case otherPersonOnDevice(username: String)
     /// The server does not let this person use the app yet (SpendiQ: the email is not verified).
     case notAdmitted
+    /// The saved sign-in no longer resumes (the server refused its token): sign in again online.
+    case signInAgain(email: String)
+    /// No email was given to confirm, none waits for its code, and nobody is signed in.
+    case noEmailToVerify
 
     /// Runs `body`, throwing an account error in the app's words (`speak`).
     public static func spoken<T>(as speak: (AccountError) -> any Error, _ body: () async throws -> T) async throws -> T {
@@ -306,6 +310,8 @@ public enum AccountError: Error, Equatable, CustomStringConvertible {
             return "More than \(days) days without an online sign-in: this device's data was removed; sign in online"
         case .otherPersonOnDevice(let username): return "Only \(username) can sign in on this device while it is offline"
         case .notAdmitted: return "The server does not let this account in yet"
+        case .signInAgain: return "The server no longer accepts this device's sign-in: sign in again online"
+        case .noEmailToVerify: return "Which email? Give it with --email (no registration on this device waits for a code)"
         }
     }
 }

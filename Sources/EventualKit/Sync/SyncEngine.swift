@@ -177,17 +177,15 @@ public actor SyncEngine {
 
     // MARK: - Syncing
 
-    /// Sends everything queued now (retries included) and, unless `pull` is false, pulls the server's changes.
-    public func syncNow(pull: Bool = true) async -> SyncReport {
-        await syncOnce(userAsked: true, pull: pull)
-    }
-
-    /// Like `syncNow(pull:)`, but answers within `budget`: nil when the round is still running
-    /// then (a server that accepts and never answers, a slow network). The round goes on in the
-    /// background; what it has not sent stays queued for the next one. For a screen or a command
-    /// that must not wait on the network after a local write.
-    public nonisolated func syncNow(pull: Bool = true, waitingAtMost budget: Duration) async -> SyncReport? {
-        await withinBudget(budget) { await self.syncNow(pull: pull) }
+    /// Sends everything queued now (retries included) and, unless `pull` is false, pulls the
+    /// server's changes: the one way to sync now. With a `budget`, it answers within it: a round
+    /// still running then (a server that accepts and never answers, a slow network) goes on in the
+    /// background, and the report says it is not `finished`; what the round has not sent stays
+    /// queued for the next one. A screen or a command that must not wait on the network after a
+    /// local write gives a budget.
+    public nonisolated func syncNow(pull: Bool = true, waitingAtMost budget: Duration? = nil) async -> SyncReport {
+        guard let budget else { return await syncOnce(userAsked: true, pull: pull) }
+        return await withinBudget(budget) { await self.syncOnce(userAsked: true, pull: pull) } ?? .unfinished
     }
 
     /// After a new sign-in: lets sync run again after a 401 paused it.

@@ -175,9 +175,19 @@ public struct SyncReport: Sendable {
     public var startedOver = false
     /// Why the round stopped early, if it did.
     public var failure: RemoteFailure?
+    /// False when the caller's budget ran out before the round ended (`SyncEngine.syncNow`): the
+    /// round goes on in the background, and this report counts nothing of it.
+    public var finished = true
+
+    /// A round still running when its caller stopped waiting.
+    static var unfinished: SyncReport {
+        var report = SyncReport()
+        report.finished = false
+        return report
+    }
 
     /// Everything queued reached the server and nothing was refused: only then may a command say "Synced".
-    public var isComplete: Bool { failure == nil && rejected == 0 && clockRefused == 0 }
+    public var isComplete: Bool { finished && failure == nil && rejected == 0 && clockRefused == 0 }
 
     /// Changes the server refused in this round, for good or for the clock.
     public var refused: Int { rejected + clockRefused }

@@ -13,7 +13,7 @@ public final class UserPantry: Sendable {
     /// The households the person shares items with, and the one new items go to.
     public let household: Household
 
-    init(session: Session, app: PantryApp) throws {
+    public init(session: Session, host app: PantryApp) throws {
         device = try SignedInDevice(session: session, accounts: app.accounts,
                                     collections: [PantrySchema.items.mirror],
                                     calls: KnowledgeBaseCalls.handlers)
@@ -117,25 +117,6 @@ public final class UserPantry: Sendable {
 
     /// Online or offline, what waits in the outbox and why, and when the last sync was.
     public func status(probe: Bool = true) async throws -> DeviceStatus { try await device.status(probe: probe) }
-
-    /// Sends what waits and fetches what other devices sent, now (see `SignedInDevice.sync`).
-    /// The report's `pulled` counts only records another device changed.
-    public func sync(progress: (@Sendable (_ remaining: Int, _ total: Int) -> Void)? = nil) async throws -> SyncReport {
-        try await device.sync(progress: progress)
-    }
-
-    /// Tries to send now what a command just queued, waiting at most the local budget.
-    @discardableResult
-    public func trySend() async -> SyncReport? { await device.trySend() }
-
-    /// Sends what waits (and, with `pull`, fetches what changed), waiting at most as long as the
-    /// server may take to answer: for a change a person waits to see taken (a household joined).
-    /// Nil when it did not finish by then; it stays queued.
-    @discardableResult
-    public func trySend(pull: Bool) async -> SyncReport? {
-        let timeouts = device.configuration.timeouts
-        return await engine.syncNow(pull: pull, waitingAtMost: timeouts.connect + timeouts.firstByte)
-    }
 }
 
 /// How the user chose the product of a scan.

@@ -8,9 +8,8 @@ public struct RecyclingConfiguration: AppConfiguration {
     /// How long a scan may wait to connect and for the first byte: the server hands its photo to
     /// a vision model that may take 20 s.
     public var scanTimeouts = ServerLink.Timeouts(connect: .seconds(3), firstByte: .seconds(25))
-    /// How long a command, started with scans or visits waiting, first waits to learn whether the
-    /// server answers, and then for what waits to go out, so that it can announce the results.
-    public var catchUpCheck: Duration = .milliseconds(300)
+    /// How long a command, started with scans or visits waiting, waits for them to go out once
+    /// the server answered (within the local budget), so that it can announce the results.
     public var catchUpBudget: Duration = .seconds(1)
     /// How long `scan` waits for the server's classification, once the server answered, before
     /// saying the scan waits (it is classified later).

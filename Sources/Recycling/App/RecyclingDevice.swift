@@ -4,7 +4,7 @@ import Foundation
 
 extension DeviceApp {
     /// SustainU to the device layer: its tables, and its words for what waits in the outbox.
-    static let sustainU = DeviceApp(.sustainU, version: RecyclingApp.version,
+    static let sustainU = DeviceApp(.sustainU, version: UserRecycling.version,
                                     migrations: RecyclingSchema.migrations) { entry, _ in
         if entry.operation == ScanCalls.scan, let call = try? JSONDecoder().decode(ScanCall.self, from: entry.payload) {
             let what = call.photoFile != nil || call.photoAttachment != nil ? "photo" : "barcode \((try? GTIN(call.barcode ?? "").shortForm) ?? call.barcode ?? "")"

@@ -18,12 +18,16 @@ public final class UserRecycling: Sendable {
     /// or unreachable: later steps of the same command do not wait for it again.
     private let silence = Mutex<(checked: Bool, silent: Bool)>((false, false))
 
-    init(session: Session, app: RecyclingApp) throws {
+    public init(session: Session, host app: RecyclingApp) throws {
         self.app = app
         let configuration = app.configuration
         try FileManager.default.createDirectory(at: configuration.photosDirectory(session.userID), withIntermediateDirectories: true)
         let store = try SignedInDevice.store(of: session, accounts: app.accounts, wallClock: configuration.wallClock)
-        let (link, scanLink) = (app.accounts.link, app.scanLink)
+        let vault = app.vault
+        // NB: a link of its own for scans sent by the engine: the server may wait up to 20 s for its vision model.
+        let scanLink = ServerLink(serverURL: configuration.serverURL, timeout: configuration.scanTimeouts.firstByte + .seconds(10),
+                                  timeouts: configuration.scanTimeouts) { vault.accessToken }
+        let link = app.accounts.link
         clock = ScanClock(store: store, wallClock: configuration.wallClock,
                           serverNow: { link.serverTime.now() ?? scanLink.serverTime.now() })
         device = SignedInDevice(session: session, store: store, accounts: app.accounts,
@@ -93,7 +97,7 @@ public final class UserRecycling: Sendable {
             return entry
         }
         await analytics.record(.pointVisited(pointID))
-        await trySend()
+        await sendQueued()
         guard let point = try points.point(id: pointID) else { throw RecyclingError.noSuchPoint(pointID) }
         let queued = try outbox.entries().contains { $0.id == entry && $0.state != .failed }
         return (point, queued)
@@ -142,8 +146,8 @@ public final class UserRecycling: Sendable {
         let connectivity = await reachable(within: configuration.localCommandSyncBudget)
         var reason: String?
         if connectivity == .online {
-            let report = await engine.syncNow(pull: false, waitingAtMost: configuration.scanBudget)
-            reason = report == nil ? "the server is still classifying it" : report?.failure?.description
+            let report = await device.sync(.atMost(configuration.scanBudget), pull: false)
+            reason = report.finished ? report.failure?.description : "the server is still classifying it"
         } else {
             reason = serverSilent ? "the server is not answering" : "offline"
         }
@@ -306,7 +310,7 @@ public final class UserRecycling: Sendable {
     public func sync() async throws -> SyncReport {
         // NB: a whole round, pull included: the engine pulls nothing for an app without synced
         // collections, but only a whole round is recorded as the last sync that `status` shows.
-        let report = try await device.sync()
+        let report = await device.sync()
         if report.failure == nil { try await refreshCatalogues() }
         await clock.remember()
         return report
@@ -353,22 +357,21 @@ public final class UserRecycling: Sendable {
         }
     }
 
-    /// When scans or visits wait, sends them if the server answers quickly, so that a command
-    /// started after the network returned can announce what was classified meanwhile.
+    /// When scans or visits wait, sends them if the server answers at once (and waits at most
+    /// `catchUpBudget` for them), so that a command started after the network returned can
+    /// announce what was classified meanwhile.
     public func catchUp() async {
-        guard ((try? outbox.counts().pending) ?? 0) > 0 else { return }
-        guard await reachable(within: configuration.catchUpCheck) == .online else { return }
-        _ = await engine.syncNow(pull: false, waitingAtMost: configuration.catchUpBudget)
+        guard ((try? outbox.counts().pending) ?? 0) > 0,
+              await reachable(within: configuration.localCommandSyncBudget) == .online else { return }
+        await device.sync(.atMost(configuration.catchUpBudget), pull: false)
         await clock.remember()
     }
 
     /// Sends what a command just queued, waiting at most the local budget.
-    @discardableResult
-    public func trySend() async -> SyncReport? {
-        guard !foundOffline else { return nil }
-        let report = await device.trySend()
+    func sendQueued() async {
+        guard !foundOffline else { return }
+        await device.sync(.localBudget, pull: false)
         await clock.remember()
-        return report
     }
 
     /// False once the server said it cannot classify photos (until it classifies one): then a

@@ -15,9 +15,6 @@ public struct SpendingConfiguration: AppConfiguration {
         device = DeviceConfiguration(dataDirectory: dataDirectory, serverURL: serverURL, databaseName: "spending.sqlite")
     }
 
-    /// The email of a registration whose code has not been typed yet.
-    var pendingVerificationFile: URL { device.dataDirectory.appendingPathComponent("pending-verification") }
-
     /// The person's weeks start on Monday, in their time zone.
     var calendar: Calendar {
         var calendar = Calendar(identifier: .iso8601)

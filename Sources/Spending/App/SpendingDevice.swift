@@ -8,7 +8,7 @@ extension DeviceApp {
     /// account rules (seed 002): after 7 days offline the device's data is wiped, offline only the
     /// person whose data is here signs in, and an online sign-in needs a verified email.
     static let spendiQ = DeviceApp(
-        .spendiQ, version: SpendingApp.version, migrations: SpendingSchema.migrations,
+        .spendiQ, version: UserSpending.version, migrations: SpendingSchema.migrations,
         policy: AccountPolicy(wipesAfterOfflineAge: true, onePersonPerDevice: true, admits: { link in
             if case .forbidden? = try? await link.client.getSpendingAccount() { false } else { true }
         }),

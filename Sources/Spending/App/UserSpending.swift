@@ -13,7 +13,7 @@ public final class UserSpending: Sendable {
     let app: SpendingApp
     let cache: ReadCache
 
-    init(session: Session, app: SpendingApp) throws {
+    public init(session: Session, host app: SpendingApp) throws {
         self.app = app
         device = try SignedInDevice(session: session, accounts: app.accounts,
                                     collections: [SpendingSchema.accounts.mirror, SpendingSchema.transactions, SpendingSchema.limits.mirror],
@@ -46,7 +46,7 @@ public final class UserSpending: Sendable {
     public var attachments: Attachments { device.attachments }
     /// Accounts shared with others, and the spaces and invitations behind them.
     public var sharing: AccountSharing {
-        AccountSharing(ledger: ledger, spaces: device.spaces, username: session.username, send: { [device] in _ = await device.trySend() })
+        AccountSharing(ledger: ledger, spaces: device.spaces, username: session.username, send: { [device] in await device.sync(.localBudget, pull: false) })
     }
     /// The spaces the person is in: invitations to answer, members.
     public var spaces: Spaces { device.spaces }
@@ -190,20 +190,4 @@ public final class UserSpending: Sendable {
 
     /// Online or offline, what waits in the outbox, and when the last sync was.
     public func status(probe: Bool = true) async throws -> DeviceStatus { try await device.status(probe: probe) }
-
-    /// Sends what waits and fetches what other devices sent, now (see `SignedInDevice.sync`).
-    public func sync(progress: (@Sendable (_ remaining: Int, _ total: Int) -> Void)? = nil) async throws -> SyncReport {
-        try await device.sync(progress: progress)
-    }
-
-    /// Sends what waits and fetches what changed, waiting at most the local budget (an accepted
-    /// invitation's accounts come this way); the rest goes with the next sync.
-    @discardableResult
-    public func trySync() async -> SyncReport? {
-        await engine.syncNow(waitingAtMost: app.configuration.localCommandSyncBudget)
-    }
-
-    /// Tries to send what a command just queued, waiting at most the local budget; the rest stays queued.
-    @discardableResult
-    public func trySend() async -> SyncReport? { await device.trySend() }
 }

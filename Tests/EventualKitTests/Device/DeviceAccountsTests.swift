@@ -14,13 +14,13 @@ struct DeviceAccountsTests {
             let policy = AccountPolicy(onePersonPerDevice: true)
             let online = DeviceAccounts(configuration: testConfiguration(folder, server: server), app: testApp(policy: policy))
             _ = try await online.signIn(email: ann.email, password: ann.password)
-            let annName = try #require(try online.whoami()?.username)
+            let annName = try #require(try await online.whoami()?.username)
 
             let offline = DeviceAccounts(configuration: testConfiguration(folder, server: unreachableServer), app: testApp(policy: policy))
             await #expect(throws: AccountError.otherPersonOnDevice(username: annName)) {
                 try await offline.signIn(email: bob.email, password: bob.password)
             }
-            #expect(try offline.whoami()?.email == ann.email)
+            #expect(try await offline.whoami()?.email == ann.email)
             let (_, wasOnline) = try await offline.signIn(email: ann.email, password: ann.password)
             #expect(!wasOnline)
         }
@@ -48,7 +48,7 @@ struct DeviceAccountsTests {
             // Once it is on the server, the next start wipes the device.
             #expect(try await device.sync().failure == nil)
             await #expect(throws: AccountError.wipedAfterOfflineAge(days: 7)) { try await offline.enforceOfflineAge() }
-            #expect(try offline.whoami() == nil)
+            #expect(try await offline.whoami() == nil)
             #expect(!FileManager.default.fileExists(atPath: offline.configuration.userDirectory(session.userID).path))
         }
     }
@@ -63,7 +63,7 @@ struct DeviceAccountsTests {
             _ = try await accounts.signIn(email: user.email, password: user.password)
             clock.advance(days: 30)
             try await accounts.enforceOfflineAge()
-            #expect(try accounts.whoami()?.email == user.email)
+            #expect(try await accounts.whoami()?.email == user.email)
         }
     }
 
@@ -74,7 +74,7 @@ struct DeviceAccountsTests {
             let accounts = DeviceAccounts(configuration: testConfiguration(scratch.folder("phone"), server: server),
                                           app: testApp(policy: AccountPolicy(admits: { _ in false })))
             await #expect(throws: AccountError.notAdmitted) { try await accounts.signIn(email: user.email, password: user.password) }
-            #expect(try accounts.whoami() == nil)
+            #expect(try await accounts.whoami() == nil)
         }
     }
 

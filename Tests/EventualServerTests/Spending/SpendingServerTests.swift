@@ -50,7 +50,7 @@ struct SpendingServerTests {
             }
             let paris = try await spending.ledger.record(.expense, TransactionDetails(
                 amount: "12.00", account: "Card", category: "cafe", position: GeoPosition(latitude: 48.8566, longitude: 2.3522))).transaction
-            #expect(try await spending.sync().failure == nil)
+            #expect(await spending.device.sync().failure == nil)
             let result = try await spending.insights.insights()
             #expect(result.fresh)
             #expect(Set(result.insights.filter { $0.transactionId == paris.id }.map(\.kind)) == ["location", "amount"])
@@ -75,7 +75,7 @@ struct SpendingServerTests {
             let shared = try await alices.record(.expense, TransactionDetails(amount: "30", account: "Home")).transaction
             let own = try await alices.record(.expense, TransactionDetails(amount: "4", account: "Mine")).transaction
             _ = try await alices.sharing.share("Home", with: bob.username)
-            #expect(try await alices.sync().failure == nil)
+            #expect(await alices.device.sync().failure == nil)
             let bobs = try await spendingDevice(mail.folder("bob"), server: server).login(email: bob.email, password: bob.password).spending
             let store = SpendingStore(database: database)
             // Before Bob accepts, his insights read none of it; Alice's read both, once each
@@ -83,14 +83,14 @@ struct SpendingServerTests {
             #expect(try await store.transactions(userID: alices.session.userID).map(\.id).sorted() == [shared.id, own.id].sorted())
             // When he accepts, they read the shared one, not Alice's own
             try await bobs.sharing.accept(try #require(try await bobs.spaces.invitations().value.waiting.first).id)
-            #expect(try await bobs.sync().failure == nil)
+            #expect(await bobs.device.sync().failure == nil)
             _ = try await bobs.record(.expense, TransactionDetails(amount: "6", account: "Home"))
-            #expect(try await bobs.sync().failure == nil)
+            #expect(await bobs.device.sync().failure == nil)
             #expect(try await store.transactions(userID: bob.userID(bobs)).count == 2)
             #expect(try await store.transactions(userID: bob.userID(bobs)).contains { $0.id == shared.id })
             // And once he leaves, none again
             try await bobs.spaces.leave(try #require(try bobs.spaces.list().first { $0.kind == .shared }).id)
-            #expect(try await bobs.sync().failure == nil)
+            #expect(await bobs.device.sync().failure == nil)
             #expect(try await store.transactions(userID: bob.userID(bobs)).isEmpty)
             #expect(try await store.transactions(userID: alices.session.userID).count == 3)
         }
