@@ -49,7 +49,7 @@ public struct SpendingAccount: SyncRecord, Equatable, Identifiable {
     /// The shared space it is in; nil for the person's own.
     public var space: String?
 
-    enum CodingKeys: String, CodingKey {
+    public enum CodingKeys: String, CodingKey, CaseIterable {
         case id, name, kind, currency, colour, openingBalanceMinor, archived, createdAt
         /// The row's column the engine writes: not a field, never sent.
         case space = "space_id"
