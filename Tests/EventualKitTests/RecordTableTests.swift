@@ -5,7 +5,7 @@ import Testing
 @testable import EventualKit
 
 /// A pantry item as a test app spells it: its properties are the collection's fields.
-private struct Jar: SyncRecord, Equatable {
+struct Jar: SyncRecord, Equatable {
     static let collection = SyncCollections.pantryItems
 
     enum Status: String, Codable, Sendable, DatabaseValueConvertible { case inPantry, consumed, thrownAway }
@@ -17,13 +17,77 @@ private struct Jar: SyncRecord, Equatable {
     var status: Status
     var category: String?
     var latitude: Double?
+    var barcode: String?
+    var productId: String?
+    var description: String?
+    var unit: String?
+    var expiresOn: String?
+    var place: String?
+    var longitude: Double?
+    var touchedAt: Int64?
+    var finishedAt: Int64?
+    var photo: String?
     var space: String?
     var changedBy: String?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case id, name, quantity, boughtAt, status, category, latitude
+        case barcode, productId, description, unit, expiresOn, place, longitude, touchedAt, finishedAt, photo
         case space = "space_id", changedBy = "changed_by"
     }
+}
+
+/// A record that leaves out fields of its collection: moved, it would lose them.
+private struct Lid: SyncRecord {
+    static let collection = SyncCollections.pantryItems
+    var id: String
+    var name: String
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case id, name }
+}
+
+/// A small collection of every field type, in spaces: what a new app declares.
+let memos = SyncCollection(name: "memos", app: .pantry, fields: [
+    "text": SyncField(.string, nullable: false, maxLength: 200),
+    "pinned": SyncField(.boolean, nullable: false),
+    "rank": SyncField(.integer, nullable: false),
+    "left": SyncField(.counter, nullable: false),
+    "weight": SyncField(.number),
+    "due": SyncField(.date),
+], scope: .space)
+
+/// A memo as a new app spells it.
+struct Note: SyncRecord, Equatable {
+    static let collection = memos
+    var id: String
+    var text: String
+    var pinned: Bool
+    var rank: Int64
+    var left: Double
+    var weight: Double?
+    var due: String?
+    var space: String?
+    var changedBy: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, text, pinned, rank, left, weight, due
+        case space = "space_id", changedBy = "changed_by"
+    }
+}
+
+/// A memo with a key its collection does not have.
+struct Memo: SyncRecord {
+    static let collection = memos
+    var id: String
+    var text: String
+    var pinned: Bool
+    var rank: Int64
+    var left: Double
+    var weight: Double?
+    var due: String?
+    var colour: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case id, text, pinned, rank, left, weight, due, colour }
 }
 
 /// The promise: a record written as a value sends exactly what changed, in the one transaction
@@ -102,6 +166,44 @@ struct RecordTableTests {
             try await store.write { tx in _ = try jars.add(1, to: \.quantity, of: "j1", in: tx) { $0.quantity = 9 } }
         }
         #expect(try changes().count == 1 && jar("j1")?.quantity == 2.5)
+    }
+
+    @Test func aRecordThatLeavesOutAFieldIsRefusedAtItsTablesFirstUseAndNothingIsWritten() async throws {
+        let lids = RecordTable<Lid>(table: "items")
+        let refusal = await #expect(throws: RecordShapeError.self) {
+            try await store.write { tx in try lids.insert(Lid(id: "l1", name: "Lid"), in: tx) }
+        }
+        #expect(refusal?.description.hasPrefix("Lid has no property for the field(s) barcode, boughtAt,") == true)
+        let rows = try await store.reader.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM items") }
+        #expect(try changes().isEmpty && rows == 0)
+    }
+
+    @Test func aTableWithoutAColumnOfTheRecordIsRefusedBeforeAnythingIsWritten() async throws {
+        // Given a table made without the photo column
+        let store = try LocalStore(writer: DatabaseQueue(), migrations: [LocalMigration("jars-without-photos") { db in
+            try db.execute(sql: """
+                CREATE TABLE jars (
+                    id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '', quantity REAL NOT NULL DEFAULT 0, status TEXT NOT NULL DEFAULT 'inPantry',
+                    boughtAt INTEGER NOT NULL DEFAULT 0, category TEXT, unit TEXT, barcode TEXT, productId TEXT, description TEXT,
+                    expiresOn TEXT, place TEXT, latitude REAL, longitude REAL, touchedAt INTEGER, finishedAt INTEGER, space_id TEXT, changed_by TEXT
+                )
+                """)
+        }])
+        // When a jar is written to it, then it is refused by name, and a read too
+        let jars = RecordTable<Jar>(table: "jars")
+        await #expect(throws: RecordShapeError.missingColumns(table: "jars", columns: ["photo"])) {
+            try await store.write { tx in try jars.insert(Self.jam, in: tx) }
+        }
+        #expect(throws: RecordShapeError.missingColumns(table: "jars", columns: ["photo"])) {
+            try store.reader.read { db in try jars.record("j1", db) }
+        }
+        #expect(try Outbox(store: store).entries().isEmpty)
+    }
+
+    @Test func aCodingKeyThatIsNoFieldIsRefusedByName() {
+        #expect(throws: RecordShapeError.unknownKeys(record: "Memo", collection: "memos", keys: ["colour"])) {
+            try Memo.checkKeys()
+        }
     }
 
     @Test func aFieldThatIsAListOrAnObjectIsRefusedByName() {

@@ -1,5 +1,6 @@
 import EventualAPI
 import GRDB
+import Synchronization
 
 /// A synced collection's table, written and read as values of its record type: an insert takes
 /// a record, an update a closure that changes one, a counter is added to through its key path.
@@ -10,11 +11,17 @@ import GRDB
 /// An update sends the fields the closure changed, compared with the row as it stands in the
 /// transaction (as GRDB's `updateChanges` writes only changed columns): setting a field to the
 /// value it has is no change.
+///
+/// At its first use the table checks that the record holds to its collection and its table
+/// (`SyncRecord.checkShape`): a record without a field would lose it at each move, so a table that
+/// does not fit throws `RecordShapeError` before anything is written, never crashes.
 public struct RecordTable<Record: SyncRecord>: Sendable {
     public let mirror: TableMirror
     public var collection: SyncCollection { mirror.collection }
+    private let shape = ShapeChecked()
 
-    public init(table: String) {
+    /// The table `table` (by default, named as the collection: as `LocalMigration.table(for:)` makes it).
+    public init(table: String = Record.collection.name) {
         mirror = TableMirror(Record.collection, table: table)
     }
 
@@ -23,7 +30,8 @@ public struct RecordTable<Record: SyncRecord>: Sendable {
     /// Adds `record` (in `space`, nil: the person's own). Returns the id of its change's outbox entry.
     @discardableResult
     public func insert(_ record: Record, space: String? = nil, in tx: LocalTransaction) throws -> String {
-        try mirror.insert(record.id, try record.syncFields(), space: space, in: tx)
+        try checkShape(tx.db)
+        return try mirror.insert(record.id, try record.syncFields(), space: space, in: tx)
     }
 
     /// Changes the record `id` as `change` says, and sends the fields it changed; nil (and
@@ -44,6 +52,7 @@ public struct RecordTable<Record: SyncRecord>: Sendable {
     /// Moves `record` to `space` (nil: the person's own): deleted from the space it is in, created
     /// whole in the other, in one transaction (a record's space is where it was created).
     public func move(_ record: Record, to space: String?, in tx: LocalTransaction) throws {
+        try checkShape(tx.db)
         try mirror.delete(record.id, in: tx)
         try mirror.insert(record.id, try record.syncFields(), space: space, in: tx)
     }
@@ -51,14 +60,16 @@ public struct RecordTable<Record: SyncRecord>: Sendable {
     /// Deletes the record on every device of its space; false (and nothing queued) when there is no such row.
     @discardableResult
     public func delete(_ id: String, in tx: LocalTransaction) throws -> Bool {
-        try mirror.delete(id, in: tx)
+        try checkShape(tx.db)
+        return try mirror.delete(id, in: tx)
     }
 
     // MARK: - Reads
 
     /// The record `id`, nil when there is none.
     public func record(_ id: String, _ db: Database) throws -> Record? {
-        try Record.fetchOne(db, sql: "SELECT * FROM \(mirror.table.quotedDatabaseIdentifier) WHERE id = ?", arguments: [id])
+        try checkShape(db)
+        return try Record.fetchOne(db, sql: "SELECT * FROM \(mirror.table.quotedDatabaseIdentifier) WHERE id = ?", arguments: [id])
     }
 
     // MARK: - Parts
@@ -88,8 +99,20 @@ public struct RecordTable<Record: SyncRecord>: Sendable {
         moved[keyPath: counter] = record[keyPath: counter] == 1 ? 2 : 1
         let before = try record.syncFields(), after = try moved.syncFields()
         guard let name = after.first(where: { before[$0.key] != $0.value })?.key else {
-            preconditionFailure("\(counter) is not a field of \(Record.collection.name)")
+            throw RecordShapeError.notAField(record: "\(Record.self)", keyPath: "\(counter)")
         }
         return name
     }
+
+    /// Checks the record against its collection and table once (`SyncRecord.checkShape`).
+    private func checkShape(_ db: Database) throws {
+        guard !shape.done.withLock({ $0 }) else { return }
+        try Record.checkShape(table: mirror.table, db)
+        shape.done.withLock { $0 = true }
+    }
+}
+
+/// Whether a table's record was found to fit: shared by the copies of a `RecordTable`.
+private final class ShapeChecked: Sendable {
+    let done = Mutex(false)
 }

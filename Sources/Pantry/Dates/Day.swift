@@ -37,7 +37,7 @@ public struct Day: Sendable, Hashable, Comparable, Codable, CustomStringConverti
 
     public var databaseValue: DatabaseValue { description.databaseValue }
 
-    /// NB: a stored text that is not a day reads as none: the old `init(row:)` read it so.
+    /// NB: a stored text that is not a day reads as none: the hand-written row decoding before it read it so.
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Day? {
         String.fromDatabaseValue(value).flatMap(Day.init(iso:))
     }

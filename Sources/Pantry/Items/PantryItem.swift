@@ -49,7 +49,7 @@ public struct PantryItem: SyncRecord, Equatable, Identifiable {
     /// Its photo: an attachment's reference (`sha256:<digest>`); nil: none.
     public var photo: String? = nil
 
-    enum CodingKeys: String, CodingKey {
+    public enum CodingKeys: String, CodingKey, CaseIterable {
         case id, barcode, productId, name, description, quantity, unit, category, expiresOn, boughtAt, place, latitude, longitude
         case status, touchedAt, finishedAt, photo
         /// The row's columns the engine writes (see `TableMirror`): not fields, never sent.

@@ -9,17 +9,19 @@ extension UserPantry {
 
     /// A refused change in words: "use of 1 of Yoghurt", "Yoghurt finished", "new item Jam".
     public func summary(of change: FailedChange) -> String {
-        // NB: an item of a household the person left is no longer on the device: its refusal kept its last name.
-        let name = change.fields["name"]?.stringValue ?? (try? items.item(change.recordID).name) ?? change.serverRecord?.fields["name"]?.stringValue
-            ?? String(change.recordID.suffix(OutboxEntry.shortIDLength))
+        typealias Field = PantryItem.CodingKeys
+        // NB: a change carries only what it set, so each field is read alone (named by the record's coding key).
+        // An item of a household the person left is no longer on the device: its refusal kept its last name.
+        let name = change.fields[field: Field.name]?.stringValue ?? (try? items.item(change.recordID).name)
+            ?? change.serverRecord?.fields[field: Field.name]?.stringValue ?? String(change.recordID.suffix(OutboxEntry.shortIDLength))
         if change.deleted { return "deletion of \(name)" }
-        if change.fields["boughtAt"] != nil { return "new item \(name)" }
-        if let used = change.deltas["quantity"], used < 0 { return "use of \(Self.number(-used)) of \(name)" }
-        switch change.fields["status"]?.stringValue {
+        if change.fields[field: Field.boughtAt] != nil { return "new item \(name)" }
+        if let used = change.deltas[field: Field.quantity], used < 0 { return "use of \(Self.number(-used)) of \(name)" }
+        switch change.fields[field: Field.status]?.stringValue {
         case PantryItem.Status.consumed.rawValue?: return "\(name) finished"
         case PantryItem.Status.thrownAway.rawValue?: return "\(name) thrown away"
         default:
-            let edited = change.fields.keys.filter { $0 != "touchedAt" }.sorted()
+            let edited = change.fields.keys.filter { $0 != Field.touchedAt.stringValue }.sorted()
             return "edit of \(name)" + (edited.isEmpty ? "" : " (\(edited.joined(separator: ", ")))")
         }
     }
@@ -35,12 +37,12 @@ extension UserPantry {
         guard let quantity else { return .keepMine() }
         guard quantity == 0 || (try? ItemDetails.checkQuantity(quantity)) != nil else { throw PantryError.invalidQuantity(number(quantity)) }
         let millis = UnixMillis.milliseconds(now)
-        var edits: [String: SyncValue] = ["quantity": .number(quantity), "touchedAt": .integer(millis)]
+        var edits: [PantryItem.CodingKeys: SyncValue] = [.quantity: .number(quantity), .touchedAt: .integer(millis)]
         if quantity == 0 {
-            edits["status"] = .string(PantryItem.Status.consumed.rawValue)
-            edits["finishedAt"] = .integer(millis)
+            edits[.status] = .string(PantryItem.Status.consumed.rawValue)
+            edits[.finishedAt] = .integer(millis)
         }
-        return .keepMine(edits: edits)
+        return .keepMine(edits: PantryItem.fields(edits))
     }
 
     private static func number(_ value: Double) -> String {

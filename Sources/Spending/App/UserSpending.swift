@@ -16,7 +16,7 @@ public final class UserSpending: Sendable {
     public init(session: Session, host app: SpendingApp) throws {
         self.app = app
         device = try SignedInDevice(session: session, accounts: app.accounts,
-                                    collections: [SpendingSchema.accounts.mirror, SpendingSchema.transactions, SpendingSchema.limits.mirror],
+                                    collections: [SpendingSchema.accounts.mirror, SpendingSchema.transactions.mirror, SpendingSchema.limits.mirror],
                                     subscriptions: Self.subscriptions, calls: SpendingCalls.handlers)
         ledger = Ledger(store: device.store, configuration: app.configuration, spaces: device.spaces)
         location = LocationTracker(store: device.store, clock: app.configuration.clock)
@@ -119,7 +119,7 @@ public final class UserSpending: Sendable {
     /// Cancel the iterating task to stop.
     public func watchTransactions(_ query: TransactionQuery = TransactionQuery()) throws
         -> AsyncThrowingStream<LiveSnapshot<SpendingTransaction>, any Error> {
-        device.observe(SpendingSchema.transactions, alsoTracking: [SpendingSchema.accountsTable], id: { $0.id },
+        device.observe(SpendingSchema.transactions.mirror, alsoTracking: [SpendingSchema.accountsTable], id: { $0.id },
                        fetch: try ledger.transactionsFetch(query))
     }
 
@@ -128,24 +128,28 @@ public final class UserSpending: Sendable {
 
     /// A refused change in words: "expense EUR 9.00 on Trip", "account Home", "budget".
     public func summary(of change: FailedChange) -> String {
-        // NB: a record of a space the person left is no longer on the device: its refusal kept its last fields.
+        // NB: a change carries only what it set, so each field is read alone (named by the record's
+        // coding key): what the change set, else the row, else the server's last record. A record of
+        // a space the person left is no longer on the device: its refusal kept its last fields.
         let last = change.serverRecord?.fields ?? [:]
         switch change.collection {
         case SyncCollections.spendingTransactions.name:
+            typealias Field = SpendingTransaction.CodingKeys
             let current = try? ledger.transaction(change.recordID)
-            let kind = change.fields["kind"]?.stringValue ?? current?.kind.rawValue ?? last["kind"]?.stringValue ?? "transaction"
-            let currency = change.fields["currency"]?.stringValue ?? current?.currency ?? last["currency"]?.stringValue
-            let amount = (change.fields["amountMinor"]?.int64Value ?? current?.amountMinor ?? last["amountMinor"]?.int64Value)
+            let kind = change.fields[field: Field.kind]?.stringValue ?? current?.kind.rawValue ?? last[field: Field.kind]?.stringValue ?? "transaction"
+            let currency = change.fields[field: Field.currency]?.stringValue ?? current?.currency ?? last[field: Field.currency]?.stringValue
+            let amount = (change.fields[field: Field.amountMinor]?.int64Value ?? current?.amountMinor ?? last[field: Field.amountMinor]?.int64Value)
                 .flatMap { minor in currency.map { Money(minorUnits: minor, currency: $0) } }
-            let accountID = change.fields["accountId"]?.stringValue ?? current?.accountId ?? last["accountId"]?.stringValue
+            let accountID = change.fields[field: Field.accountId]?.stringValue ?? current?.accountId ?? last[field: Field.accountId]?.stringValue
             let account = accountID.flatMap { try? ledger.account($0, allowArchived: true).name }
-            let toID = change.fields["toAccountId"]?.stringValue ?? current?.toAccountId ?? last["toAccountId"]?.stringValue
+            let toID = change.fields[field: Field.toAccountId]?.stringValue ?? current?.toAccountId ?? last[field: Field.toAccountId]?.stringValue
             let target = toID.flatMap { try? ledger.account($0, allowArchived: true).name }
             let on = kind == TransactionKind.transfer.rawValue && target != nil ? "\(account ?? "another account") → \(target!)" : account.map { "on \($0)" }
             let what = [kind, amount?.description, on].compactMap { $0 }.joined(separator: " ")
             return change.deleted ? "deletion of \(kind) \(change.recordID.suffix(Ledger.shownIDLength))" : what
         case SyncCollections.spendingAccounts.name:
-            let name = change.fields["name"]?.stringValue ?? (try? ledger.account(change.recordID, allowArchived: true).name) ?? last["name"]?.stringValue
+            let name = change.fields[field: SpendingAccount.CodingKeys.name]?.stringValue
+                ?? (try? ledger.account(change.recordID, allowArchived: true).name) ?? last[field: SpendingAccount.CodingKeys.name]?.stringValue
             return "account " + (name ?? String(change.recordID.suffix(Ledger.shownIDLength)))
         case SyncCollections.spendingLimits.name: return "budget"
         default: return change.collection
@@ -158,18 +162,18 @@ public final class UserSpending: Sendable {
         guard let change = try failures().first(where: { $0.id == id || $0.shortID == id.suffix(OutboxEntry.shortIDLength) }),
               change.collection == SyncCollections.spendingTransactions.name else { return [:] }
         let current = try? ledger.transaction(change.recordID)
-        let kind = change.fields["kind"]?.stringValue ?? current?.kind.rawValue
+        let kind = change.fields[field: SpendingTransaction.CodingKeys.kind]?.stringValue ?? current?.kind.rawValue
         guard kind != TransactionKind.transfer.rawValue else {
             throw SpendingError.invalidField("A transfer is kept by making it again between your accounts: spendiq transfer; then discard this one")
         }
         guard let reference else { throw SpendingError.invalidField("Give --account NAME: the account of yours the transaction goes to") }
         let account = try ledger.account(reference)
         guard account.space == nil else { throw SpendingError.invalidField("\(account.name) is shared: give one of your own accounts") }
-        let currency = change.fields["currency"]?.stringValue ?? current?.currency
+        let currency = change.fields[field: SpendingTransaction.CodingKeys.currency]?.stringValue ?? current?.currency
         if let currency, currency != account.currency {
             throw SpendingError.invalidField("The transaction is in \(currency) and \(account.name) in \(account.currency): give an account in \(currency)")
         }
-        return ["accountId": .string(account.id)]
+        return SpendingTransaction.fields([.accountId: .string(account.id)])
     }
 
     /// Settles a refused change (its id, or its last 8 characters): take the server's record, keep
@@ -180,8 +184,9 @@ public final class UserSpending: Sendable {
     public func settle(_ id: String, _ choice: SettleChoice) async throws -> Settlement {
         let settlement = try await device.settle(id, choice)
         let change = settlement.change
+        let linkId = SpendingTransaction.CodingKeys.linkId
         if change.collection == SyncCollections.spendingTransactions.name, settlement.removed,
-           let link = change.fields["linkId"]?.stringValue ?? change.serverRecord?.fields["linkId"]?.stringValue,
+           let link = change.fields[field: linkId]?.stringValue ?? change.serverRecord?.fields[field: linkId]?.stringValue,
            let other = try? ledger.transaction(link) {
             try await store.write { tx in _ = try SpendingSchema.transactions.delete(other.id, in: tx) }
         }

@@ -149,7 +149,7 @@ extension AccountSharing {
                 try Row.fetchOne(tx.db, sql: "SELECT space_id FROM spending_accounts WHERE id = ?", arguments: [other])
             }.map { ($0["space_id"] as String?) == from } ?? false
             guard transaction.kind == .transfer, otherStays, otherID != id else {
-                try Ledger.move(SpendingSchema.transactions, transaction.id, transaction.syncFields, to: space, in: tx)
+                try Ledger.move(transaction, to: space, in: tx)
                 carried += 1
                 continue
             }
@@ -159,12 +159,14 @@ extension AccountSharing {
                 var staying = transaction
                 staying.leg = transaction.accountId == id ? .in : .out
                 staying.linkId = UUIDv7.make()
-                let going = staying.otherLeg(id: staying.linkId!)
-                try SpendingSchema.transactions.update(staying.id, setting: ["leg": .string(staying.leg?.rawValue), "linkId": .string(staying.linkId)], in: tx)
-                try SpendingSchema.transactions.insert(going.id, going.syncFields, space: space, in: tx)
+                try SpendingSchema.transactions.update(staying.id, in: tx) { [staying] in
+                    $0.leg = staying.leg
+                    $0.linkId = staying.linkId
+                }
+                try SpendingSchema.transactions.insert(staying.otherLeg(id: staying.linkId!), space: space, in: tx)
                 carried += 1
             case .out? where transaction.accountId == id, .in? where transaction.toAccountId == id:
-                try Ledger.move(SpendingSchema.transactions, transaction.id, transaction.syncFields, to: space, in: tx)
+                try Ledger.move(transaction, to: space, in: tx)
                 carried += 1
             default:
                 continue

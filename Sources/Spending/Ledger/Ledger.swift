@@ -201,8 +201,8 @@ public struct Ledger: Sendable {
             transaction.linkId = UUIDv7.make()
             let other = transaction.otherLeg(id: transaction.linkId!)
             try await store.write { [transaction] tx in
-                try SpendingSchema.transactions.insert(transaction.id, transaction.syncFields, space: source.space, in: tx)
-                try SpendingSchema.transactions.insert(other.id, other.syncFields, space: target.space, in: tx)
+                try SpendingSchema.transactions.insert(transaction, space: source.space, in: tx)
+                try SpendingSchema.transactions.insert(other, space: target.space, in: tx)
             }
             return transaction
         }
@@ -227,8 +227,7 @@ public struct Ledger: Sendable {
         try checkWritable(current)
         let other = try otherLeg(of: current)
         if let other { try checkWritable(other) }
-        var fields: [String: SyncValue] = [:]
-        var currency = current.currency
+        var change = TransactionEdit()
         var space = current.space
         if let name = details.account {
             guard current.leg == nil else {
@@ -243,38 +242,35 @@ public struct Ledger: Sendable {
             if account.currency != current.currency, details.amount == nil {
                 throw SpendingError.amountNeeded(account: account.name, currency: account.currency)
             }
-            currency = account.currency
-            fields["accountId"] = .string(account.id)
-            fields["currency"] = .string(account.currency)
+            change.account = account
         }
-        if let amount = details.amount { fields["amountMinor"] = .integer(try AmountText.parse(amount, currency: currency)) }
+        if let amount = details.amount { change.amountMinor = try AmountText.parse(amount, currency: change.account?.currency ?? current.currency) }
         if details.category != nil {
             guard current.kind != .transfer else { throw SpendingError.invalidField("A transfer has no category: it moves money between your accounts") }
-            fields["category"] = .string(try category(details.category, default: "other"))
+            change.category = try category(details.category, default: "other")
         }
-        if let note = try Self.text(details.note, field: "note", collection: SyncCollections.spendingTransactions) { fields["note"] = .string(note) }
-        if let date = details.date { fields["occurredAt"] = .integer(try DateText.parse(date, now: now, calendar: configuration.calendar)) }
-        if let place = try Self.text(details.place, field: "place", collection: SyncCollections.spendingTransactions) { fields["place"] = .string(place) }
-        if let position = try Self.position(details.position) {
-            fields["latitude"] = .number(position.latitude)
-            fields["longitude"] = .number(position.longitude)
-        }
-        guard !fields.isEmpty || receipt != nil else {
+        change.note = try Self.text(details.note, field: "note", collection: SyncCollections.spendingTransactions)
+        change.occurredAt = try details.date.map { date throws(SpendingError) in try DateText.parse(date, now: now, calendar: configuration.calendar) }
+        change.place = try Self.text(details.place, field: "place", collection: SyncCollections.spendingTransactions)
+        change.position = try Self.position(details.position)
+        guard !change.isEmpty || receipt != nil else {
             throw SpendingError.nothingToChange(fields: ["amount", "category", "note", "date", "account", "place", "position", "receipt"])
         }
-        try await store.write { [fields, space] tx in
-            var fields = fields
-            if let receipt { fields["receipt"] = try tx.queueUpload(receipt, space: space) }
+        try await store.write { [change, space] tx in
+            let newReceipt = try receipt.map { try tx.queueUpload($0, space: space).stringValue }
+            let edit = { (transaction: inout SpendingTransaction) in
+                change.apply(to: &transaction)
+                if let newReceipt { transaction.receipt = newReceipt }
+            }
             if space == current.space {
-                try SpendingSchema.transactions.update(current.id, setting: fields, in: tx)
+                try SpendingSchema.transactions.update(current.id, in: tx, edit)
                 // NB: both sides of a transfer between spaces say the same money, the same day.
-                if let other {
-                    let shared = fields.filter { ["amountMinor", "note", "occurredAt"].contains($0.key) }
-                    if !shared.isEmpty { try SpendingSchema.transactions.update(other.id, setting: shared, in: tx) }
-                }
+                if let other { try SpendingSchema.transactions.update(other.id, in: tx, change.applyShared) }
             } else {
                 // To an account in another space: the transaction goes with it, whole.
-                try Self.move(SpendingSchema.transactions, current.id, current.syncFields.merging(fields) { $1 }, to: space, in: tx)
+                var moved = current
+                edit(&moved)
+                try Self.move(moved, to: space, carryingReceipt: newReceipt == nil, in: tx)
             }
         }
         let edited = try transaction(current.id)
@@ -394,36 +390,31 @@ public struct Ledger: Sendable {
 
     /// Writes a new transaction in its account's space: a shared account's transactions are its members'.
     static func insert(_ transaction: SpendingTransaction, receipt: PreparedAttachment? = nil, in tx: LocalTransaction) throws {
-        let space = try String.fetchOne(tx.db, sql: "SELECT space_id FROM spending_accounts WHERE id = ?", arguments: [transaction.accountId])
-        var fields = transaction.syncFields
-        if let receipt { fields["receipt"] = try tx.queueUpload(receipt, space: space) }
-        try SpendingSchema.transactions.insert(transaction.id, fields, space: space, in: tx)
+        let space = try SpendingSchema.accounts.record(transaction.accountId, tx.db)?.space
+        var transaction = transaction
+        if let receipt { transaction.receipt = try tx.queueUpload(receipt, space: space).stringValue }
+        try SpendingSchema.transactions.insert(transaction, space: space, in: tx)
     }
 
     /// The receipt of a transaction (its id or 8-character id), and the space it is in; nil when it has none.
     public func receipt(of id: String) throws -> (transaction: SpendingTransaction, receipt: AttachmentReference?, space: String?) {
         let transaction = try self.transaction(id)
-        let row = try store.reader.read { db in
-            try Row.fetchOne(db, sql: "SELECT receipt, space_id FROM spending_transactions WHERE id = ?", arguments: [transaction.id])
-        }
-        return (transaction, (row?["receipt"] as String?).flatMap(AttachmentReference.init(parsing:)), row?["space_id"])
+        return (transaction, transaction.receipt.flatMap(AttachmentReference.init(parsing:)), transaction.space)
     }
 
-    /// Moves a record to another space (nil: the person's own) with the same id: a delete in the
-    /// space it is in and an insert of all its fields in the new one, in the caller's transaction.
-    /// A transaction's receipt goes with it, and its photo is uploaded to the new space (fetched
-    /// from the old one first when this device does not have it), so that the space's members can read it.
-    static func move(_ mirror: TableMirror, _ id: String, _ fields: [String: SyncValue], to space: String?, in tx: LocalTransaction) throws {
-        var fields = fields
-        // NB: a receipt given with the move (a new one) is the one that goes.
-        if mirror.table == SpendingSchema.transactionsTable, fields["receipt"] == nil,
-           let row = try Row.fetchOne(tx.db, sql: "SELECT receipt, space_id FROM spending_transactions WHERE id = ?", arguments: [id]),
-           let receipt = (row["receipt"] as String?).flatMap(AttachmentReference.init(parsing:)) {
-            fields["receipt"] = receipt.syncValue
-            try tx.queueUpload(existing: receipt, space: space, from: row["space_id"])
+    /// Moves a transaction to another space (nil: the person's own) with the same id: deleted from
+    /// the space it is in and created whole in the new one, in the caller's transaction. Its
+    /// receipt, unless a new one comes with the move, goes with it as the row holds it, and its
+    /// photo is uploaded to the new space (fetched from the old one first when this device does not
+    /// have it), so that the space's members can read it.
+    static func move(_ transaction: SpendingTransaction, to space: String?, carryingReceipt: Bool = true, in tx: LocalTransaction) throws {
+        var moved = transaction
+        if carryingReceipt, let row = try SpendingSchema.transactions.record(transaction.id, tx.db) {
+            let receipt = row.receipt.flatMap(AttachmentReference.init(parsing:))
+            moved.receipt = receipt?.description
+            if let receipt { try tx.queueUpload(existing: receipt, space: space, from: row.space) }
         }
-        try mirror.delete(id, in: tx)
-        try mirror.insert(id, fields, space: space, in: tx)
+        try SpendingSchema.transactions.move(moved, to: space, in: tx)
     }
 
     func category(_ text: String?, default fallback: String) throws(SpendingError) -> String {

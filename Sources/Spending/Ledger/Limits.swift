@@ -40,6 +40,11 @@ public struct SpendingLimit: SyncRecord, Equatable {
     /// Made from its period, category and currency, so that two devices that set the same budget offline set one record.
     public var id: String { Limits.recordID(period, category: category, currency: currency) }
 
+    /// NB: no `id`: it is made from the others, never read from the row.
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case period, category, currency, amountMinor
+    }
+
     init(period: LimitPeriod, category: String, currency: String, amountMinor: Int64) {
         self.period = period
         self.category = category

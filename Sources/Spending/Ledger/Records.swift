@@ -18,8 +18,17 @@ public enum AccountKind: String, Sendable, Codable, CaseIterable, DatabaseValueC
 }
 
 /// Which way money moved.
-public enum TransactionKind: String, Sendable, Codable, CaseIterable {
+public enum TransactionKind: String, Sendable, Codable, CaseIterable, DatabaseValueConvertible {
     case expense, income, transfer
+
+    /// A kind this version does not know (a newer app's) is read as an expense.
+    public init(from decoder: any Decoder) throws {
+        self = TransactionKind(rawValue: try decoder.singleValueContainer().decode(String.self)) ?? .expense
+    }
+
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> TransactionKind? {
+        String.fromDatabaseValue(value).map { TransactionKind(rawValue: $0) ?? .expense }
+    }
 }
 
 /// One side of a transfer between an account of one space and an account of another (a person's
@@ -30,6 +39,14 @@ public enum TransferLeg: String, Sendable, Codable {
     case out
     /// Brings the money to `toAccountId`; in that account's space.
     case `in`
+}
+
+extension KeyedDecodingContainer {
+    /// A side this version does not know (a newer app's) is read as none: the record is a whole transfer.
+    /// NB: chosen over the generic `decodeIfPresent` where a record's `TransferLeg?` decodes (a row, a change).
+    func decodeIfPresent(_ type: TransferLeg.Type, forKey key: Key) throws -> TransferLeg? {
+        try decodeIfPresent(String.self, forKey: key).flatMap(TransferLeg.init(rawValue:))
+    }
 }
 
 /// An account: a row of `spending_accounts`, synced as the `spending_accounts` collection (its
@@ -49,7 +66,7 @@ public struct SpendingAccount: SyncRecord, Equatable, Identifiable {
     /// The shared space it is in; nil for the person's own.
     public var space: String?
 
-    enum CodingKeys: String, CodingKey {
+    public enum CodingKeys: String, CodingKey, CaseIterable {
         case id, name, kind, currency, colour, openingBalanceMinor, archived, createdAt
         /// The row's column the engine writes: not a field, never sent.
         case space = "space_id"
@@ -67,8 +84,11 @@ public struct SpendingAccount: SyncRecord, Equatable, Identifiable {
     }
 }
 
-/// Money spent, received or moved: a row of `spending_transactions`, synced as `spending_transactions`.
-public struct SpendingTransaction: Sendable, Equatable, Codable, FetchableRecord, Identifiable {
+/// Money spent, received or moved: a row of `spending_transactions`, synced as the
+/// `spending_transactions` collection (its properties are the fields: `SyncRecord`).
+public struct SpendingTransaction: SyncRecord, Equatable, Identifiable {
+    public static let collection = SyncCollections.spendingTransactions
+
     public var id: String
     public var accountId: String
     public var kind: TransactionKind
@@ -96,25 +116,11 @@ public struct SpendingTransaction: Sendable, Equatable, Codable, FetchableRecord
     public var leg: TransferLeg? = nil
     public var linkId: String? = nil
 
-    public init(row: Row) throws {
-        id = row["id"]
-        space = row["space_id"]
-        changedBy = row["changed_by"]
-        receipt = row["receipt"]
-        accountId = row["accountId"]
-        kind = TransactionKind(rawValue: row["kind"] ?? "") ?? .expense
-        amountMinor = row["amountMinor"]
-        currency = row["currency"]
-        category = row["category"]
-        note = row["note"]
-        occurredAt = row["occurredAt"]
-        place = row["place"]
-        latitude = row["latitude"]
-        longitude = row["longitude"]
-        automatic = row["automatic"]
-        toAccountId = row["toAccountId"]
-        leg = (row["leg"] as String?).flatMap(TransferLeg.init(rawValue:))
-        linkId = row["linkId"]
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, accountId, kind, amountMinor, currency, category, note, occurredAt, place, latitude, longitude, automatic
+        case toAccountId, receipt, leg, linkId
+        /// The row's columns the engine writes: not fields, never sent.
+        case space = "space_id", changedBy = "changed_by"
     }
 
     init(id: String, accountId: String, kind: TransactionKind, amountMinor: Int64, currency: String, category: String?, note: String?,
@@ -136,15 +142,6 @@ public struct SpendingTransaction: Sendable, Equatable, Codable, FetchableRecord
 
     /// The amount with its currency.
     public var money: Money { Money(minorUnits: amountMinor, currency: currency) }
-
-    var syncFields: [String: SyncValue] {
-        ["accountId": .string(accountId), "kind": .string(kind.rawValue), "amountMinor": .integer(amountMinor),
-         "currency": .string(currency), "category": .string(category), "note": .string(note), "occurredAt": .integer(occurredAt),
-         "place": .string(place), "latitude": .number(latitude), "longitude": .number(longitude),
-         "automatic": .boolean(automatic), "toAccountId": .string(toAccountId)]
-            // NB: only on a transfer's side: a whole record's changes stay as short as before.
-            .merging(leg.map { ["leg": .string($0.rawValue), "linkId": .string(linkId)] } ?? [:]) { $1 }
-    }
 
     /// The other side of this one, as a transfer between spaces makes it: the same money, the other leg.
     func otherLeg(id: String) -> SpendingTransaction {

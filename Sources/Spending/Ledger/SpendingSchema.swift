@@ -10,7 +10,7 @@ enum SpendingSchema {
 
     /// Write a person's changes to the synced tables, and the server's.
     static let accounts = RecordTable<SpendingAccount>(table: accountsTable)
-    static let transactions = TableMirror(SyncCollections.spendingTransactions, table: transactionsTable)
+    static let transactions = RecordTable<SpendingTransaction>(table: transactionsTable)
     static let limits = RecordTable<SpendingLimit>(table: limitsTable)
 
     static let migrations: [LocalMigration] = [

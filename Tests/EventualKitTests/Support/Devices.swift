@@ -62,8 +62,8 @@ final class Device: Sendable {
     init(folder: URL, serverURL: URL, timeout: Duration = .seconds(30),
          timeouts: ServerLink.Timeouts = ServerLink.Timeouts(connect: .seconds(10), firstByte: .seconds(20)),
          configuration: SyncConfiguration = .fast, calls: [String: CallHandler] = [:], uploadingAttachments: Bool = false,
-         wallClock: @escaping @Sendable () -> Int64 = { UnixMillis.now() }) throws {
-        store = try LocalStore(path: folder.appendingPathComponent("store.sqlite").path, migrations: [itemsMigration], wallClock: wallClock)
+         migrations: [LocalMigration] = [itemsMigration], wallClock: @escaping @Sendable () -> Int64 = { UnixMillis.now() }) throws {
+        store = try LocalStore(path: folder.appendingPathComponent("store.sqlite").path, migrations: migrations, wallClock: wallClock)
         let vault = SessionVault(secrets: FileSecretStore(directory: folder.appendingPathComponent("secrets")), rounds: 100_000)
         self.vault = vault
         link = ServerLink(serverURL: serverURL, timeout: timeout, timeouts: timeouts) { vault.accessToken }
