@@ -1,6 +1,7 @@
 import EventualAPI
 import EventualKit
 import Foundation
+import GRDB
 import Testing
 @testable import Recycling
 
@@ -49,8 +50,7 @@ struct ClockCorrectionScanTests {
             _ = try await Self.phone(folder, server: server, skew: 0).accounts.signIn(email: email, password: "long-password")
             let signedIn = try await Self.phone(folder, server: server, skew: 0).open()
             try await signedIn.store.write { tx in
-                try tx.db.execute(sql: "INSERT INTO device_clock (id, offset_ms, learned_at) VALUES (1, ?, ?)",
-                                  arguments: [-7_200_000, UnixMillis.now() - 2 * 3_600_000])
+                try DeviceClock.carryOver(offset: -7_200_000, learnedAt: UnixMillis.now() - 2 * 3_600_000, tx.db)
             }
             // When its clock is a day slow and it scans offline
             let basement = try await Self.phone(folder, server: unreachableServer, skew: -Self.day).open()
@@ -76,18 +76,37 @@ struct ClockCorrectionScanTests {
         defer { folder.remove() }
         let store = try LocalStore(path: folder.url.appendingPathComponent("clock.sqlite").path, migrations: RecyclingSchema.migrations)
         let now = UnixMillis.now()
-        try await store.write { tx in
-            try tx.db.execute(sql: "INSERT INTO device_clock (id, offset_ms, learned_at) VALUES (1, -7200000, ?)", arguments: [now - 600_000])
-        }
+        try await store.write { tx in try DeviceClock.carryOver(offset: -7_200_000, learnedAt: now - 600_000, tx.db) }
         // A clock that ran on ten minutes since: the offset holds, the stamp is the server's
-        let runOn = ScanClock(store: store, wallClock: { now }, serverNow: { nil }).stamp()
+        let runOn = ScanClock(clock: DeviceClock(store: store, wallClock: { now })).stamp()
         #expect(runOn.sure && runOn.takenAt == now - 7_200_000 && runOn.deviceTakenAt == now)
         // A clock set back two hours since: the offset is stale, the stamp is the device's, unsure
-        let setBack = ScanClock(store: store, wallClock: { now - 7_200_000 }, serverNow: { nil }).stamp()
+        let setBack = ScanClock(clock: DeviceClock(store: store, wallClock: { now - 7_200_000 })).stamp()
         #expect(!setBack.sure && setBack.takenAt == now - 7_200_000)
         // Sent once the server's time is known: by the offset then, never after the server's now
-        let sending = ScanClock(store: store, wallClock: { now }, serverNow: { now + Self.day })
+        let sending = ScanClock(clock: DeviceClock(store: store, wallClock: { now }, serverNow: { now + Self.day }))
         #expect(sending.sendingTime(takenAt: now - 1000, deviceTakenAt: now - 1000, sure: false) == now + Self.day - 1000)
         #expect(sending.sendingTime(takenAt: now + 2 * Self.day, deviceTakenAt: nil, sure: true) == now + Self.day)
+    }
+
+    @Test func aDeviceUpgradedWithinTheHourKeepsTrustingTheOffsetItSaved() async throws {
+        let folder = try ScratchFolder()
+        defer { folder.remove() }
+        let path = folder.url.appendingPathComponent("clock.sqlite").path
+        let now = UnixMillis.now()
+        // Given a store of the version that kept the offset in SustainU's own table, learned ten minutes ago
+        let before = try LocalStore(path: path, migrations: Array(RecyclingSchema.migrations.prefix(4)))
+        try await before.write { tx in
+            try tx.db.execute(sql: "INSERT INTO device_clock (id, offset_ms, learned_at) VALUES (1, -7200000, ?)", arguments: [now - 600_000])
+        }
+        // When the new version opens it
+        let after = try LocalStore(path: path, migrations: RecyclingSchema.migrations)
+        // Then the engine's clock trusts the offset, and a scan is stamped by the server's time
+        let clock = DeviceClock(store: after, wallClock: { now })
+        #expect(clock.offset() == -7_200_000 && clock.now() == now - 7_200_000)
+        let stamp = ScanClock(clock: clock).stamp()
+        #expect(stamp.sure && stamp.takenAt == now - 7_200_000 && stamp.deviceTakenAt == now)
+        // And SustainU's own table is gone: the engine's is the one place it is kept
+        #expect(try await after.reader.read { db in try db.tableExists("device_clock") } == false)
     }
 }

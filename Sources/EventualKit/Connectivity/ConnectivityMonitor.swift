@@ -7,9 +7,18 @@ public enum Connectivity: String, Sendable, Equatable {
     case online, offline, unknown
 }
 
+/// What this process last found of the server without an answer: nothing (it answered, or was
+/// not asked), silent (it accepted the connection and never answered) or unreachable.
+public enum ServerFinding: String, Sendable, Equatable {
+    case none, silent, unreachable
+}
+
 /// Knows whether the server is reachable: any transport error marks it offline at once, any
 /// answer marks it online, and while offline it probes `GET /health` with capped exponential
 /// backoff and jitter, so that the engine learns the network is back without a user action.
+///
+/// It also remembers what this process found (`finding`): a command that found the server silent
+/// or unreachable once does not wait for it again (`checkOnce(within:)`) until an answer comes.
 ///
 /// On Apple platforms a path monitor can call `hintNetworkChanged()` to probe at once.
 public final class ConnectivityMonitor: Sendable {
@@ -17,6 +26,7 @@ public final class ConnectivityMonitor: Sendable {
         var connectivity: Connectivity = .unknown
         var prober: Task<Void, Never>?
         var isStopped = false
+        var finding = ServerFinding.none
     }
 
     private let probe: @Sendable () async -> Bool
@@ -51,11 +61,22 @@ public final class ConnectivityMonitor: Sendable {
         broadcast.finish()
     }
 
+    /// What this process found of the server since its last answer (`.none` once one came).
+    public var finding: ServerFinding { state.withLock { $0.finding } }
+
+    /// True once this process found the server silent or unreachable, until it answers again.
+    public var foundOffline: Bool { finding != .none }
+
+    /// True when what this process found is a server that accepted the connection but did not
+    /// answer (not "no internet"): the words differ.
+    public var foundSilent: Bool { finding == .silent }
+
     /// A request got an answer (any HTTP status): the server is reachable.
     public func reportAnswer() { set(.online) }
 
     /// A request failed without an answer: offline until a probe succeeds.
     public func reportTransportFailure() {
+        found(.unreachable)
         set(.offline)
         startProbing()
     }
@@ -73,6 +94,7 @@ public final class ConnectivityMonitor: Sendable {
     @discardableResult
     public func check() async -> Connectivity {
         let reachable = await probe()
+        if !reachable { found(.unreachable) }
         set(reachable ? .online : .offline)
         return current
     }
@@ -82,14 +104,35 @@ public final class ConnectivityMonitor: Sendable {
     @discardableResult
     public func check(within budget: Duration) async -> Connectivity {
         guard await withinBudget(budget, { await self.check() }) != nil else {
+            // NB: a refused connection fails at once; a server that accepted it and sent nothing
+            // is the one that holds the whole budget.
+            found(.silent)
             set(.offline)
             return .offline
         }
         return current
     }
 
+    /// As `check(within:)`, unless this process already found the server silent or unreachable
+    /// and has heard nothing from it since: then offline at once, so that one command waits for
+    /// a dead or silent server once, not at every step.
+    @discardableResult
+    public func checkOnce(within budget: Duration) async -> Connectivity {
+        if foundOffline { return .offline }
+        return await check(within: budget)
+    }
+
     private func set(_ connectivity: Connectivity) {
+        if connectivity == .online { state.withLock { $0.finding = .none } }
         if broadcast.current != connectivity { broadcast.send(connectivity) }
+    }
+
+    /// NB: a request that fails after the server was found silent (its own first-byte deadline)
+    /// leaves it silent: both are the same server, and "not answering" is the truer word.
+    private func found(_ finding: ServerFinding) {
+        state.withLock { state in
+            if finding == .silent || state.finding == .none { state.finding = finding }
+        }
     }
 
     private func startProbing() {

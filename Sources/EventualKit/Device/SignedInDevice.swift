@@ -15,9 +15,14 @@ public final class SignedInDevice: Sendable {
     public let accounts: DeviceAccounts
     /// Photos and files attached to records: kept here, uploaded through the outbox, read local first.
     public let attachments: Attachments
+    /// The server's time as best known (`clock.now()`), saved by the engine from every answer of
+    /// the link and trusted in a later process while this device's clock runs on from it.
+    public let clock: DeviceClock
     public var configuration: DeviceConfiguration { accounts.configuration }
     public var link: ServerLink { accounts.link }
     public var outbox: Outbox { Outbox(store: store) }
+    /// Whether the server answers, and what this process found of it (`checkOnce(within:)`).
+    public var connectivity: ConnectivityMonitor { engine.connectivity }
     /// The spaces the person shares with others: creating, inviting, joining, leaving.
     public var spaces: Spaces {
         // NB: a list of invitations or members is worth the link's own deadlines (a refused connection answers at once).
@@ -37,9 +42,10 @@ public final class SignedInDevice: Sendable {
     }
 
     /// Builds the engine around a store the app opened itself (`store(of:accounts:)`), for calls
-    /// that need the store before the engine exists.
-    public init(session: Session, store: LocalStore, accounts: DeviceAccounts, collections: [any SyncedCollectionStore] = [],
-                subscriptions: [SyncSubscription]? = nil, calls: [String: CallHandler] = [:]) {
+    /// that need the store (or `clock`, the store's `DeviceClock`) before the engine exists.
+    public init(session: Session, store: LocalStore, accounts: DeviceAccounts, clock: DeviceClock? = nil,
+                collections: [any SyncedCollectionStore] = [], subscriptions: [SyncSubscription]? = nil,
+                calls: [String: CallHandler] = [:]) {
         self.session = session
         self.store = store
         self.accounts = accounts
@@ -51,6 +57,8 @@ public final class SignedInDevice: Sendable {
         var sync = configuration.sync
         sync.sendsAnalytics = sync.sendsAnalytics && configuration.analyticsEnabled
         attachments = Attachments(folder: Self.attachmentsFolder(of: session, accounts: accounts), store: store, link: accounts.link)
+        self.clock = clock ?? DeviceClock(store: store)
+        self.clock.listen(to: accounts.link.serverTime)
         engine = SyncEngine(store: store, link: accounts.link, collections: collections, subscriptions: subscriptions,
                             calls: calls.merging(attachments.uploads) { _, engine in engine }, configuration: sync, logger: logger,
                             removeFiles: attachments.removeFiles)
@@ -124,9 +132,9 @@ public final class SignedInDevice: Sendable {
         case .serverAnswer: budget = configuration.timeouts.connect + configuration.timeouts.firstByte
         case .atMost(let duration): budget = duration
         case .patient(let patience):
-            // NB: ask first whether the server answers at all, so that a dead or silent one costs
-            // a moment, not a patience kept for a slow answer.
-            guard await engine.connectivity.check(within: configuration.localCommandSyncBudget) == .online else {
+            // NB: ask first whether the server answers at all (not again when this process found
+            // it silent), so that a dead or silent one costs a moment, not a patience kept for a slow answer.
+            guard await connectivity.checkOnce(within: configuration.localCommandSyncBudget) == .online else {
                 var report = SyncReport()
                 report.failure = .unreachable("the server did not answer")
                 return report

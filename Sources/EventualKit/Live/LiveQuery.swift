@@ -27,12 +27,29 @@ extension LocalStore {
         // the last page: it shows in that page's snapshot, and a round that pulls none of these
         // rows emits nothing.
         .removeDuplicates()
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: LiveSnapshot<Row>.self, throwing: (any Error).self)
+        return stream(of: observation)
+    }
+
+    /// Watches an app's own local tables (not synced: queued calls and what they answered, a
+    /// catalogue): the value now, then one after every committed transaction that changes one of
+    /// `tables` (and, with `outbox`, an outbox entry: queued, sent, refused or dropped) and the
+    /// value; never for other tables, never the same value twice. `fetch` reads the value, the
+    /// outbox's entries through `Outbox.entries(state:_:)`. Cancelling the iterating task releases it.
+    public func observe<Value: Sendable & Equatable>(
+        tables: [String], outbox: Bool = false, fetch: @escaping @Sendable (Database) throws -> Value
+    ) -> AsyncThrowingStream<Value, any Error> {
+        let region = (tables + (outbox ? ["eventual_outbox"] : [])).map { Table($0) as any DatabaseRegionConvertible }
+        return stream(of: ValueObservation.tracking(regions: region, fetch: fetch).removeDuplicates())
+    }
+
+    private func stream<Reducer: ValueReducer>(of observation: ValueObservation<Reducer>)
+        -> AsyncThrowingStream<Reducer.Value, any Error> where Reducer.Value: Sendable {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: Reducer.Value.self, throwing: (any Error).self)
         let queue = DispatchQueue(label: "eventual.live-query")
         let cancellable = observation.start(in: reader, scheduling: .async(onQueue: queue)) { error in
             continuation.finish(throwing: error)
-        } onChange: { snapshot in
-            continuation.yield(snapshot)
+        } onChange: { value in
+            continuation.yield(value)
         }
         continuation.onTermination = { _ in cancellable.cancel() }
         return stream

@@ -18,6 +18,11 @@ public struct Outbox: Sendable {
         try store.reader.read { db in try OutboxTable.entries(state: state, db: db) }
     }
 
+    /// The same, read in `db` (a live query's fetch, or a read that must agree with the app's tables).
+    public static func entries(state: OutboxEntry.State? = nil, _ db: Database) throws -> [OutboxEntry] {
+        try OutboxTable.entries(state: state, db: db)
+    }
+
     /// Sends a failed entry again at the next sync. `id` is the entry's whole id or its last
     /// `OutboxEntry.shortIDLength` characters (or more), as lists show it. Returns the entry.
     @discardableResult

@@ -76,13 +76,12 @@ enum EngineSchema {
             // NB: who is in a shared space, as the last pull said (JSON of `[SpaceMember]`; NULL: not heard yet).
             try db.execute(sql: "ALTER TABLE eventual_spaces ADD COLUMN members TEXT")
         }
+        ServerClockTable.register(in: &migrator)
     }
 
     enum Key: String {
         /// `pullCursor`: the one cursor of a device from before subscriptions (`SubscriptionTable` takes it over).
         case node, lastStamp, pullCursor, lastSyncAt
-        /// The server's clock minus this device's, in milliseconds, as last learned.
-        case serverClockOffset
     }
 
     static func value(_ key: Key, _ db: Database) throws -> String? {
@@ -98,7 +97,8 @@ enum EngineSchema {
         }
     }
 
-    /// This device's node id (made on first use) and the newest stamp it issued.
+    /// This device's node id (made on first use), the newest stamp it issued and the server's
+    /// clock minus this device's as last learned (stamps resume from it, trusted or not).
     static func clockState(_ db: Database) throws -> (node: String, lastStamp: HLCStamp?, serverOffset: Int64?) {
         let node: String
         if let stored = try value(.node, db) {
@@ -107,7 +107,7 @@ enum EngineSchema {
             node = String(UUIDv7.make().replacingOccurrences(of: "-", with: "").suffix(12))
             try setValue(node, for: .node, db)
         }
-        return (node, try value(.lastStamp, db).flatMap(HLCStamp.init(parsing:)), try value(.serverClockOffset, db).flatMap { Int64($0) })
+        return (node, try value(.lastStamp, db).flatMap(HLCStamp.init(parsing:)), try ServerClockTable.saved(db)?.offsetMs)
     }
 
     static func saveLastStamp(_ stamp: HLCStamp, _ db: Database) throws {

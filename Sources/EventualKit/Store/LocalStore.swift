@@ -14,6 +14,8 @@ public final class LocalStore: Sendable {
     public var reader: any DatabaseReader { writer }
     /// Stamps every change made through `write(_:)`.
     public let clock: HybridLogicalClock
+    /// This device's clock, in Unix milliseconds.
+    let wallClock: @Sendable () -> Int64
     private let didWrite: ChangeSignal
     /// The mirror of each synced collection, by the collection's name: where a rule that refers
     /// to another collection looks records up before a write, and where the records that refer
@@ -48,6 +50,7 @@ public final class LocalStore: Sendable {
         try migrator.migrate(writer)
         let (node, lastStamp, serverOffset) = try writer.write { db in try EngineSchema.clockState(db) }
         self.writer = writer
+        self.wallClock = wallClock
         self.clock = HybridLogicalClock(node: node, resumingAfter: lastStamp, maxDrift: maxClockDrift, serverOffset: serverOffset,
                                         wallClock: wallClock)
         self.didWrite = ChangeSignal()
@@ -75,11 +78,24 @@ public final class LocalStore: Sendable {
 
     /// Takes in the server's time now (from its last answer), kept for the next process too.
     func learnServerTime(_ serverNow: Int64) async throws {
-        let before = clock.serverOffset
         clock.learn(serverNow: serverNow)
-        // NB: written only when it moved by more than the header's precision: not a write per request.
-        guard let offset = clock.serverOffset, before.map({ abs($0 - offset) > 1_000 }) ?? true else { return }
-        try await writer.write { db in try EngineSchema.setValue(String(offset), for: .serverClockOffset, db) }
+        let wall = wallClock()
+        let offset = serverNow - wall
+        // NB: written only when it says more than the saved one: not a write per request.
+        let saved = try await reader.read { db in try ServerClockTable.saved(db) }
+        guard ServerClockTable.isWorthSaving(offset, at: wall, over: saved) else { return }
+        try await writer.write { db in try ServerClockTable.save(offset: offset, learnedAt: wall, db) }
+    }
+
+    /// The same, blocking: for a link that learned the time before the store was open (a sign-in).
+    func learnServerTimeNow(_ serverNow: Int64) throws {
+        clock.learn(serverNow: serverNow)
+        let wall = wallClock()
+        let offset = serverNow - wall
+        try writer.write { db in
+            guard ServerClockTable.isWorthSaving(offset, at: wall, over: try ServerClockTable.saved(db)) else { return }
+            try ServerClockTable.save(offset: offset, learnedAt: wall, db)
+        }
     }
 
     /// Tells the store which table mirrors each collection (the sync engine does, for its mirrors).

@@ -7,6 +7,8 @@ import Synchronization
 /// process's monotonic clock: what a device with a wrong clock stamps its changes by.
 public final class ServerTime: Sendable {
     private let reading = Mutex<(serverMillis: Int64, at: ContinuousClock.Instant)?>(nil)
+    /// The device clocks that save what the answers tell (those still in use).
+    private let listeners = Mutex<[WeakDeviceClock]>([])
 
     public init() {}
 
@@ -17,12 +19,25 @@ public final class ServerTime: Sendable {
         }
     }
 
-    /// Takes in an answer's `Date` header (`Tue, 24 Nov 2026 06:03:01 GMT`).
-    func record(dateHeader: String) {
+    /// Takes in an answer's `Date` header (`Tue, 24 Nov 2026 06:03:01 GMT`), and has every device
+    /// clock listening save it.
+    func record(dateHeader: String) async {
         guard let date = Self.parse(dateHeader) else { return }
         // NB: the header is cut to the second: the server's time was somewhere in that second.
         let millis = Int64((date.timeIntervalSince1970 * 1000).rounded()) + 500
         reading.withLock { $0 = (millis, ContinuousClock.now) }
+        // NB: saved before the answer goes on, so that a command that ends right after it leaves
+        // the offset for the next one (a write only when it says more: `ServerClockTable`).
+        let clocks = listeners.withLock { listeners in
+            listeners.removeAll { $0.clock == nil }
+            return listeners.compactMap(\.clock)
+        }
+        for clock in clocks { await clock.heard(serverNow: millis) }
+    }
+
+    /// Has `clock` hear every later answer's time (while it is in use: it is held weakly).
+    func tell(_ clock: DeviceClock) {
+        listeners.withLock { $0.append(WeakDeviceClock(clock: clock)) }
     }
 
     static func parse(_ text: String) -> Date? {
@@ -43,7 +58,12 @@ struct ServerTimeMiddleware: ClientMiddleware {
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         let answer = try await next(request, body, baseURL)
-        if let date = answer.0.headerFields[.date] { serverTime.record(dateHeader: date) }
+        if let date = answer.0.headerFields[.date] { await serverTime.record(dateHeader: date) }
         return answer
     }
+}
+
+/// A device clock a `ServerTime` tells, without keeping it (and its store) alive.
+private struct WeakDeviceClock: Sendable {
+    weak var clock: DeviceClock?
 }

@@ -85,5 +85,12 @@ enum RecyclingSchema {
             // once the server said it cannot classify photos (0 once it classified one).
             try db.execute(sql: "CREATE TABLE device_facts (key TEXT PRIMARY KEY, value INTEGER NOT NULL) STRICT")
         },
+        LocalMigration("sustainu v5: the engine keeps how far this device's clock is off") { db in
+            // NB: a device upgraded within the hour keeps trusting the offset it learned (`DeviceClock`).
+            if let row = try Row.fetchOne(db, sql: "SELECT offset_ms, learned_at FROM device_clock WHERE id = 1") {
+                try DeviceClock.carryOver(offset: row["offset_ms"], learnedAt: row["learned_at"], db)
+            }
+            try db.execute(sql: "DROP TABLE device_clock")
+        },
     ]
 }

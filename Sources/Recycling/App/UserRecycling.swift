@@ -2,7 +2,6 @@ import EventualAPI
 import EventualKit
 import Foundation
 import GRDB
-import Synchronization
 
 /// The signed-in person's SustainU on this device: everything a screen calls once signed in.
 public final class UserRecycling: Sendable {
@@ -14,9 +13,6 @@ public final class UserRecycling: Sendable {
     let scans: ScanStore
     let cache: ReadCache
     let clock: ScanClock
-    /// Set when this process found the server silent (it accepted the connection, never answered)
-    /// or unreachable: later steps of the same command do not wait for it again.
-    private let silence = Mutex<(checked: Bool, silent: Bool)>((false, false))
 
     public init(session: Session, host app: RecyclingApp) throws {
         self.app = app
@@ -28,9 +24,13 @@ public final class UserRecycling: Sendable {
         let scanLink = ServerLink(serverURL: configuration.serverURL, timeout: configuration.scanTimeouts.firstByte + .seconds(10),
                                   timeouts: configuration.scanTimeouts) { vault.accessToken }
         let link = app.accounts.link
-        clock = ScanClock(store: store, wallClock: configuration.wallClock,
-                          serverNow: { link.serverTime.now() ?? scanLink.serverTime.now() })
-        device = SignedInDevice(session: session, store: store, accounts: app.accounts,
+        // NB: the engine's clock, made before the device for the scan handler, hears the scan link's
+        // answers too (a scan's is often the first of a process).
+        let deviceClock = DeviceClock(store: store)
+        deviceClock.listen(to: link.serverTime)
+        deviceClock.listen(to: scanLink.serverTime)
+        clock = ScanClock(clock: deviceClock)
+        device = SignedInDevice(session: session, store: store, accounts: app.accounts, clock: deviceClock,
                                 calls: ScanCalls.handlers(scanClient: scanLink.client, photos: configuration.photosDirectory(session.userID),
                                                           attachments: SignedInDevice.attachmentsFolder(of: session, accounts: app.accounts),
                                                           clock: clock))
@@ -151,7 +151,6 @@ public final class UserRecycling: Sendable {
         } else {
             reason = serverSilent ? "the server is not answering" : "offline"
         }
-        await clock.remember()
         guard let scan = try scans.scan(id: scanID) else { throw RecyclingError.nothingToScan }
         if scan.state != .waiting { try await scans.markAnnounced(scanID) }
         if scan.state == .classified || scan.offlineGuess {
@@ -167,29 +166,11 @@ public final class UserRecycling: Sendable {
         return try scans.all()
     }
 
-    /// Every scan now, then again each time the list changes (a scan sent, answered or refused),
-    /// until the iterating task is cancelled.
-    // NB: scans are queued calls, not a mirrored collection: no live query covers them; reading
-    // them once a second is what a screen would do, and costs a millisecond.
+    /// Every scan now, then again each time the list changes (a scan added, sent, answered,
+    /// refused or dropped), until the iterating task is cancelled: a live query of the scans and
+    /// the outbox entries that send them.
     public func watchScans() -> AsyncThrowingStream<[Scan], any Error> {
-        let scans = self.scans
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                var last: [Scan]?
-                while !Task.isCancelled {
-                    do {
-                        let now = try scans.all()
-                        if now != last { continuation.yield(now) }
-                        last = now
-                    } catch {
-                        return continuation.finish(throwing: error)
-                    }
-                    try? await Task.sleep(for: .seconds(1))
-                }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        store.observe(tables: ["scans"], outbox: true) { db in try ScanStore.all(db) }
     }
 
     /// The scans and visits the server refused, oldest first, each with its words.
@@ -301,7 +282,6 @@ public final class UserRecycling: Sendable {
     public func status() async throws -> RecyclingStatus {
         let connectivity = await reachable(within: configuration.localCommandSyncBudget)
         let status = try await device.status(connectivity: connectivity)
-        await clock.remember()
         return RecyclingStatus(device: status, waitingScans: try scans.all().filter { $0.state == .waiting }.count,
                                pointsSavedAt: try points.meta()?.fetchedAt, packagingEntries: try packaging.count())
     }
@@ -312,7 +292,6 @@ public final class UserRecycling: Sendable {
         // collections, but only a whole round is recorded as the last sync that `status` shows.
         let report = await device.sync()
         if report.failure == nil { try await refreshCatalogues() }
-        await clock.remember()
         return report
     }
 
@@ -364,14 +343,12 @@ public final class UserRecycling: Sendable {
         guard ((try? outbox.counts().pending) ?? 0) > 0,
               await reachable(within: configuration.localCommandSyncBudget) == .online else { return }
         await device.sync(.atMost(configuration.catchUpBudget), pull: false)
-        await clock.remember()
     }
 
     /// Sends what a command just queued, waiting at most the local budget.
     func sendQueued() async {
         guard !foundOffline else { return }
         await device.sync(.localBudget, pull: false)
-        await clock.remember()
     }
 
     /// False once the server said it cannot classify photos (until it classifies one): then a
@@ -383,29 +360,22 @@ public final class UserRecycling: Sendable {
     /// How far this device's clock is ahead of the server's (negative: behind), in seconds, when it
     /// is off by more than a few seconds, as an answer in this process or a recent one told it.
     public func clockAheadBySeconds() -> Int64? {
-        clock.deviceAheadBySeconds()
+        device.clock.deviceAheadBySeconds()
     }
 
     // MARK: -
 
     /// Whether the server answers, waiting at most `budget` (and not at all when this process
-    /// already found it silent or unreachable).
+    /// already found it silent or unreachable: the engine's connectivity remembers).
     private func reachable(within budget: Duration) async -> Connectivity {
-        if foundOffline { return .offline }
-        let started = ContinuousClock.now
-        let connectivity = await engine.connectivity.check(within: budget)
-        // NB: a refused connection fails at once; a server that accepted it and sent nothing
-        // is the one that held the whole budget.
-        let silent = connectivity != .online && ContinuousClock.now - started >= budget
-        silence.withLock { $0 = (connectivity != .online, silent) }
-        return connectivity
+        await device.connectivity.checkOnce(within: budget)
     }
 
-    /// True once this process found the server silent or unreachable.
-    private var foundOffline: Bool { silence.withLock { $0.checked } }
+    /// True once this process found the server silent or unreachable (until it answers again).
+    private var foundOffline: Bool { device.connectivity.foundOffline }
 
     /// True when the server accepted the connection but did not answer (not "no internet").
-    public var serverSilent: Bool { silence.withLock { $0.silent } }
+    public var serverSilent: Bool { device.connectivity.foundSilent }
 
     /// Revalidates the saved points, waiting the local budget when there is a copy to fall back
     /// on and the refresh budget when there is none; false when the server could not be asked.
@@ -442,9 +412,7 @@ public final class UserRecycling: Sendable {
             }
         }
         do {
-            let value = try await cache.read(key, as: Value.self, policy: .networkFirst(timeout: timeout), fetch: guarded)
-            await clock.remember()
-            return value
+            return try await cache.read(key, as: Value.self, policy: .networkFirst(timeout: timeout), fetch: guarded)
         } catch let error as CacheError {
             if case .needsConnectionForFirstLoad(_, let reason) = error { throw RecyclingError.needsConnection(what: what, reason: reason) }
             throw error

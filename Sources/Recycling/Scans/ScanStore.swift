@@ -9,17 +9,20 @@ struct ScanStore: Sendable {
 
     /// Every scan, newest first, with the failure reason of those the server refused.
     func all(limit: Int = .max) throws -> [Scan] {
-        let failures = try failures()
-        return try store.reader.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM scans ORDER BY taken_at DESC, id DESC LIMIT ?", arguments: [limit])
-                .map { Scan(row: $0, failure: failures[$0["outbox_id"] as String]) }
-        }
+        try store.reader.read { db in try Self.all(limit: limit, db) }
+    }
+
+    /// The same, read in `db`: the scans' table and the outbox's refusals, as one live query watches them.
+    static func all(limit: Int = .max, _ db: Database) throws -> [Scan] {
+        let failures = try failures(db)
+        return try Row.fetchAll(db, sql: "SELECT * FROM scans ORDER BY taken_at DESC, id DESC LIMIT ?", arguments: [limit])
+            .map { Scan(row: $0, failure: failures[$0["outbox_id"] as String]) }
     }
 
     func scan(id: String) throws -> Scan? {
-        let failures = try failures()
-        return try store.reader.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM scans WHERE id = ?", arguments: [id])
+        try store.reader.read { db in
+            let failures = try Self.failures(db)
+            return try Row.fetchOne(db, sql: "SELECT * FROM scans WHERE id = ?", arguments: [id])
                 .map { Scan(row: $0, failure: failures[$0["outbox_id"] as String]) }
         }
     }
@@ -80,7 +83,7 @@ struct ScanStore: Sendable {
     }
 
     /// The reasons of failed outbox entries, by entry id.
-    private func failures() throws -> [String: String] {
-        Dictionary(uniqueKeysWithValues: try Outbox(store: store).entries(state: .failed).map { ($0.id, $0.lastError ?? "refused by the server") })
+    private static func failures(_ db: Database) throws -> [String: String] {
+        Dictionary(uniqueKeysWithValues: try Outbox.entries(state: .failed, db).map { ($0.id, $0.lastError ?? "refused by the server") })
     }
 }

@@ -1,0 +1,46 @@
+import Foundation
+import Synchronization
+
+/// Every value a live query (any async stream) emitted, as a screen holding it would have seen
+/// them, until cancelled.
+public final class LiveValues<Value: Sendable>: Sendable {
+    private final class Seen: Sendable {
+        let values = Mutex<[Value]>([])
+    }
+    private let seen = Seen()
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    public init(_ stream: AsyncThrowingStream<Value, any Error>) {
+        let seen = self.seen
+        let running = Task {
+            do {
+                for try await value in stream { seen.values.withLock { $0.append(value) } }
+            } catch {}
+        }
+        task.withLock { $0 = running }
+    }
+
+    public var all: [Value] { seen.values.withLock { $0 } }
+    public var latest: Value? { all.last }
+
+    /// Waits (up to 20 s) until the latest value satisfies `condition`.
+    public func wait(until condition: (Value) -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            if let latest, condition(latest) { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw TestFailure("no value came that satisfies the condition; the last: \(String(describing: latest))")
+    }
+
+    /// Lets the stream deliver anything still on its way.
+    public func letStragglersArrive() async throws {
+        try await Task.sleep(for: .milliseconds(300))
+    }
+
+    public func cancel() async {
+        let running = task.withLock { $0 }
+        running?.cancel()
+        await running?.value
+    }
+}
