@@ -27,7 +27,7 @@ struct ScanWatchTests {
             let offline = try await Self.phone(folder, server: unreachableServer).open().scan(barcode: SharedData.pastryBarcode)
             #expect(offline.scan.state == .waiting)
             // And the list watched on a phone back online
-            let phone = try Self.phone(folder, server: server).open()
+            let phone = try await Self.phone(folder, server: server).open()
             let watched = LiveValues(phone.watchScans())
             try await watched.wait { $0.map(\.state) == [.waiting] }
             // When only other tables change (the tips saved, a usage event)
@@ -57,7 +57,7 @@ struct ScanWatchTests {
             let (email, _) = try await Phone(dataDirectory: scratch.folder("setup"), server: server).signUp()
             let folder = scratch.folder("phone")
             _ = try await Self.phone(folder, server: server).accounts.signIn(email: email, password: "long-password")
-            let phone = try Self.phone(folder, server: server).open()
+            let phone = try await Self.phone(folder, server: server).open()
             let watched = LiveValues(phone.watchScans())
             try await watched.wait { $0.isEmpty }
             // When a photo scan is refused by a server that cannot classify photos
