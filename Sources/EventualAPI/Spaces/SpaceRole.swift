@@ -29,3 +29,43 @@ public enum SpaceKind: String, Sendable, Codable {
         self = SpaceKind(rawValue: try decoder.singleValueContainer().decode(String.self)) ?? .shared
     }
 }
+
+extension SpaceRole {
+    /// The generated types' role.
+    public init(_ role: Components.Schemas.SpaceRole) {
+        switch role {
+        case .owner: self = .owner
+        case .editor: self = .editor
+        case .viewer: self = .viewer
+        }
+    }
+}
+
+extension Components.Schemas.SpaceRole {
+    public init(_ role: SpaceRole) {
+        switch role {
+        case .owner: self = .owner
+        case .editor: self = .editor
+        case .viewer: self = .viewer
+        }
+    }
+}
+
+extension SpaceKind {
+    /// The generated types' kind.
+    public init(_ kind: Components.Schemas.SpaceKind) {
+        switch kind {
+        case .personal: self = .personal
+        case .shared: self = .shared
+        }
+    }
+}
+
+extension Components.Schemas.SpaceKind {
+    public init(_ kind: SpaceKind) {
+        switch kind {
+        case .personal: self = .personal
+        case .shared: self = .shared
+        }
+    }
+}

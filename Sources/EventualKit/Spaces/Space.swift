@@ -39,28 +39,6 @@ extension Space {
     }
 }
 
-/// A member of a space, as the server last said.
-public struct SpaceMember: Sendable, Equatable, Codable {
-    public let username: String
-    public let role: SpaceRole
-    /// When they joined.
-    public let since: Date
-}
-
-/// A space with its members, as the server last said.
-public struct SpaceDetails: Sendable, Equatable, Codable {
-    public let id: String
-    public let name: String
-    public let kind: SpaceKind
-    /// The person's role in it.
-    public let role: SpaceRole
-    /// The owner's username.
-    public let owner: String
-    public let members: [SpaceMember]
-    /// See `Space.app`.
-    public var app: String? = nil
-}
-
 /// An invitation the server refused (no one of that name, a member already, too many): it
 /// waits in the outbox until the app undoes what it did for it, or the person discards it.
 public struct RefusedInvitation: Sendable, Equatable {
@@ -71,30 +49,6 @@ public struct RefusedInvitation: Sendable, Equatable {
     public let role: SpaceRole
     /// The server's words.
     public let reason: String
-}
-
-/// An invitation to a space that waits for the person's answer.
-public struct SpaceInvitation: Sendable, Equatable, Codable {
-    public let id: String
-    public let spaceID: String
-    public let spaceName: String
-    /// The username of who invited them.
-    public let invitedBy: String
-    public let role: SpaceRole
-    public let createdAt: Date
-}
-
-/// The invitations that wait for a person's answer, and whether more wait for them to prove their
-/// email: an invitation sent to an email address is shown only once its account verified it.
-public struct SpaceInvitations: Sendable, Equatable, Codable {
-    public let waiting: [SpaceInvitation]
-    /// Invitations sent to the person's email wait for them to verify it; the server mailed a code.
-    public let awaitingEmailVerification: Bool
-
-    public init(waiting: [SpaceInvitation], awaitingEmailVerification: Bool) {
-        self.waiting = waiting
-        self.awaitingEmailVerification = awaitingEmailVerification
-    }
 }
 
 /// Why a space call was refused on this device, before anything was queued.

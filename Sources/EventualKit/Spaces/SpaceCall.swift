@@ -167,23 +167,3 @@ extension Components.Schemas._Error {
         statusCode == 409 ? .rejected(status: statusCode, message: message) : .status(statusCode, message: message)
     }
 }
-
-extension SpaceDetails {
-    init(_ space: Components.Schemas.Space) {
-        self.init(id: space.id, name: space.name, kind: SpaceKind(rawValue: space.kind.rawValue) ?? .shared,
-                  role: SpaceRole(rawValue: space.role.rawValue) ?? .viewer, owner: space.owner,
-                  members: space.members.map {
-                      SpaceMember(username: $0.username, role: SpaceRole(rawValue: $0.role.rawValue) ?? .viewer, since: $0.since)
-                  }, app: space.app)
-    }
-}
-
-extension Components.Schemas.SpaceRole {
-    init(_ role: SpaceRole) {
-        switch role {
-        case .owner: self = .owner
-        case .editor: self = .editor
-        case .viewer: self = .viewer
-        }
-    }
-}

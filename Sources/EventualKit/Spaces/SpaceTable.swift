@@ -1,3 +1,4 @@
+import EventualAPI
 import Foundation
 import GRDB
 
@@ -6,7 +7,7 @@ import GRDB
 enum SpaceTable {
     /// Replaces the spaces with a page's, keeping those created on this device that the server
     /// has not heard of yet.
-    static func replace(with spaces: [SyncWire.PulledSpace], db: Database) throws {
+    static func replace(with spaces: [SpaceSummary], db: Database) throws {
         let ids = spaces.map(\.id)
         try db.execute(sql: """
             DELETE FROM eventual_spaces WHERE id NOT IN (\(OutboxTable.placeholders(ids.count)))
@@ -19,7 +20,7 @@ enum SpaceTable {
                     owner = COALESCE(excluded.owner, owner), app = COALESCE(excluded.app, app),
                     members = COALESCE(excluded.members, members)
                 """).execute(arguments: [space.id, space.name, space.kind, space.role, space.owner, space.app,
-                                         try space.spaceMembers.map(membersJSON)])
+                                         try space.members.map(membersJSON)])
         }
     }
 

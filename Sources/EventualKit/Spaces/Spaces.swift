@@ -214,11 +214,7 @@ public struct Spaces: Sendable {
             let invitations: SpaceInvitations
             switch try await client.listInvitations(query: .init(app: appName)) {
             case .ok(let answer):
-                let list = try answer.body.json
-                invitations = SpaceInvitations(waiting: list.invitations.map {
-                    SpaceInvitation(id: $0.id, spaceID: $0.space.id, spaceName: $0.space.name, invitedBy: $0.invitedBy,
-                                    role: SpaceRole(rawValue: $0.role.rawValue) ?? .viewer, createdAt: $0.createdAt)
-                }, awaitingEmailVerification: list.awaitingEmailVerification)
+                invitations = SpaceInvitations(try answer.body.json)
             case .unauthorized(let answer): throw try answer.body.json.spaceFailure
             case .badRequest(let answer): throw try answer.body.json.spaceFailure
             case .undocumented(let status, _): throw RemoteFailure.undocumented(status, doing: "Listing the invitations")

@@ -76,7 +76,7 @@ extension APIService {
         }
         let columns = AnalyticsColumns.of(event.name)
         // NB: not a JSONEncoder per event: that was a tenth of the time of filing a batch.
-        let json = CompactJSON.object(properties)
+        let json = WireJSON.object(properties)
         return .success(FiledEvent(
             id: event.id, name: event.name, app: event.app, appVersion: event.appVersion, platform: event.platform,
             sessionID: event.sessionId, occurredAt: event.at,

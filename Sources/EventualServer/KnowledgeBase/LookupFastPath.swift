@@ -61,21 +61,21 @@ struct LookupFastPath: Sendable {
         for (index, product) in answer.products.enumerated() {
             if index > 0 { out += "," }
             out += "{\"id\":"
-            CompactJSON.appendString(product.id, to: &out)
+            WireJSON.appendString(product.id, to: &out)
             out += ",\"name\":"
-            CompactJSON.appendString(product.name, to: &out)
+            WireJSON.appendString(product.name, to: &out)
             if let description = product.description {
                 out += ",\"description\":"
-                CompactJSON.appendString(description, to: &out)
+                WireJSON.appendString(description, to: &out)
             }
             out += ",\"barcode\":"
-            CompactJSON.appendString(product.barcode, to: &out)
+            WireJSON.appendString(product.barcode, to: &out)
             out += ",\"userId\":"
-            CompactJSON.appendString(product.userID, to: &out)
+            WireJSON.appendString(product.userID, to: &out)
             out += ",\"test\":false"
             if let img = product.img {
                 out += ",\"img\":"
-                CompactJSON.appendString(img, to: &out)
+                WireJSON.appendString(img, to: &out)
             }
             out += ",\"score\":"
             out += String(product.score)
@@ -90,7 +90,7 @@ struct LookupFastPath: Sendable {
             out += "\"}"
         }
         out += "],\"token\":"
-        CompactJSON.appendString(answer.token, to: &out)
+        WireJSON.appendString(answer.token, to: &out)
         return out + "}"
     }
 
@@ -99,14 +99,14 @@ struct LookupFastPath: Sendable {
         for (index, part) in parts.enumerated() {
             if index > 0 { out += "," }
             out += "{\"material\":"
-            CompactJSON.appendString(part.material.rawValue, to: &out)
+            WireJSON.appendString(part.material.rawValue, to: &out)
             if let shape = part.shape {
                 out += ",\"shape\":"
-                CompactJSON.appendString(shape, to: &out)
+                WireJSON.appendString(shape, to: &out)
             }
             if let grams = part.grams {
                 out += ",\"grams\":"
-                CompactJSON.appendNumber(grams, to: &out)
+                WireJSON.appendNumber(grams, to: &out)
             }
             out += "}"
         }

@@ -154,13 +154,13 @@ enum SpaceGate {
     }
 
     /// The spaces `userID` is a member of: the personal one first, then by id (the order a pull reads them in).
-    static func memberships(of userID: String, on sql: any SQLDatabase) async throws -> [SpaceMembership] {
+    static func memberships(of userID: String, on sql: any SQLDatabase) async throws -> [SpaceSummary] {
         let rows = try await sql.raw("""
             SELECT s.id, s.name, s.kind, s.app, m.role FROM space_members m JOIN spaces s ON s.id = m.space_id
             WHERE m.user_id = \(bind: userID) AND m.left_at IS NULL
             """).all()
         let spaces = try rows.map { row in
-            SpaceMembership(id: try row.decode(column: "id", as: String.self), name: try row.decode(column: "name", as: String.self),
+            SpaceSummary(id: try row.decode(column: "id", as: String.self), name: try row.decode(column: "name", as: String.self),
                             kind: try value(row, "kind"), role: try value(row, "role"),
                             app: try row.decode(column: "app", as: String?.self))
         }
@@ -168,11 +168,11 @@ enum SpaceGate {
     }
 
     /// The spaces `userID` was a member of and is no longer.
-    static func formerSpaces(of userID: String, on sql: any SQLDatabase) async throws -> [SpaceName] {
+    static func formerSpaces(of userID: String, on sql: any SQLDatabase) async throws -> [SpaceRef] {
         try await sql.raw("""
             SELECT s.id, s.name FROM space_members m JOIN spaces s ON s.id = m.space_id
             WHERE m.user_id = \(bind: userID) AND m.left_at IS NOT NULL
-            """).all().map { SpaceName(id: try $0.decode(column: "id", as: String.self), name: try $0.decode(column: "name", as: String.self)) }
+            """).all().map { SpaceRef(id: try $0.decode(column: "id", as: String.self), name: try $0.decode(column: "name", as: String.self)) }
     }
 
     /// The SQL condition that a row's `space_id` (qualified by `table`) is a space `userID` is a member of now.

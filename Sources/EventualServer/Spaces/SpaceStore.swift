@@ -74,11 +74,10 @@ struct SpaceStore: Sendable {
             let waiting = try me.map { try $0.decode(column: "waiting", as: Bool.self) } ?? false
             return (try rows.map { row in
                 SpaceInvitation(
-                    id: try row.decode(column: "id", as: String.self),
-                    space: SpaceName(id: try row.decode(column: "space_id", as: String.self),
-                                     name: try row.decode(column: "space_name", as: String.self)),
-                    invitedBy: try row.decode(column: "invited_by", as: String.self),
-                    role: try Self.enumValue(row, "role"), createdAt: try row.decode(column: "created_at", as: Int64.self))
+                    id: try row.decode(column: "id", as: String.self), spaceID: try row.decode(column: "space_id", as: String.self),
+                    spaceName: try row.decode(column: "space_name", as: String.self),
+                    invitedBy: try row.decode(column: "invited_by", as: String.self), role: try Self.enumValue(row, "role"),
+                    createdAt: UnixMillis.date(milliseconds: try row.decode(column: "created_at", as: Int64.self)))
             }, unverified, waiting)
         }
     }
@@ -430,24 +429,19 @@ struct SpaceStore: Sendable {
             return nil
         }
         let members = try await members(of: [spaceID], on: sql)
-        return details(of: SpaceMembership(id: space.id, name: space.name, kind: space.kind, role: role, app: space.app),
+        return details(of: SpaceSummary(id: space.id, name: space.name, kind: space.kind, role: role, app: space.app),
                        members: members[spaceID] ?? [])
     }
 
-    private static func details(of membership: SpaceMembership, members: [SpaceDetails.Member]) -> SpaceDetails {
-        let sorted = ordered(members)
-        return SpaceDetails(id: membership.id, name: membership.name, kind: membership.kind, role: membership.role,
-                            owner: sorted.first { $0.role == .owner }?.username ?? "", members: sorted, app: membership.app)
-    }
-
-    /// The owner first, then by username: the order every listing of members uses.
-    static func ordered(_ members: [SpaceDetails.Member]) -> [SpaceDetails.Member] {
-        members.sorted { ($0.role == .owner ? 0 : 1, $0.username) < ($1.role == .owner ? 0 : 1, $1.username) }
+    private static func details(of membership: SpaceSummary, members: [SpaceMember]) -> SpaceDetails {
+        let listed = membership.with(members: members)
+        return SpaceDetails(id: listed.id, name: listed.name, kind: listed.kind, role: listed.role, owner: listed.owner ?? "",
+                            members: listed.members ?? [], app: listed.app)
     }
 
     /// The current members of each space, by space id.
-    static func members(of spaceIDs: [String], on sql: any SQLDatabase) async throws -> [String: [SpaceDetails.Member]] {
-        var members: [String: [SpaceDetails.Member]] = [:]
+    static func members(of spaceIDs: [String], on sql: any SQLDatabase) async throws -> [String: [SpaceMember]] {
+        var members: [String: [SpaceMember]] = [:]
         for chunk in spaceIDs.chunks(of: SpaceGate.idsPerStatement) {
             let rows = try await sql.select().columns(SQLColumn("space_id", table: "m"), SQLColumn("username", table: "u"),
                                                       SQLColumn("role", table: "m"), SQLColumn("added_at", table: "m"))
@@ -458,9 +452,9 @@ struct SpaceStore: Sendable {
                 .where(SQLColumn("left_at", table: "m"), .is, SQLLiteral.null)
                 .all()
             for row in rows {
-                members[try row.decode(column: "space_id", as: String.self), default: []].append(SpaceDetails.Member(
+                members[try row.decode(column: "space_id", as: String.self), default: []].append(SpaceMember(
                     username: try row.decode(column: "username", as: String.self), role: try enumValue(row, "role"),
-                    since: try row.decode(column: "added_at", as: Int64.self)))
+                    since: UnixMillis.date(milliseconds: try row.decode(column: "added_at", as: Int64.self))))
             }
         }
         return members

@@ -84,11 +84,6 @@ extension APIService {
         let userID = try await authenticatedUserID()
         let now = UnixMillis.now()
         let found = try await spaces.invitations(for: userID, app: input.query.app?.rawValue, now: now)
-        let invitations = found.invitations.map { invitation in
-            Components.Schemas.Invitation(id: invitation.id, space: .init(id: invitation.space.id, name: invitation.space.name),
-                                          invitedBy: invitation.invitedBy, role: .init(invitation.role),
-                                          createdAt: UnixMillis.date(milliseconds: invitation.createdAt))
-        }
         // NB: every unverified account is told its email invitations wait for a proven address,
         // whether or not one waits: the answer must not tell whoever registered an address that
         // someone invited it. Only the mailbox learns that, from the code mailed when one waits.
@@ -101,7 +96,8 @@ extension APIService {
                 RequestScope.current?.logger.warning("verification mail not sent", metadata: ["error": "\(LogSafe.describe(error))"])
             }
         }
-        return .ok(.init(body: .json(.init(invitations: invitations, awaitingEmailVerification: found.unverifiedEmail != nil))))
+        let invitations = SpaceInvitations(waiting: found.invitations, awaitingEmailVerification: found.unverifiedEmail != nil)
+        return .ok(.init(body: .json(.init(invitations))))
     }
 
     func acceptInvitation(_ input: Operations.AcceptInvitation.Input) async throws -> Operations.AcceptInvitation.Output {
@@ -129,43 +125,5 @@ extension APIService {
             return Fingerprint(decline: invitationID)
         }
         return .noContent(.init())
-    }
-}
-
-extension Components.Schemas.Space {
-    init(_ space: SpaceDetails) {
-        self.init(id: space.id, name: space.name, kind: .init(space.kind), role: .init(space.role), owner: space.owner,
-                  members: space.members.map { member in
-                      .init(username: member.username, role: .init(member.role), since: UnixMillis.date(milliseconds: member.since))
-                  }, app: space.app)
-    }
-}
-
-extension Components.Schemas.SpaceKind {
-    init(_ kind: SpaceKind) {
-        switch kind {
-        case .personal: self = .personal
-        case .shared: self = .shared
-        }
-    }
-}
-
-extension Components.Schemas.SpaceRole {
-    init(_ role: SpaceRole) {
-        switch role {
-        case .owner: self = .owner
-        case .editor: self = .editor
-        case .viewer: self = .viewer
-        }
-    }
-}
-
-extension SpaceRole {
-    init(_ role: Components.Schemas.SpaceRole) {
-        switch role {
-        case .owner: self = .owner
-        case .editor: self = .editor
-        case .viewer: self = .viewer
-        }
     }
 }

@@ -22,17 +22,17 @@ extension APIService {
             }
         }
         metrics.syncPushed(applied: counts.applied, duplicate: counts.duplicate, rejected: counts.rejected)
-        let results = try zip(body.changes, outcomes).map { change, outcome in
+        let results = zip(body.changes, outcomes).map { change, outcome in
             switch outcome {
-            case .applied: return Components.Schemas.SyncResult(id: change.id, status: .applied)
-            case .duplicate: return Components.Schemas.SyncResult(id: change.id, status: .duplicate)
-            case .rejected(let message): return Components.Schemas.SyncResult(id: change.id, status: .rejected, message: message)
+            case .applied: return SyncWire.PushResult(id: change.id, status: .applied)
+            case .duplicate: return SyncWire.PushResult(id: change.id, status: .duplicate)
+            case .rejected(let message): return SyncWire.PushResult(id: change.id, status: .rejected, message: message)
             case .refused(let violation, let current):
-                return Components.Schemas.SyncResult(id: change.id, status: .rejected, message: violation.message, code: violation.code,
-                                                     field: violation.field, current: try current.map(Self.wireRecord))
+                return SyncWire.PushResult(id: change.id, status: .rejected, message: violation.message, code: violation.code,
+                                           field: violation.field, current: current.map(\.pulled))
             }
         }
-        return .ok(.init(body: .json(.init(results: results))))
+        return .ok(.init(body: .json(try .init(SyncWire.PushAnswer(results: results)))))
     }
 
     func syncPull(_ input: Operations.SyncPull.Input) async throws -> Operations.SyncPull.Output {
@@ -46,17 +46,9 @@ extension APIService {
         // NB: no `since` is a first pull, which sends no deleted record (an empty cursor, `s1`, sends them).
         let page = try await sync.pull(userID: userID, after: input.query.since == nil ? nil : cursor, limit: limit,
                                        subscription: subscription, counting: input.query.count ?? false)
-        let changes = try page.records.map(Self.wireRecord)
-        let spaces = page.spaces.map { space in
-            let members = page.members[space.id]
-            return Components.Schemas.SpaceSummary(
-                id: space.id, name: space.name, kind: .init(space.kind), role: .init(space.role), app: space.app,
-                owner: members?.first { $0.role == .owner }?.username,
-                members: members?.map { .init(username: $0.username, role: .init($0.role), since: UnixMillis.date(milliseconds: $0.since)) })
-        }
-        return .ok(.init(body: .json(.init(changes: changes, cursor: page.cursor.token, hasMore: page.hasMore, spaces: spaces,
-                                           removed: page.removed.map { .init(id: $0.id, name: $0.name) },
-                                           remaining: page.remaining))))
+        let pulled = SyncWire.PulledPage(changes: page.records.map(\.pulled), cursor: page.cursor.token, hasMore: page.hasMore,
+                                         spaces: page.spaces, removed: page.removed, remaining: page.remaining)
+        return .ok(.init(body: .json(try .init(pulled))))
     }
 
     func syncRecords(_ input: Operations.SyncRecords.Input) async throws -> Operations.SyncRecords.Output {
@@ -77,19 +69,18 @@ extension APIService {
             throw APIError.badRequest("id must be given 1 to \(Self.mostRecordsAsked) times, not \(input.query.id.count)")
         }
         let records = try await sync.records(input.query.id, of: collection, in: space, for: userID)
-        return .ok(.init(body: .json(.init(records: try records.map(Self.wireRecord)))))
+        return .ok(.init(body: .json(try .init(SyncWire.RecordList(records: records.map(\.pulled))))))
     }
 
     /// The most records one `GET /v1/sync/records` asks for (the contract's `maxItems`).
     static let mostRecordsAsked = 100
 
-    /// A record as the wire carries it: in a pull, and as a rule's refusal's `current`.
-    private static func wireRecord(_ record: SyncedRecord) throws -> Components.Schemas.SyncRecord {
-        Components.Schemas.SyncRecord(
-            collection: record.collection, recordId: record.recordID,
-            fields: .init(additionalProperties: try OpenAPIObjectContainer(unvalidatedValue: record.fields.mapValues(\.anyValue))),
-            deleted: record.isDeleted, hlc: record.newestStamp?.description ?? "",
-            space: record.space, changedBy: record.changedBy
-        )
+}
+
+extension SyncedRecord {
+    /// The record as the wire carries it: in a pull, a look-up by id, and as a rule's refusal's `current`.
+    var pulled: SyncWire.PulledRecord {
+        SyncWire.PulledRecord(collection: collection, recordId: recordID, fields: fields, deleted: isDeleted,
+                              hlc: newestStamp?.description ?? "", space: space, changedBy: changedBy)
     }
 }

@@ -43,8 +43,8 @@ extension SyncStore {
             }
             // NB: who is in each space travels with every page, so that each device of each member names the same people.
             let members = try await SpaceStore.members(of: spaces.filter { $0.kind == .shared }.map(\.id), on: sql)
-                .mapValues(SpaceStore.ordered)
-            return SyncPage(records: records, cursor: next, hasMore: hasMore, spaces: spaces, removed: removed, members: members,
+            return SyncPage(records: records, cursor: next, hasMore: hasMore,
+                            spaces: spaces.map { space in members[space.id].map(space.with(members:)) ?? space }, removed: removed,
                             remaining: remaining)
         }
     }
@@ -52,8 +52,8 @@ extension SyncStore {
     /// The spaces a pull tells the device the person is no longer in: those `cursor` holds.
     /// NB: a pull from nothing holds no space, yet its device may hold records it wrote offline to
     /// a space the person has left since: every space they left is said.
-    private static func spacesLeft(by userID: String, since cursor: SyncCursor?, memberOf spaces: [SpaceMembership],
-                                   on sql: any SQLDatabase) async throws -> [SpaceName] {
+    private static func spacesLeft(by userID: String, since cursor: SyncCursor?, memberOf spaces: [SpaceSummary],
+                                   on sql: any SQLDatabase) async throws -> [SpaceRef] {
         let current = Set(spaces.map(\.id))
         if cursor?.isEmpty ?? true {
             return try await SpaceGate.formerSpaces(of: userID, on: sql).filter { !current.contains($0.id) }
@@ -64,7 +64,7 @@ extension SyncStore {
 
     /// Where a pull from `cursor` starts in each space: where the cursor stands, or, in a space it
     /// does not hold, from the beginning (a first pull notes the space's head: see `SyncCursor`).
-    private static func startingPoints(of cursor: SyncCursor?, in spaces: [SpaceMembership], on sql: any SQLDatabase) async throws
+    private static func startingPoints(of cursor: SyncCursor?, in spaces: [SpaceSummary], on sql: any SQLDatabase) async throws
         -> SyncCursor
     {
         var from = cursor?.keeping(only: Set(spaces.map(\.id))) ?? SyncCursor()

@@ -112,14 +112,14 @@ extension SyncRecordState {
             var out = "{"
             for (index, name) in deltas.keys.sorted().enumerated() {
                 if index > 0 { out += "," }
-                CompactJSON.appendString(name, to: &out)
+                WireJSON.appendString(name, to: &out)
                 out += ":["
                 for (position, delta) in deltas[name]!.enumerated() {
                     if position > 0 { out += "," }
                     out += "["
-                    CompactJSON.appendString(delta.stamp.description, to: &out)
+                    WireJSON.appendString(delta.stamp.description, to: &out)
                     out += ","
-                    CompactJSON.appendNumber(delta.amount, to: &out)
+                    WireJSON.appendNumber(delta.amount, to: &out)
                     out += "]"
                 }
                 out += "]"
@@ -127,8 +127,8 @@ extension SyncRecordState {
             counterDeltas = out + "}"
         }
         return Columns(
-            fields: CompactJSON.object(fields),
-            fieldStamps: CompactJSON.object(stamps.mapValues(\.description)),
+            fields: WireJSON.object(fields),
+            fieldStamps: WireJSON.object(stamps.mapValues(\.description)),
             counterDeltas: counterDeltas,
             tombstone: tombstone?.description
         )

@@ -75,12 +75,11 @@ struct SyncPage: Sendable {
     let cursor: SyncCursor
     /// Some space has more changes after `cursor`.
     let hasMore: Bool
-    /// Every space the person is a member of, in the order the page reads them.
-    let spaces: [SpaceMembership]
+    /// Every space the person is a member of, in the order the page reads them; a shared one with
+    /// its members, the owner first.
+    let spaces: [SpaceSummary]
     /// The spaces the cursor asked about that the person is no longer a member of.
-    let removed: [SpaceName]
-    /// The members of each shared space in `spaces`, the owner first, by space id.
-    var members: [String: [SpaceDetails.Member]] = [:]
+    let removed: [SpaceRef]
     /// How many records the subscription has still to send after this page, when asked.
     var remaining: Int? = nil
 }

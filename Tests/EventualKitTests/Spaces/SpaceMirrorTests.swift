@@ -29,8 +29,8 @@ struct SpaceMirrorTests {
     func knowSpaces() async throws {
         try await store.writer.write { db in
             try SpaceTable.replace(with: [
-                .init(id: "me", name: "Personal", kind: "personal", role: "owner", owner: "ann"),
-                .init(id: "home", name: "Home", kind: "shared", role: "editor", owner: "bob"),
+                .init(id: "me", name: "Personal", kind: .personal, role: .owner, owner: "ann"),
+                .init(id: "home", name: "Home", kind: .shared, role: .editor, owner: "bob"),
             ], db: db)
         }
     }
@@ -198,7 +198,7 @@ struct SpaceMirrorTests {
         let created = try await spaces.create(name: "  Allotment ")
         // When a page says only the person's own space
         try await store.writer.write { db in
-            try SpaceTable.replace(with: [.init(id: "me", name: "Personal", kind: "personal", role: "owner", owner: nil)], db: db)
+            try SpaceTable.replace(with: [.init(id: "me", name: "Personal", kind: .personal, role: .owner, owner: nil)], db: db)
         }
         // Then Home is gone, the new space (not sent yet) stays, the owner heard before is kept
         #expect(try spaces.list() == [
@@ -246,8 +246,16 @@ struct SpaceMirrorTests {
     }
 
     @Test func aRoleOrKindANewerServerAddsReadsAsTheLeastOne() async throws {
+        let page = #"{"id":"x","name":"X","kind":"club","role":"commenter"}"#
+        let pulled = try JSONDecoder().decode(SpaceSummary.self, from: Data(page.utf8))
+        try await store.writer.write { db in try SpaceTable.replace(with: [pulled], db: db) }
+        let space = try #require(try spaces().list().first)
+        #expect(space.role == .viewer && space.kind == .shared)
+    }
+
+    @Test func aRoleOrKindAnEarlierVersionKeptAsTheServerSpeltItReadsAsTheLeastOne() async throws {
         try await store.writer.write { db in
-            try SpaceTable.replace(with: [.init(id: "x", name: "X", kind: "club", role: "commenter", owner: nil)], db: db)
+            try db.execute(sql: "INSERT INTO eventual_spaces (id, name, kind, role) VALUES ('x', 'X', 'club', 'commenter')")
         }
         let space = try #require(try spaces().list().first)
         #expect(space.role == .viewer && space.kind == .shared)

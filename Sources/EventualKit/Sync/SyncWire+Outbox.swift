@@ -1,0 +1,41 @@
+import EventualAPI
+import Foundation
+
+extension SyncWire {
+    /// `{"changes":[…]}` for a batch of change entries (`openapi.yaml`'s `SyncPushRequest`).
+    ///
+    /// NB: written by hand so that a change goes on the wire as the outbox stored it, spliced after
+    /// its id, collection and record id: the generated client would decode each payload and wrap its
+    /// fields in `OpenAPIObjectContainer`s, then encode them again.
+    static func pushBody(_ batch: [OutboxEntry]) -> Data {
+        var body = Data(#"{"changes":["#.utf8)
+        body.reserveCapacity(batch.reduce(32) { $0 + $1.payload.count + 120 })
+        for (index, entry) in batch.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            body.append(contentsOf: #"{"id":"#.utf8)
+            WireJSON.appendString(entry.id, to: &body)
+            body.append(contentsOf: #","collection":"#.utf8)
+            WireJSON.appendString(entry.operation, to: &body)
+            body.append(contentsOf: #","recordId":"#.utf8)
+            WireJSON.appendString(entry.recordID ?? "", to: &body)
+            if let space = entry.space {
+                // NB: absent for the person's own space: what a device sent before spaces, byte for byte.
+                body.append(contentsOf: #","space":"#.utf8)
+                WireJSON.appendString(space, to: &body)
+            }
+            // NB: the payload is a JSON object written by `ChangePayload`'s encoder: its members follow.
+            body.append(UInt8(ascii: ","))
+            body.append(entry.payload.dropFirst())
+        }
+        body.append(contentsOf: "]}".utf8)
+        return body
+    }
+}
+
+extension SyncWire.PulledRecord {
+    /// The record, with no space when it is in `personalSpace`.
+    func remote(personalSpace: String?) -> RemoteRecord {
+        RemoteRecord(collection: collection, recordID: recordId, fields: fields, deleted: deleted, hlc: hlc,
+                     space: space == personalSpace ? nil : space, changedBy: changedBy)
+    }
+}
