@@ -34,6 +34,18 @@ struct RemoteFailureTests {
         #expect(text.count < 160, "\(text.count) characters: \(text)", sourceLocation: sourceLocation)
     }
 
+    @Test func aServerWhoseAddressIsUnknownIsNamedOnceAndAnEndedSignInSaysWhatToDo() {
+        // A read's own deadline knows no address: "The server", never "The server at the server"
+        #expect(RemoteFailure.from(DeadlineExceeded()).description == "The server took too long to answer")
+        #expect(RemoteFailure.from(DeadlineExceeded(), server: URL(string: "http://127.0.0.1:8080/v1"), timeouts: nil).description
+            == "The server at http://127.0.0.1:8080 took too long to answer")
+        // A 401 is said as what a person does about it, whatever the server's words for developers
+        for words in ["Missing access token: send 'Authorization: Bearer <token>' from POST /auth/login", "sign in again to sync", ""] {
+            let said = RemoteFailure.unauthorized(words).description
+            #expect(said.hasSuffix("sign in again") && !said.contains("Bearer") && !said.contains("to sync"), "\(said)")
+        }
+    }
+
     @Test func aSilentServerIsSaidWithoutTheRequest() async throws {
         try await withSilentServer { silent in
             let (failure, text) = try await registrationFailure(at: silent)

@@ -88,7 +88,9 @@ public final class SignedInDevice: Sendable {
 
     /// The status, with connectivity as the app found it.
     public func status(connectivity: Connectivity) async throws -> DeviceStatus {
-        let lines = try outbox.entries().map(line)
+        // NB: what every start records for itself (SpendiQ's "last visit") is no work of the
+        // person's: listed, it would always wait, as it holds no sign-out back.
+        let lines = try outbox.entries().filter(app.isPersonsWork).map(line)
         await engine.refreshStatus()
         return DeviceStatus(connectivity: connectivity, pending: lines.filter { $0.state == .pending }.count,
                             failed: lines.filter { $0.state == .failed }.count, entries: lines,

@@ -42,7 +42,10 @@ public struct DeviceAccounts: Sendable {
             let user = try created.body.json
             return DeviceAccount(id: user.id, username: user.username, email: user.email)
         case .badRequest(let answer): throw AccountError.invalid(try answer.body.json.message)
-        case .conflict(let answer): throw AccountError.refused(try answer.body.json.message)
+        case .conflict(let answer):
+            let message = try answer.body.json.message
+            // NB: one account serves every app: an email registered from another app is a sign-in, not a refusal.
+            throw message.hasPrefix("email") ? AccountError.emailAlreadyRegistered(email) : AccountError.refused(message)
         case .unprocessableContent(let answer): throw AccountError.refused(try answer.body.json.message)
         case .contentTooLarge(let answer): throw AccountError.refused(try answer.body.json.message)
         case .tooManyRequests(let answer): throw AccountError.refused(try answer.body.json.message)
@@ -289,6 +292,8 @@ public enum AccountError: Error, Equatable, CustomStringConvertible {
     case signInAgain(email: String)
     /// No email was given to confirm, none waits for its code, and nobody is signed in.
     case noEmailToVerify
+    /// The email has an account already (perhaps made in another app: one account serves them all).
+    case emailAlreadyRegistered(String)
 
     /// Runs `body`, throwing an account error in the app's words (`speak`).
     public static func spoken<T>(as speak: (AccountError) -> any Error, _ body: () async throws -> T) async throws -> T {
@@ -311,6 +316,9 @@ public enum AccountError: Error, Equatable, CustomStringConvertible {
         case .otherPersonOnDevice(let username): return "Only \(username) can sign in on this device while it is offline"
         case .notAdmitted: return "The server does not let this account in yet"
         case .signInAgain: return "The server no longer accepts this device's sign-in: sign in again online"
+        case .emailAlreadyRegistered(let email):
+            let apps = EventualApp.all.map(\.title)
+            return "\(email) already has an account, which serves \(apps.dropLast().joined(separator: ", ")) and \(apps.last ?? "") alike: log in with it"
         case .noEmailToVerify: return "Which email? Give it with --email (no registration on this device waits for a code)"
         }
     }

@@ -42,7 +42,9 @@ public enum RemoteFailure: Error, Equatable, CustomStringConvertible {
             if status == 429, message != "HTTP 429" { return message }
             return "The server is busy or failing (HTTP \(status))" + (message == "HTTP \(status)" ? "" : ": \(message)")
         case .rejected(_, let message): return message
-        case .unauthorized(let message): return "Sign in again: \(message)"
+        // NB: the server's words ("Missing access token: send 'Authorization: Bearer …'") are for
+        // developers; whatever ended the sign-in, a person has one thing to do.
+        case .unauthorized: return "The server no longer accepts this device's sign-in (it ended or was signed out): sign in again"
         }
     }
 }
@@ -55,10 +57,10 @@ extension RemoteFailure {
         let cause = rootCause(of: error)
         if let failure = cause as? RemoteFailure { return failure }
         if let status = clientError?.response?.status.code, status >= 400 {
-            return .status(status, message: "The server at \(server) answered HTTP \(status)")
+            return .status(status, message: "\(theServer(server)) answered HTTP \(status)")
         }
         if cause is DecodingError {
-            return .unreachable("The server at \(server) sent an answer this app cannot read")
+            return .unreachable("\(theServer(server)) sent an answer this app cannot read")
         }
         return .unreachable(sentence(for: cause, server: server, timeouts: timeouts))
     }
@@ -94,13 +96,13 @@ extension RemoteFailure {
             switch error {
             case .readTimeout:
                 let wait = timeouts.map { " in \(seconds($0.firstByte))" } ?? " in time"
-                return "The server at \(server) accepted the connection but did not answer\(wait)"
+                return "\(theServer(server)) accepted the connection but did not answer\(wait)"
             case .connectTimeout:
                 return "No connection to \(server)" + (timeouts.map { " within \(seconds($0.connect))" } ?? " in time")
             case .deadlineExceeded, .writeTimeout, .getConnectionFromPoolTimeout:
-                return "The server at \(server) did not finish answering in time"
+                return "\(theServer(server)) did not finish answering in time"
             case .remoteConnectionClosed:
-                return "The server at \(server) closed the connection"
+                return "\(theServer(server)) closed the connection"
             case .tlsHandshakeTimeout:
                 return "No secure connection to \(server) (the TLS handshake timed out)"
             case .cancelled, .requestStreamCancelled:
@@ -112,7 +114,7 @@ extension RemoteFailure {
             }
         }
         if cause is CancellationError { return "The request to \(server) was cancelled" }
-        if cause is DeadlineExceeded { return "The server at \(server) took too long to answer" }
+        if cause is DeadlineExceeded { return "\(theServer(server)) took too long to answer" }
         let text = String(describing: cause).lowercased()
         if text.contains("refused") { return "No connection to \(server) (connection refused)" }
         if ["ssl", "tls", "certificate", "handshake"].contains(where: text.contains) {
@@ -128,6 +130,12 @@ extension RemoteFailure {
     }
 
     /// The server as people typed it: scheme, host and port, never a path or a query.
+    /// "The server at http://…", or "The server" when its address is not known (never "The server
+    /// at the server").
+    private static func theServer(_ name: String) -> String {
+        name == "the server" ? "The server" : "The server at \(name)"
+    }
+
     static func name(_ url: URL?) -> String {
         guard let url, let host = url.host else { return "the server" }
         return "\(url.scheme ?? "http")://" + (host.contains(":") ? "[\(host)]" : host) + (url.port.map { ":\($0)" } ?? "")

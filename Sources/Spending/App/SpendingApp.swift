@@ -36,6 +36,7 @@ extension SpendingError {
         // NB: a 400 refuses what was typed (a short password, a malformed email): a usage mistake, said as a sentence.
         case .invalid(let message): self = .invalidField(message.prefix(1).uppercased() + message.dropFirst())
         case .refused(let message): self = .server(message)
+        case .emailAlreadyRegistered: self = .server(error.description)
         case .offlineTooLong(let days, let waiting, let email): self = .offlineTooLongWithPendingChanges(days: days, count: waiting, email: email)
         case .wipedAfterOfflineAge(let days): self = .wipedAfterOfflineAge(days: days)
         case .otherPersonOnDevice(let username): self = .otherPersonOnDevice(username: username)

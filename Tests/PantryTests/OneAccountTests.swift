@@ -1,0 +1,55 @@
+import EventualKit
+import Foundation
+import Testing
+
+/// One account serves the three apps, and a person is told so in the apps' words: never the
+/// server's raw refusal, never a developer's instructions.
+@Suite("One account for every app, said plainly", .timeLimit(.minutes(3)), .tags(.endToEnd))
+struct OneAccountTests {
+    @Test func anEmailRegisteredInOneAppIsToldToLogInInTheOthers() async throws {
+        try await withLiveServer { live, scratch in
+            // Given a person registered from the pantry
+            let pantry = CommandProcess.pantry(dataDirectory: scratch.folder("pantry"), server: live)
+            let (email, _) = try await pantry.signUp(name: "cook")
+            // When they register again from SpendiQ and SustainU
+            for app in [CommandProcess.spendiq(dataDirectory: scratch.folder("spendiq"), server: live),
+                        CommandProcess("sustainu", dataDirectory: scratch.folder("sustainu"), server: live)] {
+                let again = try await app.run(["register", "--username", "cook_again", "--email", email, "--password-stdin"],
+                                              input: "long-password\n")
+                // Then each says the account exists, serves every app, and how to use it, in one line
+                #expect(again.status != 0, "\(app.name): \(again.stdout)")
+                #expect(again.stderr.contains("\(email) already has an account"), "\(app.name): \(again.stderr)")
+                #expect(again.stderr.contains("Tracking My Pantry") && again.stderr.contains("log in"), "\(app.name): \(again.stderr)")
+                #expect(!again.stderr.contains("email is already registered"), "\(app.name): \(again.stderr)")
+                #expect(again.stderr.split(separator: "\n").count == 1, "\(app.name): \(again.stderr)")
+                // And logging in with the same password works there (SpendiQ first asks for the mailed code)
+                let login = try await app.run(["login", "--email", email, "--password-stdin"], input: "long-password\n")
+                if app.name == "spendiq" {
+                    #expect(login.stderr.contains("verif"), "\(login.stderr)")
+                } else {
+                    #expect(login.status == 0, "\(app.name): \(login.stderr)")
+                }
+            }
+        }
+    }
+
+    @Test func aSignInEndedOnTheServerIsSaidAsSignInAgainNotAsAHeader() async throws {
+        try await withLiveServer { live, scratch in
+            // Given a signed-in pantry with an item waiting
+            let pantry = CommandProcess.pantry(dataDirectory: scratch.folder("pantry"), server: live)
+            _ = try await pantry.signUp(name: "ended")
+            // When its session ends on the server (signed out from elsewhere)
+            let token = try CommandLineSecrecyTests.savedToken(in: pantry.dataDirectory)
+            let link = ServerLink(serverURL: live, timeout: .seconds(10)) { token }
+            _ = try await link.client.logout()
+            #expect(try await pantry.run(["add", "--name", "Tea"]).status == 0)
+            // Then sync says to sign in again, in a person's words, twice over (the token is then locked)
+            for _ in 0..<2 {
+                let sync = try await pantry.run(["sync"])
+                let said = sync.stdout + sync.stderr
+                #expect(said.lowercased().contains("sign in again") || said.contains("pantry login"), "\(said)")
+                #expect(!said.contains("Authorization") && !said.contains("Bearer") && !said.contains("Missing access token"), "\(said)")
+            }
+        }
+    }
+}
