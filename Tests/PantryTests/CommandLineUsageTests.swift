@@ -113,17 +113,22 @@ struct CommandLineUsageTests {
     @Test func controlCharactersInTextAreRefused() async throws {
         try await withLiveServer { server, scratch in
             let (pantry, email) = try await signedInProcess(server, scratch)
-            for arguments in [["add", "--name", "Tea\u{1}"], ["add", "--name", "Tea", "--category", "\u{1B}[31mred"],
-                              ["add", "--name", "Tea\nTime"], ["list", "--where", "Coop\u{7}"], ["search", "tea\u{1B}"],
-                              ["register", "--username", "bob\u{1}", "--email", "bob@example.com", "--password-stdin"]] {
+            // Each is named as a person would name it
+            for (arguments, named) in [(["add", "--name", "Tea\u{1}"], "the control character U+0001"),
+                                       (["add", "--name", "Tea", "--category", "\u{1B}[31mred"], "an escape character"),
+                                       (["add", "--name", "Tea\nTime"], "a line break"), (["add", "--name", "Tea\tTime"], "a tab"),
+                                       (["list", "--where", "Coop\u{7}"], "the control character U+0007"),
+                                       (["search", "tea\u{1B}"], "an escape character"),
+                                       (["register", "--username", "bob\u{1}", "--email", "bob@example.com", "--password-stdin"],
+                                        "the control character U+0001")] {
                 let outcome = try await pantry.run(arguments, input: "long-password\n")
                 #expect(outcome.isOneLineError, "\(arguments): \(outcome.stderr)")
-                #expect(outcome.stderr.contains("control character"), "\(arguments): \(outcome.stderr)")
+                #expect(outcome.stderr.contains("contains \(named): type it without one"), "\(arguments): \(outcome.stderr)")
             }
             // A NUL byte cannot be in an argument, but it can come through standard input
             let nul = try await pantry.run(["login", "--email", email, "--password-stdin"], input: "long-\u{0}password\n")
             #expect(nul.isOneLineError, "\(nul.stderr)")
-            #expect(nul.stderr.contains("control character"))
+            #expect(nul.stderr.contains("contains a NUL byte"), "\(nul.stderr)")
             // And a description may have several lines
             #expect(try await pantry.run(["add", "--name", "Tea", "--description", "Green\nfrom Japan"]).status == 0)
             #expect(try jsonItems(try await pantry.run(["list", "--json"])).count == 1)

@@ -67,7 +67,7 @@ struct StrangerWeekTests {
                 let pantry = CommandProcess.pantry(dataDirectory: scratch.folder(folder), server: server)
                 // When a sync is refused with 401
                 let sync = try await pantry.run(["sync"])
-                #expect(sync.isOneLineError && sync.stderr.contains("Sign in again"), "\(folder): \(sync.stderr)")
+                #expect(sync.isOneLineError && sync.stderr.contains("sign-in (it ended or was signed out): sign in again"), "\(folder): \(sync.stderr)")
                 // Then whoami still names the person, and status says they must sign in again online, never "Not signed in"
                 #expect(try await pantry.run(["whoami"]).stdout.hasPrefix(user.username + " "))
                 let status = try await pantry.run(["status"])
@@ -124,8 +124,8 @@ struct StrangerWeekTests {
             let (pantry, _) = try await signedInProcess(server, scratch)
             let long = String(repeating: "a", count: 10_000)
             let cases: [(arguments: [String], says: String)] = [
-                (["add", "--name", "Tea\tTime"], "control character"),
-                (["add", "--name", "Tea\nTime"], "control character"),
+                (["add", "--name", "Tea\tTime"], "The name contains a tab"),
+                (["add", "--name", "Tea\nTime"], "The name contains a line break"),
                 (["add", "--name", ""], "A name cannot be empty"),
                 (["add", "--name", "   "], "A name cannot be empty"),
                 (["add", "--name", long], "The name is longer than"),

@@ -128,8 +128,8 @@ public struct ItemDetails: Sendable, Equatable {
             guard let value else { continue }
             if value.count > limit { throw .invalidField("The \(field) is longer than \(limit) characters") }
             let allowed: Set<Unicode.Scalar> = field == "description" ? ["\n", "\t"] : []
-            if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && !allowed.contains($0) }) {
-                throw .invalidField("The \(field) contains a control character (such as a NUL byte)")
+            if let character = ControlCharacters.first(in: value, allowing: allowed) {
+                throw .invalidField("The \(field) contains \(character): type it without one")
             }
         }
         if let quantity { try Self.checkQuantity(quantity) }

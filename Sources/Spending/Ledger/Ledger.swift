@@ -440,8 +440,8 @@ public struct Ledger: Sendable {
         let limit = collection.fields[field]?.maxLength ?? .max
         if trimmed.count > limit { throw .invalidField("The \(field) is longer than \(limit) characters") }
         let allowed: Set<Unicode.Scalar> = field == "note" ? ["\n", "\t"] : []
-        if trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && !allowed.contains($0) }) {
-            throw .invalidField("The \(field) contains a control character (such as a NUL byte)")
+        if let character = ControlCharacters.first(in: trimmed, allowing: allowed) {
+            throw .invalidField("The \(field) contains \(character): type it without one")
         }
         return trimmed
     }
