@@ -71,6 +71,11 @@ struct CommandLineTests {
             #expect(try await pantry.run(["sync"]).status == 0)
             let picked = try await pantry.run(["scan", Barcodes.pasta, "--pick", "1"])
             #expect(picked.stdout.contains("Added Penne"))
+            // A pick past the candidates says what there is: one, or none at all (not "pick 1 to 0")
+            let second = try await pantry.run(["scan", Barcodes.pasta, "--pick", "2"])
+            #expect(second.stderr.contains("There is no candidate 2: there is one, --pick 1"), "\(second.stderr)")
+            let none = try await pantry.run(["scan", "2000000000015", "--pick", "1"])
+            #expect(none.isOneLineError && none.stderr.contains("has none for this barcode (add it with --new --name NAME)"), "\(none.stderr)")
             #expect(try await pantry.run(["sync"]).status == 0)
             // Offline: an unknown barcode is one clear line and exit 1
             let unknown = try await pantry.run(["scan", Barcodes.coffee], server: unreachableServer)

@@ -94,6 +94,9 @@ struct StrangerWeekTests {
                 (["add", "--name", "Rice", "--quantity", "1e20"], "'1e20' is not a quantity"),
                 (["add", "--name", "Rice", "--quantity", "0"], "'0' is not a quantity"),
                 (["consume", id, "--quantity", "0.0001"], "'0.0001' is not a quantity"),
+                // NB: kept as typed and shown as 0.002 before: a quantity counts in thousandths.
+                (["add", "--name", "Rice", "--quantity", "0.0015"], "'0.0015' is not a quantity: use a number from 0.001 to 1000000, to 3 decimals at most"),
+                (["consume", id, "--quantity", "1.2345"], "'1.2345' is not a quantity"),
                 (["add", "--name", "Rice", "--quantity", "abc"], "'abc' is not a quantity"),
                 // A negative value is the option's value, refused for what it is
                 (["edit", id, "--expires", "-2d"], "'-2d' is not an expiry"),

@@ -145,6 +145,8 @@ public struct ItemDetails: Sendable, Equatable {
     public static func quantity(typed text: String) throws(PantryError) -> Double {
         guard let quantity = Double(text.trimmingCharacters(in: .whitespaces)) else { throw .invalidQuantity(text) }
         do { try checkQuantity(quantity) } catch { throw .invalidQuantity(text) }
+        // NB: quantities count in thousandths: 0.0015 would be kept as typed and shown as 0.002.
+        guard abs(PantryItem.rounded(quantity) - quantity) <= quantity.ulp * 8 else { throw .invalidQuantity(text) }
         return quantity
     }
 }
