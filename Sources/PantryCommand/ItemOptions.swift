@@ -11,7 +11,7 @@ struct ItemOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "How many (default 1): from 0.001 to 1000000.") var quantity: String?
     @Option(help: "The unit: pcs, g, kg, l, …") var unit: String?
     // NB: `.unconditional` so that `--expires -2d` is refused as an expiry, not as "Missing value".
-    @Option(parsing: .unconditional, help: "Expiry: a date like 2026-12-24, or +5d, +2w, +1m.") var expires: String?
+    @Option(parsing: .unconditional, help: "Expiry: a date like 2026-12-24, today, tomorrow, or +5d, +2w, +1m.") var expires: String?
     @Option(help: "A category, e.g. dairy.") var category: String?
     @Option(name: .customLong("where"), help: "Where it was bought, e.g. \"Coop, Via Roma 1\".") var place: String?
     @Option(help: "Where it was bought as LATITUDE,LONGITUDE, e.g. 44.4949,11.3426.") var at: String?

@@ -18,6 +18,14 @@ struct ParsingTests {
         #expect(try parser.expiry("+5d", now: now).description == "2026-09-26")
         #expect(try parser.expiry("+2w", now: now).description == "2026-10-05")
         #expect(try parser.expiry("+1m", now: now).description == "2026-10-21")
+        // What `list` says of a day, typed back: "tomorrow" was refused before
+        #expect(try parser.expiry("tomorrow", now: now).description == "2026-09-22")
+        #expect(try parser.expiry(" Today ", now: now).description == "2026-09-21")
+        // Past midnight in the person's zone, tomorrow is the day after that zone's today
+        var tokyo = calendar
+        tokyo.timeZone = TimeZone(identifier: "Asia/Tokyo")!
+        #expect(try ExpiryParser(calendar: tokyo).expiry("tomorrow", now: now.addingTimeInterval(12 * 3600)).description == "2026-09-23")
+        #expect(throws: PantryError.invalidExpiry("yesterday")) { try parser.expiry("yesterday", now: now) }
         #expect(throws: PantryError.invalidExpiry("2026-02-30")) { try parser.expiry("2026-02-30", now: now) }
         #expect(throws: PantryError.invalidExpiry("soon")) { try parser.expiry("soon", now: now) }
     }

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Reads what a person types for an expiry (`2026-12-24`, `+5d`, `+2w`, `+1m`) or a window (`3d`, `2w`, `3`).
+/// Reads what a person types for an expiry (`2026-12-24`, `today`, `tomorrow`, `+5d`, `+2w`,
+/// `+1m`) or a window (`3d`, `2w`, `3`).
 public struct ExpiryParser: Sendable {
     public let calendar: Calendar
 
@@ -12,8 +13,14 @@ public struct ExpiryParser: Sendable {
     public func expiry(_ text: String, now: Date = Date()) throws(PantryError) -> Day {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
         if let day = Day(iso: trimmed) { return day }
-        guard trimmed.hasPrefix("+"), let offset = Self.offset(String(trimmed.dropFirst())) else { throw .invalidExpiry(text) }
         let today = Day(date: now, calendar: calendar)
+        // NB: what a person says of a label ("use by tomorrow"), as `RelativeDay` prints it back.
+        switch trimmed {
+        case "today": return today
+        case "tomorrow": return today.adding(days: 1, calendar: calendar)
+        default: break
+        }
+        guard trimmed.hasPrefix("+"), let offset = Self.offset(String(trimmed.dropFirst())) else { throw .invalidExpiry(text) }
         switch offset.unit {
         case .day: return today.adding(days: offset.count, calendar: calendar)
         case .week: return today.adding(days: offset.count * 7, calendar: calendar)
