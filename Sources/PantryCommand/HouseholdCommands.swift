@@ -96,7 +96,7 @@ struct HouseholdInvite: AsyncParsableCommand {
     func run() async throws {
         let pantry = try await global.app().open()
         let who = user.trimmingCharacters(in: .whitespaces)
-        let household = try await pantry.household.invite(who, as: role.role, to: to)
+        let household = try await naming("--to") { try await pantry.household.invite(who, as: role.role, to: to) }
         try await Delivery.send(pantry, done: "Invited \(who) to \(household.name) as \(role.rawValue)",
                                 queued: "Invitation of \(who) to \(household.name) as \(role.rawValue)")
     }
@@ -229,7 +229,7 @@ struct HouseholdRole: AsyncParsableCommand {
     func run() async throws {
         let pantry = try await global.app().open()
         let who = user.trimmingCharacters(in: .whitespaces)
-        let space = try await pantry.household.setRole(role, of: who, in: household)
+        let space = try await naming("--in") { try await pantry.household.setRole(role, of: who, in: household) }
         let done = role == .owner ? "Handed \(space.name) over to \(who); you are an editor of it now" : "Made \(who) \(role.rawValue) of \(space.name)"
         try await Delivery.send(pantry, done: done, queued: "Making \(who) \(role.rawValue) of \(space.name)")
     }
@@ -268,7 +268,7 @@ struct HouseholdRemove: AsyncParsableCommand {
     func run() async throws {
         let pantry = try await global.app().open()
         let who = user.trimmingCharacters(in: .whitespaces)
-        let household = try await pantry.household.remove(who, from: from)
+        let household = try await naming("--from") { try await pantry.household.remove(who, from: from) }
         try await Delivery.send(pantry, done: "Removed \(who) from \(household.name)", queued: "Removal of \(who) from \(household.name)")
     }
 }
@@ -345,5 +345,15 @@ enum Delivery {
     static func sayIfSaved(_ cached: Cached<some Sendable>) {
         guard cached.source == .cache else { return }
         Terminal.say(Terminal.paint("Offline: showing the saved copy from \(RelativeDay.ago(cached.fetchedAt, now: UnixMillis.now())).", .yellow))
+    }
+}
+
+/// Runs a household command's `body`, naming its option (`--to`) when the person is in several
+/// households, said none, and chose none with `pantry household use`.
+func naming<T>(_ option: String, _ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch PantryError.whichHousehold(let count) where count > 1 {
+        throw CLIError("You are in \(count) households: say which with \(option) NAME, or choose one once with pantry household use NAME")
     }
 }

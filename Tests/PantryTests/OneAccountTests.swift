@@ -53,3 +53,21 @@ struct OneAccountTests {
         }
     }
 }
+
+/// With two households and none chosen, a household command says which option names one.
+@Suite("Household commands name their option", .timeLimit(.minutes(3)), .tags(.endToEnd))
+struct HouseholdOptionWordsTests {
+    @Test func twoHouseholdsAndNoneChosenNameTheCommandsOwnOption() async throws {
+        try await withLiveServer { live, scratch in
+            let pantry = CommandProcess.pantry(dataDirectory: scratch.folder("pantry"), server: live)
+            _ = try await pantry.signUp(name: "two")
+            for name in ["Home", "Cabin"] { #expect(try await pantry.run(["household", "create", name]).status == 0) }
+            for (arguments, option) in [(["household", "invite", "bob"], "--to"), (["household", "role", "bob", "viewer"], "--in"),
+                                        (["household", "remove", "bob"], "--from")] {
+                let said = try await pantry.run(arguments)
+                #expect(said.isOneLineError, "\(arguments): \(said.stdout)\(said.stderr)")
+                #expect(said.stderr.contains("You are in 2 households: say which with \(option) NAME"), "\(arguments): \(said.stderr)")
+            }
+        }
+    }
+}
