@@ -68,6 +68,11 @@ struct HouseholdOptionWordsTests {
                 #expect(said.isOneLineError, "\(arguments): \(said.stdout)\(said.stderr)")
                 #expect(said.stderr.contains("You are in 2 households: say which with \(option) NAME"), "\(arguments): \(said.stderr)")
             }
+            // And a household made offline waits in status as a household, the pantry's word, not a "space"
+            let offline = CommandProcess.pantry(dataDirectory: pantry.dataDirectory, server: unreachableServer)
+            #expect(try await offline.run(["household", "create", "Attic"]).status == 0)
+            let status = try await offline.run(["status"])
+            #expect(status.stdout.contains("new household Attic") && !status.stdout.contains("space"), "\(status.stdout)")
         }
     }
 }

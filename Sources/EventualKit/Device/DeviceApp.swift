@@ -25,15 +25,18 @@ public struct DeviceApp: Sendable {
     /// sign-in back (SpendiQ's "last seen" is not).
     public let isPersonsWork: @Sendable (OutboxEntry) -> Bool
     public let policy: AccountPolicy
+    /// What the app calls a space shared with others, in what it says ("household").
+    public let spaceNoun: String
 
     public init(_ registration: EventualApp, version: String, migrations: [LocalMigration],
-                policy: AccountPolicy = AccountPolicy(), isPersonsWork: @escaping @Sendable (OutboxEntry) -> Bool = { _ in true },
+                policy: AccountPolicy = AccountPolicy(), spaceNoun: String = "space", isPersonsWork: @escaping @Sendable (OutboxEntry) -> Bool = { _ in true },
                 recordName: @escaping @Sendable (_ collection: String, _ id: String, LocalStore) throws -> String? = { _, _, _ in nil },
                 summary: @escaping @Sendable (OutboxEntry, LocalStore) throws -> String) {
         self.registration = registration
         self.version = version
         self.migrations = migrations
         self.policy = policy
+        self.spaceNoun = spaceNoun
         self.isPersonsWork = isPersonsWork
         self.recordName = recordName
         self.summary = summary

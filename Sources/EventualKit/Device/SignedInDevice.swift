@@ -105,7 +105,7 @@ public final class SignedInDevice: Sendable {
         if let owners = try owners(ofUpload: entry), let size = AttachmentUpload.summary(of: entry, saying: "\(owners.field) of \(owners.records)") {
             return OutboxLine(entry: entry, summary: size, upload: owners)
         }
-        return OutboxLine(entry: entry, summary: try SpaceCall.summary(of: entry, username: session.username, store: store)
+        return OutboxLine(entry: entry, summary: try SpaceCall.summary(of: entry, username: session.username, noun: app.spaceNoun, store: store)
             ?? AttachmentUpload.summary(of: entry) ?? RecordRefetch.summary(of: entry) ?? app.summary(entry, store))
     }
 

@@ -133,12 +133,13 @@ enum SpaceCall: String, CaseIterable {
     }
 
     /// A space call said for people ("invitation of bob to Home as editor"); nil for another entry.
-    static func summary(of entry: OutboxEntry, username: String, store: LocalStore) throws -> String? {
+    /// `noun`: what the app calls a shared space ("household").
+    static func summary(of entry: OutboxEntry, username: String, noun: String = "space", store: LocalStore) throws -> String? {
         guard entry.kind == .call, let call = SpaceCall(rawValue: entry.operation) else { return nil }
         let space = try entry.space.flatMap { id in try store.reader.read { db in try SpaceTable.space(id, db)?.name } ?? id }
         let decoder = JSONDecoder()
         switch call {
-        case .create: return "new space \(try decoder.decode(Create.self, from: entry.payload).name)"
+        case .create: return "new \(noun) \(try decoder.decode(Create.self, from: entry.payload).name)"
         case .invite:
             let invite = try decoder.decode(Invite.self, from: entry.payload)
             return "invitation of \(invite.invitee) to \(space ?? invite.spaceId) as \(invite.role.rawValue)"

@@ -6,7 +6,7 @@ import GRDB
 extension DeviceApp {
     /// The pantry to the device layer: its tables, and its words for what waits in the outbox.
     static let pantry = DeviceApp(.pantry, version: UserPantry.version, migrations: PantrySchema.migrations,
-                                  recordName: { _, id, store in
+                                  spaceNoun: "household", recordName: { _, id, store in
         try store.reader.read { db in try String.fetchOne(db, sql: "SELECT name FROM pantry_items WHERE id = ?", arguments: [id]) }
             .map { "item \($0)" }
     }) { entry, store in
