@@ -48,7 +48,7 @@ struct Login: AsyncParsableCommand {
             await FirstSyncBar.whileRunning(engine, fetch)
         }
         print(DeviceWords.pantry.signedIn(signIn.pantry.session.username, online: signIn.online,
-                                          note: signIn.pulled > 0 ? "Fetched \(signIn.pulled) change(s) from your other devices." : nil))
+                                          note: signIn.pulled > 0 ? "Fetched \(signIn.pulled) record(s): your other devices' and what is shared with you." : nil))
         if let stopped = signIn.fetchStopped { print(DeviceWords.pantry.fetchStopped(stopped)) }
     }
 }

@@ -48,7 +48,7 @@ struct Login: AsyncParsableCommand {
             await FirstSyncBar.whileRunning(engine, readyNote: "the last 30 days are in", fetch)
         }
         Terminal.say(DeviceWords.spendiq.signedIn(signIn.spending.session.username, online: signIn.online,
-                                                  note: signIn.pulled > 0 ? "Fetched \(signIn.pulled) change(s) from your other devices." : nil))
+                                                  note: signIn.pulled > 0 ? "Fetched \(signIn.pulled) record(s): your other devices' and what is shared with you." : nil))
         if let stopped = signIn.fetchStopped { Terminal.say(DeviceWords.spendiq.fetchStopped(stopped)) }
     }
 }

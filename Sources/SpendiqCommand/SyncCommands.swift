@@ -50,7 +50,7 @@ struct Discard: AsyncParsableCommand {
 }
 
 struct Sync: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Send what waits and fetch your other devices' changes, now.")
+    static let configuration = CommandConfiguration(abstract: "Send what waits and fetch what changed elsewhere (your devices, shared ones), now.")
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
