@@ -72,6 +72,14 @@ public final class DeviceClock: Sendable {
         return wall + offset
     }
 
+    /// A time read from another clock of this device (an app's own, which a test may set to any
+    /// day), moved by the trusted offset of this device's clock when it is off by more than
+    /// `tolerance`: what a device whose clock runs an hour fast stamps a record of now with.
+    public func corrected(_ deviceTime: Int64) -> Int64 {
+        guard let offset = offset(), abs(offset) > Self.tolerance.milliseconds else { return deviceTime }
+        return deviceTime + offset
+    }
+
     /// How far this device's clock is ahead of the server's (negative: behind), in seconds, when
     /// it is off by more than `tolerance`, as known now.
     public func deviceAheadBySeconds() -> Int64? {

@@ -18,7 +18,7 @@ public final class UserSpending: Sendable {
         device = try SignedInDevice(session: session, accounts: app.accounts,
                                     collections: [SpendingSchema.accounts.mirror, SpendingSchema.transactions.mirror, SpendingSchema.limits.mirror],
                                     subscriptions: Self.subscriptions, calls: SpendingCalls.handlers)
-        ledger = Ledger(store: device.store, configuration: app.configuration, spaces: device.spaces)
+        ledger = Ledger(store: device.store, configuration: app.configuration, spaces: device.spaces, serverClock: device.clock)
         location = LocationTracker(store: device.store, clock: app.configuration.clock)
         cache = ReadCache(store: device.store)
     }

@@ -54,14 +54,22 @@ public struct Ledger: Sendable {
     let configuration: SpendingConfiguration
     /// The spaces the person is in, for their role in each; nil for a ledger alone (no one shares with it).
     let spaces: Spaces?
+    /// The engine's clock, which corrects this device's when it is known to be off; nil for a ledger alone.
+    let serverClock: DeviceClock?
 
-    init(store: LocalStore, configuration: SpendingConfiguration, spaces: Spaces? = nil) {
+    init(store: LocalStore, configuration: SpendingConfiguration, spaces: Spaces? = nil, serverClock: DeviceClock? = nil) {
         self.store = store
         self.configuration = configuration
         self.spaces = spaces
+        self.serverClock = serverClock
     }
 
-    var now: Int64 { configuration.clock() }
+    /// Now, as records are stamped with it: by the server's time when this device's clock is
+    /// known to be off (a phone an hour fast records an expense now, not in an hour, for everyone).
+    var now: Int64 {
+        let now = configuration.clock()
+        return serverClock?.corrected(now) ?? now
+    }
     var limits: Limits { Limits(store: store, configuration: configuration) }
 
     // MARK: - Accounts
