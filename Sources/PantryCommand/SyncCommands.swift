@@ -96,7 +96,8 @@ final class ProgressBar: Sendable {
         let width = 30
         let filled = total == 0 ? width : min(width, done * width / total)
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-        FileHandle.standardError.write(Data("\r[\(bar)] \(done)/\(total)".utf8))
+        // NB: labelled as the first sync's bar is ("Fetching"): a bare bar says nothing of what moves.
+        FileHandle.standardError.write(Data("\rSending [\(bar)] \(done)/\(total) waiting change(s)".utf8))
     }
 
     func finish() {

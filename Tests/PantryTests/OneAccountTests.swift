@@ -76,3 +76,19 @@ struct HouseholdOptionWordsTests {
         }
     }
 }
+
+/// The bar `pantry sync` draws on a terminal while many changes go says what it counts.
+@Suite("pantry sync's bar is labelled", .timeLimit(.minutes(3)), .tags(.endToEnd))
+struct SyncBarWordsTests {
+    @Test func theBarSaysItSendsWaitingChanges() async throws {
+        try await withLiveServer { live, scratch in
+            let pantry = CommandProcess.pantry(dataDirectory: scratch.folder("pantry"), server: live)
+            _ = try await pantry.signUp(name: "bar")
+            let offline = CommandProcess.pantry(dataDirectory: pantry.dataDirectory, server: unreachableServer)
+            for index in 1...20 { #expect(try await offline.run(["add", "--name", "Jar \(index)"]).status == 0) }
+            let sync = try await pantry.run(["sync"], onTerminal: true)
+            #expect(sync.status == 0, "\(sync.stderr)")
+            #expect(sync.stdout.contains("Sending [") && sync.stdout.contains("/20 waiting change(s)"), "\(sync.stdout)")
+        }
+    }
+}
