@@ -52,11 +52,17 @@ public struct SyncStateJSON: Encodable, Sendable {
 public struct WatchOptions: ParsableArguments {
     @Flag(help: "Keep the list on screen, printed again when it changes (a sync from another device too), until Ctrl-C.")
     public var watch = false
-    @Option(parsing: .unconditional, help: "With --watch: seconds between syncs, 1 to 3600.") public var every: Int = 5
+    @Option(parsing: .unconditional, help: "With --watch: seconds between syncs, 1 to 3600 (default 5).") public var every: Int?
 
     public init() {}
 
+    /// Seconds between syncs while watching.
+    public var interval: Int { every ?? 5 }
+
     public func validate() throws {
+        guard let every else { return }
+        // NB: silently ignored before: a person who typed it expected a list kept on screen.
+        guard watch else { throw ValidationError("--every is the pace of --watch: add --watch, or leave --every out") }
         if !(1...3600).contains(every) { throw ValidationError("--every must be from 1 to 3600 seconds, not \(every)") }
     }
 
@@ -67,7 +73,7 @@ public struct WatchOptions: ParsableArguments {
     public func run<Value: Sendable>(_ snapshots: AsyncThrowingStream<Value, any Error>, json: Bool,
                                      sync: @escaping @Sendable () async -> Void,
                                      render: @escaping @Sendable (Value) throws -> String) async throws {
-        let every = every
+        let interval = interval
         try await Interruption.untilSignalled {
             var syncing: Task<Void, Never>?
             defer { syncing?.cancel() }
@@ -87,7 +93,7 @@ public struct WatchOptions: ParsableArguments {
                     syncing = Task {
                         while !Task.isCancelled {
                             await sync()
-                            try? await Task.sleep(for: .seconds(every))
+                            try? await Task.sleep(for: .seconds(interval))
                         }
                     }
                 }

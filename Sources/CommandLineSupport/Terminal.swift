@@ -33,6 +33,7 @@ public enum Terminal {
         if code == .success {
             // NB: ArgumentParser wraps help to the terminal's width, but not its usage line.
             print(HelpText.fitted(Root.fullMessage(for: error), width: columns))
+            exitAfterFlushingOutput(name)
             exit(0)
         }
         if code == .failure {
@@ -51,6 +52,21 @@ public enum Terminal {
         let ended = text.hasSuffix(".") || text.hasSuffix("?") || text.hasSuffix("!")
         if !text.isEmpty { Self.error("\(name): " + text + (hint.map { (ended ? " " : ". ") + $0 } ?? "")) }
         exit(code.rawValue)
+    }
+
+    /// Exits 0 once what was printed is written; a failed write (a full disk, `> /dev/full`) is
+    /// said in one line, status 1. With `unlessWritten`, returns instead when all was written.
+    // NB: print() drops a failed write without a word: help printed to a full disk exited 0.
+    // (fflush(nil): strict concurrency checking refuses to name stdio's `stdout`.)
+    public static func exitAfterFlushingOutput(_ name: String, unlessWritten: Bool = false) {
+        if fflush(nil) != 0 {
+            // NB: a reader that stopped reading (`| head`) took what it wanted: not a failure.
+            if errno == EPIPE { exit(0) }
+            let reason = errno == ENOSPC ? "the disk is full" : String(cString: strerror(errno))
+            Self.error("\(name): Cannot write to standard output: \(reason)")
+            exit(ExitCode.failure.rawValue)
+        }
+        if !unlessWritten { exit(0) }
     }
 
     /// An error in one short line for people. Only this project's own errors (and the system's
@@ -222,15 +238,7 @@ private func run<Root: ParsableCommand>(_ root: Root.Type, arguments: [String], 
             Terminal.error("\(name): " + Terminal.message(error))
             exit(ExitCode.validationFailure.rawValue)
         }
-        // NB: print() drops a failed write (a full disk) without a word: said once here, status 1.
-        // (fflush(nil): strict concurrency checking refuses to name stdio's `stdout`.)
-        if fflush(nil) != 0 {
-            // NB: a reader that stopped reading (`| head`) took what it wanted: not a failure.
-            if errno == EPIPE { exit(0) }
-            let reason = errno == ENOSPC ? "the disk is full" : String(cString: strerror(errno))
-            Terminal.error("\(name): Cannot write to standard output: \(reason)")
-            exit(ExitCode.failure.rawValue)
-        }
+        Terminal.exitAfterFlushingOutput(name, unlessWritten: true)
     } catch {
         Terminal.fail(error, root: root)
     }

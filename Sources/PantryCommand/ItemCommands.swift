@@ -33,6 +33,10 @@ struct Photo: AsyncParsableCommand {
     @Argument(help: "The item's 8-character id (pantry list shows it).") var id: String
     @Option(help: "Write the photo to this file (downloading it if this device has none); never over an existing file; - for standard output.") var save: String?
 
+    func validate() throws {
+        if save?.isEmpty == true { throw ValidationError("--save needs a file name, not an empty one (- for standard output)") }
+    }
+
     func run() async throws {
         let pantry = try await global.app().open()
         let (item, photo) = try pantry.items.photo(of: id)

@@ -246,6 +246,10 @@ struct Receipt: AsyncParsableCommand {
     @Argument(help: "The transaction's 8-character id (spendiq list shows it).") var id: String
     @Option(help: "Write the receipt to this file (downloading it if this device has none); never over an existing file; - for standard output.") var save: String?
 
+    func validate() throws {
+        if save?.isEmpty == true { throw ValidationError("--save needs a file name, not an empty one (- for standard output)") }
+    }
+
     func run() async throws {
         let spending = try await global.spending()
         let (transaction, receipt, space) = try spending.ledger.receipt(of: id)

@@ -74,6 +74,9 @@ extension PhotoCommandTests {
             // --save onto a file that is there is refused; standard output on a full disk is one line
             let there = try await ann.pantry.run(["photo", String(id.suffix(8)), "--save", file.path])
             #expect(there.status == 1 && there.stderr.contains("exists already"), "\(there.stderr)")
+            // An empty file name is a usage mistake (it exited 1 before), like a missing one
+            let empty = try await ann.pantry.run(["photo", String(id.suffix(8)), "--save", ""])
+            #expect(empty.status == 64 && empty.stderr.contains("--save needs a file name"), "\(empty.stderr)")
             let full = try await ann.pantry.run(["photo", String(id.suffix(8)), "--save", "-"], stdoutTo: "/dev/full")
             #expect(full.status == 1 && full.stderr.contains("Cannot write to standard output"), "\(full.stderr)")
             #expect(!full.stderr.contains("Fatal error"))

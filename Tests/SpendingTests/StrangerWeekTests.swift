@@ -19,6 +19,11 @@ struct StrangerWeekTests {
                 #expect(full.status == 1 && full.stderr == "spendiq: Cannot write to standard output: the disk is full\n", "\(arguments): \(full.stderr)")
                 #expect(!full.stderr.contains("Fatal error") && !full.stderr.contains(".swift"))
             }
+            // Help too: it exited 0 on a full disk before, as if it had been read
+            for arguments in [["--help"], ["add", "--help"], ["help", "accept"]] {
+                let full = try await device.run(arguments, stdoutTo: "/dev/full")
+                #expect(full.status == 1 && full.stderr == "spendiq: Cannot write to standard output: the disk is full\n", "\(arguments): \(full.stderr)")
+            }
         }
     }
 
