@@ -8,7 +8,7 @@ import Pantry
 struct ItemOptions: ParsableArguments {
     // NB: `.unconditional` so that `--quantity -1` is refused as a quantity, not read as an option.
     // NB: text, so that a refusal echoes what was typed ('1e20', not '1e+20').
-    @Option(parsing: .unconditional, help: "How many (default 1): from 0.001 to 1000000.") var quantity: String?
+    @Option(parsing: .unconditional, help: "How many, from 0.001 to 1000000 (a new item: 1 unless given).") var quantity: String?
     @Option(help: "The unit: pcs, g, kg, l, …") var unit: String?
     // NB: `.unconditional` so that `--expires -2d` is refused as an expiry, not as "Missing value".
     @Option(parsing: .unconditional, help: "Expiry: a date like 2026-12-24, today, tomorrow, or +5d, +2w, +1m.") var expires: String?

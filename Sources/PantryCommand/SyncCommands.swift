@@ -38,7 +38,7 @@ struct Status: AsyncParsableCommand {
 }
 
 struct Retry: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Send a change the server refused again (its ID from pantry status).")
+    static let configuration = CommandConfiguration(abstract: "Send again what the server refused: a vote, a new product, a household call, a photo (its ID from pantry failures; an item's change is settled with pantry settle).")
     @OptionGroup var global: GlobalOptions
     @OptionGroup var entry: RefusedEntryArgument
 

@@ -193,7 +193,7 @@ struct Invitations: AsyncParsableCommand {
 }
 
 struct Accept: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Accept an invitation: its shared accounts arrive with the next sync.")
+    static let configuration = CommandConfiguration(abstract: "Accept an invitation: its shared accounts arrive now when the server answers, else with the next sync.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The invitation's id, as spendiq invitations shows it.") var id: String
 

@@ -28,7 +28,7 @@ struct Status: AsyncParsableCommand {
 }
 
 struct Retry: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Send a change the server refused again (its ID from spendiq status).")
+    static let configuration = CommandConfiguration(abstract: "Send again what the server refused: a share, an invitation's answer, a receipt (its ID from spendiq failures; a record's change is settled with spendiq settle).")
     @OptionGroup var global: GlobalOptions
     @OptionGroup var entry: RefusedEntryArgument
 

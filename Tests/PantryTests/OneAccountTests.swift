@@ -92,3 +92,27 @@ struct SyncBarWordsTests {
         }
     }
 }
+
+/// Help that a week of use found out of date says what the commands do now.
+@Suite("Help says what the commands do now", .timeLimit(.minutes(2)))
+struct HelpTextTests {
+    /// Help as one line of words: it is wrapped to the terminal's width.
+    private func flat(_ text: String) -> String { text.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+
+    @Test func retryEditAndAcceptHelpMatchTheirBehaviour() async throws {
+        let scratch = try ScratchFolder()
+        let pantry = CommandProcess.pantry(dataDirectory: scratch.url, server: unreachableServer)
+        let spendiq = CommandProcess.spendiq(dataDirectory: scratch.url, server: unreachableServer)
+        // retry sends again what is not a record's change; a change is settled
+        let retry = flat(try await pantry.run(["retry", "--help"]).stdout)
+        #expect(retry.contains("pantry failures") && retry.contains("pantry settle") && !retry.contains("pantry status"), "\(retry)")
+        let spendiqRetry = flat(try await spendiq.run(["retry", "--help"]).stdout)
+        #expect(spendiqRetry.contains("spendiq failures") && spendiqRetry.contains("spendiq settle"), "\(spendiqRetry)")
+        // edit keeps a quantity not given: no "default 1"
+        let edit = flat(try await pantry.run(["edit", "--help"]).stdout)
+        #expect(!edit.contains("default 1") && edit.contains("a new item: 1 unless given"), "\(edit)")
+        // accept brings the shared accounts at once when the server answers
+        let accept = flat(try await spendiq.run(["help", "accept"]).stdout)
+        #expect(accept.contains("arrive now when the server answers"), "\(accept)")
+    }
+}
