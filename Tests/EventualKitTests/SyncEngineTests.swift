@@ -334,6 +334,9 @@ struct SyncEngineTests {
             _ = await b.engine.syncNow()
             // Given device b takes 3 offline (stamped first)
             try await b.consume(id, 3)
+            // NB: in the same millisecond the two stamps would be ordered by the devices' random
+            // node ids, not by which came first: the premise holds only a millisecond later.
+            try await Task.sleep(for: .milliseconds(3))
             // and device a then counts the shelf and sets 2, then takes 1 (stamped after)
             try await a.edit(id, quantity: 2)
             try await a.consume(id, 1)

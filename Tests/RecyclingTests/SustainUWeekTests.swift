@@ -42,6 +42,25 @@ struct SustainUWeekTests {
         }
     }
 
+    @Test func aScanSentByItsOwnCommandIsALastSyncNotNever() async throws {
+        try await withLiveServer { server, scratch in
+            try await SharedData.seed(scratch)
+            let setup = Phone(dataDirectory: scratch.folder("setup"), server: server)
+            let (email, _) = try await setup.signUp()
+            // Given a device signed in without a first sync (as an app whose sign-in was cut short)
+            let phone = Phone(dataDirectory: scratch.folder("phone"), server: server)
+            let configuration = RecyclingConfiguration(dataDirectory: phone.dataDirectory, serverURL: server)
+            _ = try await RecyclingApp(configuration: configuration).accounts.signIn(email: email, password: "long-password")
+            #expect(try await phone.run(["status"]).stdout.contains("last sync never"))
+            // When a scan is sent by the command that made it
+            let scan = try await phone.run(["scan", "--barcode", SharedData.pastryBarcode])
+            #expect(scan.status == 0, "\(scan.stderr)")
+            // Then status says it synced then, not "never" (it said never before)
+            let status = try await phone.run(["status"])
+            #expect(status.stdout.contains("last sync just now"), "\(status.stdout)")
+        }
+    }
+
     @Test func aSyncIsRecordedAsTheLastSync() async throws {
         try await withLiveServer { server, scratch in
             try await SharedData.seed(scratch)

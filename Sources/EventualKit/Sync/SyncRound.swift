@@ -71,15 +71,17 @@ struct SyncRound {
         do {
             try await pusher.pushChangesAndSpaceCalls(&report, on: engine)
             try await callRunner.runCalls(&report)
-            if shouldPull {
+            if collections.isEmpty {
                 // NB: an app without synced collections (its data is the server's answers to its
                 // calls) has nothing to pull; the account's other apps' records are not its business.
-                if collections.isEmpty {
+                // Its last sync is a whole round, or one that delivered what waited (a scan sent
+                // by the command that made it is a sync to the person, not "never").
+                if shouldPull || report.sent + report.calls > 0 {
                     let now = UnixMillis.now()
                     try await store.writer.write { db in try EngineSchema.setValue(String(now), for: .lastSyncAt, db) }
-                } else {
-                    try await puller.pull(&report, on: engine)
                 }
+            } else if shouldPull {
+                try await puller.pull(&report, on: engine)
             }
             if configuration.sendsAnalytics, eventsNotBefore.map({ ContinuousClock.now >= $0 }) ?? true {
                 // NB: last: usage events never hold back a person's own changes.
