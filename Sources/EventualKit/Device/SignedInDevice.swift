@@ -25,9 +25,12 @@ public final class SignedInDevice: Sendable {
     public var connectivity: ConnectivityMonitor { engine.connectivity }
     /// The spaces the person shares with others: creating, inviting, joining, leaving.
     public var spaces: Spaces {
-        // NB: a list of invitations or members is worth the link's own deadlines (a refused connection answers at once).
-        Spaces(store: store, username: session.username, client: link.client,
-               patience: configuration.timeouts.connect + configuration.timeouts.firstByte, app: app.name.rawValue)
+        // NB: a first list of invitations or members is worth the link's own deadlines (a refused
+        // connection answers at once); with a copy to show, a command's local budget.
+        let connectivity = self.connectivity
+        return Spaces(store: store, username: session.username, client: link.client,
+                      patience: configuration.timeouts.connect + configuration.timeouts.firstByte,
+                      localBudget: configuration.localCommandSyncBudget, app: app.name.rawValue) { connectivity.foundOffline }
     }
     var app: DeviceApp { accounts.app }
 
@@ -138,7 +141,7 @@ public final class SignedInDevice: Sendable {
             // it silent), so that a dead or silent one costs a moment, not a patience kept for a slow answer.
             guard await connectivity.checkOnce(within: configuration.localCommandSyncBudget) == .online else {
                 var report = SyncReport()
-                report.failure = .unreachable("the server did not answer")
+                report.failure = .unreachable(connectivity.foundSilent ? "The server is not answering" : "No connection to the server")
                 return report
             }
             budget = patience

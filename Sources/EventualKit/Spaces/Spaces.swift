@@ -11,18 +11,38 @@ public struct Spaces: Sendable {
     /// The signed-in person's username.
     public let username: String
     let client: Client
-    /// How long `invitations()` and `members(of:)` wait for the server before they answer from the copy.
+    /// How long `invitations()` and `members(of:)` wait for the server when there is no copy to
+    /// answer from (a first load).
     let patience: Duration
+    /// How long they wait for it when there is a copy: a command's local budget.
+    let localBudget: Duration
+    /// Whether this process found the server silent or unreachable: the copy is then read at once.
+    let foundOffline: @Sendable () -> Bool
     /// The app these spaces are for (`AppName` raw value): a shared space belongs to one app, which
     /// alone lists it, invites to it and files records into it. Nil: every app's.
     let app: String?
 
-    init(store: LocalStore, username: String, client: Client, patience: Duration, app: String? = nil) {
+    init(store: LocalStore, username: String, client: Client, patience: Duration, localBudget: Duration? = nil, app: String? = nil,
+         foundOffline: @escaping @Sendable () -> Bool = { false }) {
         self.store = store
         self.username = username
         self.client = client
         self.patience = patience
+        self.localBudget = localBudget ?? patience
         self.app = app
+        self.foundOffline = foundOffline
+    }
+
+    /// Reads `key` from the server, else from the copy: with a copy, the server gets the local
+    /// budget (a silent one costs a moment, not its first-byte wait) and none at all once this
+    /// process found it silent or unreachable; without one, the patience of a first load.
+    private func networkFirst<Value: Codable & Sendable>(_ key: String, as type: Value.Type,
+                                                         fetch: @escaping @Sendable (String?) async throws -> FetchOutcome)
+        async throws -> Cached<Value> {
+        let cache = ReadCache(store: store)
+        let saved = try cache.peek(key, as: Value.self)
+        if let saved, foundOffline() { return saved }
+        return try await cache.read(key, as: Value.self, policy: .networkFirst(timeout: saved == nil ? patience : localBudget), fetch: fetch)
     }
 
     private var appName: Components.Schemas.AppName? { app.flatMap(Components.Schemas.AppName.init(rawValue:)) }
@@ -210,7 +230,7 @@ public struct Spaces: Sendable {
     public func invitations() async throws -> Cached<SpaceInvitations> {
         let client = self.client
         // NB: ".2": the copy holds `SpaceInvitations`; an earlier copy (a bare list) is not read as one.
-        return try await ReadCache(store: store).read("spaces.invitations.2", as: SpaceInvitations.self, policy: .networkFirst(timeout: patience)) { _ in
+        return try await networkFirst("spaces.invitations.2", as: SpaceInvitations.self) { _ in
             let invitations: SpaceInvitations
             switch try await client.listInvitations(query: .init(app: appName)) {
             case .ok(let answer):
@@ -257,7 +277,7 @@ public struct Spaces: Sendable {
 
     /// Every space with its members: the server's (kept for later), else the last copy.
     private func listing(client: Client, store: LocalStore) async throws -> Cached<[SpaceDetails]> {
-        try await ReadCache(store: store).read("spaces", as: [SpaceDetails].self, policy: .networkFirst(timeout: patience)) { _ in
+        try await networkFirst("spaces", as: [SpaceDetails].self) { _ in
             let spaces: [SpaceDetails]
             switch try await client.listSpaces(query: .init(app: appName)) {
             case .ok(let answer): spaces = try answer.body.json.spaces.map(SpaceDetails.init)
