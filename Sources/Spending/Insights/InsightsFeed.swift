@@ -37,7 +37,9 @@ public struct InsightsFeed: Sendable {
 
     public func insights() async throws -> InsightsResult {
         let client = link.client
-        let timeout = configuration.networkReadTimeout
+        // NB: with a copy to show, a silent server costs the local budget, not the read's 4 s.
+        let hasCopy = (try? cache.peek(Self.cacheKey, as: Page.self)) != nil
+        let timeout = hasCopy ? configuration.localCommandSyncBudget : configuration.networkReadTimeout
         do {
             let page = try await cache.read(Self.cacheKey, as: Page.self, policy: .networkFirst(timeout: timeout)) { _ in
                 let answer: Operations.GetInsights.Output

@@ -83,7 +83,11 @@ public struct OffersFeed: Sendable {
             return try present(saved.value, fetchedAt: saved.fetchedAt, from: position, radius: radius, limit: limit, offline: !online)
         }
         do {
-            let page = try await fetch(position, radius: radius, limit: limit)
+            // NB: with a saved list to show, a silent server costs the local budget, not the read's
+            // 4 s, and nothing once this process found it silent or unreachable.
+            if saved != nil, connectivity.foundOffline { throw RemoteFailure.unreachable("found offline before") }
+            let wait = saved == nil ? configuration.networkReadTimeout : configuration.localCommandSyncBudget
+            let page = try await fetch(position, radius: radius, limit: limit, within: wait)
             connectivity.reportAnswer()
             try cache.put(Self.cacheKey, value: page, fetchedAt: now)
             return try present(page, fetchedAt: now, from: position, radius: radius, limit: limit, offline: false)
@@ -114,12 +118,12 @@ public struct OffersFeed: Sendable {
         }
     }
 
-    private func fetch(_ position: GeoPosition, radius: Int, limit: Int) async throws -> OfferPage {
+    private func fetch(_ position: GeoPosition, radius: Int, limit: Int, within wait: Duration) async throws -> OfferPage {
         let client = link.client
         let near = "\(position.latitude),\(position.longitude)"
         let answer: Operations.GetOffers.Output
         do {
-            answer = try await withTimeLimit(configuration.networkReadTimeout) {
+            answer = try await withTimeLimit(wait) {
                 try await client.getOffers(query: .init(near: near, radius: radius, limit: limit))
             }
         } catch {
