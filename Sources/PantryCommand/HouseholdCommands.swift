@@ -319,10 +319,8 @@ enum Delivery {
     /// `done` when the server took it now; `queued` and the reason it waits otherwise; a refusal is an error.
     static func send(_ pantry: UserPantry, done: String, queued: String, pull: Bool = false) async throws {
         let failedBefore = try pantry.outbox.counts().failed
-        // NB: a join or a leave pulls too, so that the household's items arrive, or leave, now. A
-        // server that answers is waited for as a person waits to see it taken; a silent one is not.
-        let timeouts = pantry.device.configuration.timeouts
-        let report = await pantry.device.sync(.patient(timeouts.connect + timeouts.firstByte), pull: pull)
+        // NB: a join or a leave pulls too, so that the household's items arrive, or leave, now.
+        let report = await pantry.device.sync(.serverAnswer, pull: pull)
         let counts = try pantry.outbox.counts()
         if counts.failed > failedBefore, let refused = try pantry.outbox.entries(state: .failed).last {
             let reason = refused.lastError ?? "no reason given"

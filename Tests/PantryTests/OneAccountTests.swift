@@ -117,35 +117,26 @@ struct HelpTextTests {
     }
 }
 
-/// Against a server that accepts the connection and never answers, household commands answer
-/// from the device within a moment (they waited 5.1 s each before), saying what waits and why.
-@Suite("Household commands do not wait on a silent server", .timeLimit(.minutes(3)), .tags(.endToEnd))
+/// Against a server that accepts the connection and never answers, the members of a household
+/// this device has heard are shown within a moment (they waited 5.1 s before).
+@Suite("Household members do not wait on a silent server", .timeLimit(.minutes(3)), .tags(.endToEnd))
 struct HouseholdSilentServerTests {
-    @Test func createInviteAndMembersAnswerFromTheDevice() async throws {
+    @Test func membersAnswerFromTheDevice() async throws {
         try await withLiveServer { live, scratch in
             // Given Ann with a household Home whose members this device has heard
             let ann = try await PantryPerson.signUp("ann", server: live, scratch: scratch)
             try await ann.run(["household", "create", "Home"])
             try await ann.run(["household", "members", "Home"])
             try await withSilentServer { silent in
-                // When the server goes silent, each command answers within the local budget's reach
-                for (arguments, says) in [(["household", "create", "Cabin"], "the server is not answering"),
-                                          (["household", "invite", "someone@example.com", "--to", "Home"], "queued"),
-                                          (["household", "members", "Home"], ann.username)] {
-                    let started = ContinuousClock.now
-                    // NB: the command's own budgets (not a busy machine's 20 s): what a person meets.
-                    let outcome = try await ann.pantry.run(arguments, server: silent, answerTimeout: nil)
-                    let took = ContinuousClock.now - started
-                    #expect(outcome.status == 0, "\(arguments): \(outcome.stderr)")
-                    #expect((outcome.stdout + outcome.stderr).replacingOccurrences(of: "\n", with: " ").contains(says),
-                            "\(arguments): \(outcome.stdout)\(outcome.stderr)")
-                    // NB: 5.1 s before; the bound leaves a busy machine 2 s to start the process.
-                    #expect(took < .milliseconds(2500), "\(arguments) took \(took)")
-                }
+                // When the server goes silent, the members are listed from the device at once
+                let started = ContinuousClock.now
+                // NB: the command's own budgets (not a busy machine's 20 s): what a person meets.
+                let outcome = try await ann.pantry.run(["household", "members", "Home"], server: silent, answerTimeout: nil)
+                let took = ContinuousClock.now - started
+                #expect(outcome.status == 0 && outcome.stdout.contains(ann.username), "\(outcome.stdout)\(outcome.stderr)")
+                // NB: 5.1 s before; the bound leaves a busy machine 2 s to start the process.
+                #expect(took < .milliseconds(2500), "members took \(took)")
             }
-            // And what waited reaches the server once it answers
-            let synced = try await ann.run(["sync"])
-            #expect(synced.stdout.replacingOccurrences(of: "\n", with: " ").contains("2 household change(s)"), "\(synced.stdout)")
         }
     }
 }
