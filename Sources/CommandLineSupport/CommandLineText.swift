@@ -24,8 +24,4 @@ public enum CommandLineText {
         }
         return line
     }
-
-    public static func hasControlCharacter(_ text: String, allowing allowed: Set<Unicode.Scalar>) -> Bool {
-        text.unicodeScalars.contains { $0.properties.generalCategory == .control && !allowed.contains($0) }
-    }
 }
