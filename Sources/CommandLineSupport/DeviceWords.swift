@@ -18,11 +18,19 @@ public struct DeviceWords: Sendable {
     /// Whether `settle` takes every refused entry (sustainu's scans and visits are calls), not
     /// only a change of a record: the engine retries or discards a refused call, never settles it.
     public let settlesCalls: Bool
+    /// What the app calls one of its records in prose: "item", "record".
+    public let record: String
+    /// A refused change of the person's, said from its summary: "your use of 2 of Eggs", "your
+    /// change to the expense EUR 9.00".
+    public let yourChange: @Sendable (String) -> String
 
-    public init(command: String, entries: String, one: String, many: String,
+    public init(command: String, entries: String, one: String, many: String, record: String = "record",
+                yourChange: @escaping @Sendable (String) -> String = { "your change to the \($0)" },
                 signOutQueued: String = "The server will hear of it when it can be reached.",
                 settleChoices: String = "--keep-mine | --take-theirs | --discard", settlesCalls: Bool = false) {
         self.command = command
+        self.record = record
+        self.yourChange = yourChange
         self.entries = entries
         self.one = one
         self.many = many
@@ -83,7 +91,7 @@ public struct DeviceWords: Sendable {
     /// or refused again (an error: `status` lists it, as `failures` does not list refused calls).
     public func retried(_ what: String, _ outcome: RetryOutcome) throws -> String {
         switch outcome {
-        case .refused(let reason): throw refusedAgain(what, reason: reason, listedBy: "status")
+        case .refused(let reason): throw refusedAgain(what, reason: reason)
         case .waiting: return "The \(what) will be sent again with the next sync."
         case .sent: return "Sent the \(what) again: the server took it."
         }
@@ -261,33 +269,22 @@ public struct DeviceWords: Sendable {
     }
 }
 
-/// An outbox entry in `--json`: every key present, `null` when unknown; `recordKey` names the
-/// key of the record a change is about ("itemId"), for an app that shows it.
+/// An outbox entry in `--json`: every key present, `null` when unknown; `recordId` names the
+/// record a change is about.
 public struct OutboxLineJSON: Encodable {
-    private let line: OutboxLine
-    private let recordKey: String?
+    let id, shortId, state, what: String
+    let attempts: Int
+    /// The server's last refusal or the network's last failure, as `failures` calls it.
+    @JSONNullable var reason: String?
+    @JSONNullable var recordId: String?
 
-    public init(_ line: OutboxLine, recordKey: String? = nil) {
-        self.line = line
-        self.recordKey = recordKey
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Key.self)
-        try container.encode(line.id, forKey: Key("id"))
-        try container.encode(line.shortID, forKey: Key("shortId"))
-        try container.encode(line.state.rawValue, forKey: Key("state"))
-        try container.encode(line.summary, forKey: Key("summary"))
-        try container.encode(line.attempts, forKey: Key("attempts"))
-        try container.encode(line.lastError, forKey: Key("lastError"))
-        if let recordKey { try container.encode(line.recordID, forKey: Key(recordKey)) }
-    }
-
-    private struct Key: CodingKey {
-        let stringValue: String
-        init(_ name: String) { stringValue = name }
-        init?(stringValue: String) { self.stringValue = stringValue }
-        var intValue: Int? { nil }
-        init?(intValue: Int) { nil }
+    public init(_ line: OutboxLine) {
+        id = line.id
+        shortId = line.shortID
+        state = line.state.rawValue
+        what = line.summary
+        attempts = line.attempts
+        reason = line.lastError
+        recordId = line.recordID
     }
 }

@@ -14,10 +14,19 @@ public struct RefusedCalls {
 
     /// The table of them, and how to settle each.
     public func render(command: String) -> String {
+        rendered() + "\nSend each again with `\(command) retry ID`, or drop it with `\(command) discard ID`."
+    }
+
+    /// The same for an app whose `settle` takes calls (SustainU's scans and visits).
+    public func render(settling command: String) -> String {
+        rendered() + "\nSettle each: \(command) settle ID --keep-mine (send it again) or --discard (drop it)."
+    }
+
+    private func rendered() -> String {
         var table = Table("ID", "WHAT", "REASON")
         table.whole = ["ID"]
         table.cutFirst = ["REASON"]
         for line in lines { table.add(line.shortID, line.summary, line.lastError ?? "refused by the server") }
-        return table.render() + "\nSend each again with `\(command) retry ID`, or drop it with `\(command) discard ID`."
+        return table.render()
     }
 }

@@ -6,7 +6,5 @@ import Pantry
 typealias GlobalOptions = SharedOptions<PantryCommand>
 
 extension GlobalOptions {
-    func app() throws -> PantryApp {
-        PantryApp(configuration: try configuration(PantryConfiguration.init))
-    }
+    func app() throws -> PantryApp { try PantryCommand.app(self, creating: true) }
 }

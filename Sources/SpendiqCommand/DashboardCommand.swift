@@ -87,8 +87,9 @@ struct InsightsCommand: AsyncParsableCommand {
                 let kind, message: String; @JSONNullable var transactionId: String?; @JSONNullable var category: String?
                 @JSONNullable var at: String?
             }
-            struct Shape: Encodable { let fresh: Bool; let computedAt: String; let insights: [Item] }
-            print(try Terminal.json(Shape(fresh: result.fresh, computedAt: Timestamp.iso8601(result.computedAt), insights: result.insights.map {
+            // NB: `computedAt` is when the server found them; `fetchedAt` when this device last had them from it.
+            struct Shape: Encodable { let savedCopy: Bool; let fetchedAt: String; let computedAt: String; let insights: [Item] }
+            print(try Terminal.json(Shape(savedCopy: !result.fresh, fetchedAt: Timestamp.iso8601(result.fetchedAt), computedAt: Timestamp.iso8601(result.computedAt), insights: result.insights.map {
                 Item(kind: $0.kind, message: $0.message, transactionId: $0.transactionId, category: $0.category, at: $0.at.map(Timestamp.iso8601))
             })))
             return

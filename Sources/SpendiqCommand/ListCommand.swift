@@ -43,10 +43,10 @@ struct List: AsyncParsableCommand {
         let me = spending.session.username
         if json {
             let rows = transactions.map {
-                TransactionJSON(id: $0.id, account: names[$0.accountId] ?? $0.accountId, kind: $0.kind.rawValue, amountMinor: $0.amountMinor,
+                TransactionJSON(id: $0.id, account: names[$0.accountId], accountId: $0.accountId, kind: $0.kind.rawValue, amountMinor: $0.amountMinor,
                                 currency: $0.currency, category: $0.category, note: $0.note, date: Timestamp.iso8601($0.occurredAt),
-                                toAccount: $0.toAccountId.map { names[$0] ?? $0 }, place: $0.place, automatic: $0.automatic,
-                                space: $0.space.map { spaces[$0] ?? $0 }, recordedBy: $0.changedBy ?? me, receipt: $0.receipt,
+                                toAccount: $0.toAccountId.flatMap { names[$0] }, toAccountId: $0.toAccountId, place: $0.place, automatic: $0.automatic,
+                                space: $0.space.map { spaces[$0] ?? $0 }, changedBy: $0.changedBy ?? me, receipt: $0.receipt,
                                 syncState: SyncStateJSON(states[$0.id] ?? .confirmed))
             }
             return oneLine ? try Terminal.jsonLine(rows) : try Terminal.json(rows)
@@ -63,7 +63,8 @@ struct List: AsyncParsableCommand {
         table.cutFirst = ["NOTE", "CATEGORY"]
         for (transaction, mark) in zip(transactions, marks) {
             let sign = transaction.kind == .expense ? "-" : (transaction.kind == .income ? "+" : "")
-            let account = (names[transaction.accountId] ?? "?") + (transaction.toAccountId.map { " → " + (names[$0] ?? "?") } ?? "")
+            // NB: the other side of a transfer into a shared account may be someone else's account, never on this device.
+            let account = (names[transaction.accountId] ?? "another account") + (transaction.toAccountId.map { " → " + (names[$0] ?? "another account") } ?? "")
             let by = transaction.changedBy.map { $0 == me ? "you" : $0 } ?? "you"
             let cells = [String(transaction.id.suffix(8)), DateText.format(transaction.occurredAt, calendar: calendar), account,
                          sign + transaction.money.description, transaction.category ?? "-",
@@ -77,33 +78,24 @@ struct List: AsyncParsableCommand {
 }
 
 /// A transaction in `--json`: every key always present (null when empty), so a script reading `note` finds it.
+/// An account is named and given by its id: the other side of a transfer into a shared account
+/// may be someone else's account, whose name this device never had (`toAccount` null then).
 struct TransactionJSON: Encodable {
-    let id, account, kind: String; let amountMinor: Int64; let currency: String; let category, note: String?; let date: String
-    let toAccount, place: String?; let automatic: Bool; let space: String?; let recordedBy: String
+    let id: String
+    @JSONNullable var account: String?
+    let accountId, kind: String
+    let amountMinor: Int64
+    let currency: String
+    @JSONNullable var category: String?
+    @JSONNullable var note: String?
+    let date: String
+    @JSONNullable var toAccount: String?
+    @JSONNullable var toAccountId: String?
+    @JSONNullable var place: String?
+    let automatic: Bool
+    @JSONNullable var space: String?
+    let changedBy: String
     /// The receipt's reference (`spendiq receipt ID` shows or saves it); null: none.
-    let receipt: String?
+    @JSONNullable var receipt: String?
     let syncState: SyncStateJSON
-
-    enum CodingKeys: String, CodingKey {
-        case id, account, kind, amountMinor, currency, category, note, date, toAccount, place, automatic, space, recordedBy, receipt, syncState
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(account, forKey: .account)
-        try container.encode(kind, forKey: .kind)
-        try container.encode(amountMinor, forKey: .amountMinor)
-        try container.encode(currency, forKey: .currency)
-        try container.encode(category, forKey: .category)
-        try container.encode(note, forKey: .note)
-        try container.encode(date, forKey: .date)
-        try container.encode(toAccount, forKey: .toAccount)
-        try container.encode(place, forKey: .place)
-        try container.encode(automatic, forKey: .automatic)
-        try container.encode(space, forKey: .space)
-        try container.encode(recordedBy, forKey: .recordedBy)
-        try container.encode(receipt, forKey: .receipt)
-        try container.encode(syncState, forKey: .syncState)
-    }
 }

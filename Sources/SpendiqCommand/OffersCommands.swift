@@ -38,21 +38,21 @@ struct OffersList: AsyncParsableCommand {
                 let id, name, title: String; let distanceMeters: Int; let featured, demo: Bool; let category, recommendationReason: String
             }
             struct Shape: Encodable {
-                let stale: Bool; let fetchedAt: String; let note: String?; let total: Int; let offers: [Item]
+                let savedCopy: Bool; let fetchedAt: String; let note: String?; let total: Int; let offers: [Item]
 
-                enum CodingKeys: String, CodingKey { case stale, fetchedAt, note, total, offers }
+                enum CodingKeys: String, CodingKey { case savedCopy, fetchedAt, note, total, offers }
 
                 // NB: every key always present (null when empty).
                 func encode(to encoder: any Encoder) throws {
                     var container = encoder.container(keyedBy: CodingKeys.self)
-                    try container.encode(stale, forKey: .stale)
+                    try container.encode(savedCopy, forKey: .savedCopy)
                     try container.encode(fetchedAt, forKey: .fetchedAt)
                     try container.encode(note, forKey: .note)
                     try container.encode(total, forKey: .total)
                     try container.encode(offers, forKey: .offers)
                 }
             }
-            print(try Terminal.json(Shape(stale: result.stale, fetchedAt: Timestamp.iso8601(result.fetchedAt), note: result.note, total: result.total, offers: result.offers.map {
+            print(try Terminal.json(Shape(savedCopy: result.stale, fetchedAt: Timestamp.iso8601(result.fetchedAt), note: result.note, total: result.total, offers: result.offers.map {
                 Item(id: $0.id, name: $0.name, title: $0.title, distanceMeters: $0.distanceMeters, featured: $0.featured, demo: $0.demo,
                      category: $0.category, recommendationReason: $0.recommendationReason)
             })))

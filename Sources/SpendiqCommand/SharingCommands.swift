@@ -65,10 +65,10 @@ struct AccountsMembers: AsyncParsableCommand {
         let space = details.value
         if output.json {
             struct Member: Encodable { let username, role, since: String }
-            struct Shape: Encodable { let space, spaceId, role, owner: String; let members: [Member]; let stale: Bool; let fetchedAt: String }
+            struct Shape: Encodable { let space, spaceId, role, owner: String; let members: [Member]; let savedCopy: Bool; let fetchedAt: String }
             print(try Terminal.json(Shape(space: space.name, spaceId: space.id, role: space.role.rawValue, owner: space.owner,
                                           members: space.members.map { Member(username: $0.username, role: $0.role.rawValue, since: Timestamp.iso8601($0.since)) },
-                                          stale: details.source == .cache, fetchedAt: Timestamp.iso8601(details.fetchedAt))))
+                                          savedCopy: details.source == .cache, fetchedAt: Timestamp.iso8601(details.fetchedAt))))
             return
         }
         if details.source == .cache {
@@ -163,8 +163,8 @@ struct Invitations: AsyncParsableCommand {
         let invitations = waiting.value.waiting.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
         if output.json {
             struct Item: Encodable { let id, space, spaceId, invitedBy, role, createdAt: String }
-            struct Shape: Encodable { let stale: Bool; let fetchedAt: String; let invitations: [Item]; let awaitingEmailVerification: Bool }
-            print(try Terminal.json(Shape(stale: waiting.source == .cache, fetchedAt: Timestamp.iso8601(waiting.fetchedAt), invitations: invitations.map {
+            struct Shape: Encodable { let savedCopy: Bool; let fetchedAt: String; let invitations: [Item]; let awaitingEmailVerification: Bool }
+            print(try Terminal.json(Shape(savedCopy: waiting.source == .cache, fetchedAt: Timestamp.iso8601(waiting.fetchedAt), invitations: invitations.map {
                 Item(id: $0.id, space: $0.spaceName, spaceId: $0.spaceID, invitedBy: $0.invitedBy, role: $0.role.rawValue,
                      createdAt: Timestamp.iso8601($0.createdAt))
             }, awaitingEmailVerification: waiting.value.awaitingEmailVerification)))

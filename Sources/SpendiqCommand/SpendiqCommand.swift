@@ -3,15 +3,15 @@ import ArgumentParser
 
 /// `spendiq`: SpendiQ on the command line.
 struct SpendiqCommand: AsyncParsableCommand {
+    typealias SettleOptions = SpendiqSettleOptions
     static let configuration = CommandConfiguration(
         commandName: "spendiq",
         abstract: "SpendiQ: what you spend and receive, a 30-day dashboard, offers near you. Works offline.",
-        subcommands: [
-            Register.self, Verify.self, Login.self, Logout.self, Whoami.self,
+        subcommands: accountCommands + [
             Accounts.self, Add.self, Receipt.self, Transfer.self, List.self, Edit.self, Delete.self,
             DashboardCommand.self, Offers.self, Locate.self, InsightsCommand.self, LimitsCommand.self,
-            Export.self, Import.self, Invitations.self, Accept.self, Decline.self, Status.self, Sync.self, Failures.self, Settle.self, Retry.self, Discard.self,
-        ]
+            Export.self, Import.self, Invitations.self, Accept.self, Decline.self,
+        ] + outboxCommands
     )
 
     // NB: declared here too so that `spendiq --server URL login` works as well as

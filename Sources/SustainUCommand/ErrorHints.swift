@@ -12,7 +12,6 @@ struct ErrorHints: CommandHints {
         case .nothingToScan: "Nothing to scan: give --image PHOTO or --barcode CODE"
         case .invalidLimit(let limit): "A list of points shows 1 to 1000 of them (--limit), not \(limit)"
         case .invalidLeaderboardLimit(let limit): "The leaderboard shows 1 to 100 people (--limit), not \(limit)"
-        case .idTooShort(let id): "\(RecyclingError.quoted(id)) is too short to pick a scan or visit: give the 8 characters `sustainu status` shows"
         default: nil
         }
     }
@@ -26,7 +25,7 @@ struct ErrorHints: CommandHints {
 
     func isMalformedArgument(_ error: RecyclingError) -> Bool {
         switch error {
-        case .invalidPosition, .invalidBarcode, .nothingToScan, .unknownTrashType, .invalidTime, .invalidLimit, .invalidLeaderboardLimit, .invalidAccountDetail, .idTooShort: true
+        case .invalidPosition, .invalidBarcode, .nothingToScan, .unknownTrashType, .invalidTime, .invalidLimit, .invalidLeaderboardLimit: true
         default: false
         }
     }

@@ -48,10 +48,10 @@ struct Points: AsyncParsableCommand {
         let answer = try await recycling.points(near: try parsedNear(), material: try parsedMaterial(), limit: limit)
         if output.json {
             struct Shape: Encodable {
-                let fetchedAt: String, stale: Bool, total: Int
+                let fetchedAt: String, savedCopy: Bool, total: Int
                 let points: [PointJSON]
             }
-            print(try Terminal.json(Shape(fetchedAt: Timestamp.iso8601(answer.fetchedAt), stale: !answer.fresh, total: answer.total,
+            print(try Terminal.json(Shape(fetchedAt: Timestamp.iso8601(answer.fetchedAt), savedCopy: !answer.fresh, total: answer.total,
                                           points: answer.points.map(PointJSON.init))))
         } else {
             if !answer.fresh { print(Terminal.paint("Offline: recycling points saved \(age(answer.fetchedAt))", .yellow)) }

@@ -5,9 +5,14 @@ import Recycling
 
 /// Tells the person once of scans the server classified since they last looked.
 func announceClassified(_ recycling: UserRecycling, json: Bool) async {
-    guard let count = try? await recycling.takeClassifiedWhileAway(), count > 0 else { return }
-    let line = "\(count) scan\(count == 1 ? " was" : "s were") classified while you were away: sustainu scans"
+    guard let line = await classifiedWhileAway(recycling) else { return }
     if json { Terminal.error(line) } else { say(Terminal.paint(line, .green)) }
+}
+
+/// "2 scans were classified while you were away: sustainu scans", once, when any were.
+func classifiedWhileAway(_ recycling: UserRecycling) async -> String? {
+    guard let count = try? await recycling.takeClassifiedWhileAway(), count > 0 else { return nil }
+    return "\(count) scan\(count == 1 ? " was" : "s were") classified while you were away: sustainu scans"
 }
 
 /// "3 min ago", "2 h ago", "5 days ago".

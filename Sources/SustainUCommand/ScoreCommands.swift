@@ -20,12 +20,12 @@ struct ScoreCommand: AsyncParsableCommand {
                 let total: Int64, today: Int, streak: Int, bestStreak: Int, awardedScansToday: Int, dailyCap: Int
                 let days: [DayPoints]
                 let fetchedAt: String
-                let stale: Bool
+                let savedCopy: Bool
             }
             print(try Terminal.json(Shape(total: score.total, today: score.today, streak: score.streak, bestStreak: score.bestStreak,
                                           awardedScansToday: score.awardedScansToday, dailyCap: score.dailyCap, days: score.days,
                                           fetchedAt: Timestamp.iso8601(cached.fetchedAt),
-                                          stale: cached.source == .cache)))
+                                          savedCopy: cached.source == .cache)))
         } else {
             if cached.source == .cache { print(Terminal.paint("Offline: your score as of \(age(cached.fetchedAt))", .yellow)) }
             say("\(score.total) points · today \(score.today) · streak \(score.streak) day\(score.streak == 1 ? "" : "s") (best \(score.bestStreak))")
@@ -52,10 +52,10 @@ struct Leaderboard: AsyncParsableCommand {
         let cached = try await recycling.leaderboard(limit: limit)
         if output.json {
             struct Shape: Encodable {
-                let fetchedAt: String, stale: Bool
+                let fetchedAt: String, savedCopy: Bool
                 let entries: [LeaderboardEntry]
             }
-            print(try Terminal.json(Shape(fetchedAt: Timestamp.iso8601(cached.fetchedAt), stale: cached.source == .cache, entries: cached.value)))
+            print(try Terminal.json(Shape(fetchedAt: Timestamp.iso8601(cached.fetchedAt), savedCopy: cached.source == .cache, entries: cached.value)))
         } else {
             if cached.source == .cache { print(Terminal.paint("Offline: the leaderboard as of \(age(cached.fetchedAt))", .yellow)) }
             var table = Table("#", "USER", "POINTS")
@@ -97,10 +97,10 @@ struct Tips: AsyncParsableCommand {
         if let wanted = try wanted() { tips = tips.filter { $0.trashType == wanted.rawValue } }
         if output.json {
             struct Shape: Encodable {
-                let fetchedAt: String, stale: Bool
+                let fetchedAt: String, savedCopy: Bool
                 let tips: [Tip]
             }
-            print(try Terminal.json(Shape(fetchedAt: Timestamp.iso8601(cached.fetchedAt), stale: cached.source == .cache, tips: tips)))
+            print(try Terminal.json(Shape(fetchedAt: Timestamp.iso8601(cached.fetchedAt), savedCopy: cached.source == .cache, tips: tips)))
         } else {
             if cached.source == .cache { print(Terminal.paint("Offline: tips saved \(age(cached.fetchedAt))", .yellow)) }
             say(tips.map { "\(Terminal.paint($0.trashType, .bold)) → \($0.binLabel)\n  \($0.what)\n  \($0.prepare)" }.joined(separator: "\n\n"))

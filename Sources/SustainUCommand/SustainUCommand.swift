@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 
 /// `sustainu`: SustainU on the command line.
 struct SustainUCommand: AsyncParsableCommand {
@@ -6,12 +7,10 @@ struct SustainUCommand: AsyncParsableCommand {
         commandName: "sustainu",
         abstract: "SustainU: find the nearest recycling point, learn which bin your trash goes in, earn points. Works offline.",
         usage: "sustainu [--server URL] [--data-dir DIR] [--no-analytics] <subcommand>",
-        subcommands: [
-            Register.self, Login.self, Logout.self, Whoami.self,
+        subcommands: accountCommands + [
             Points.self, PointDetails.self, Visit.self, ScanItem.self, Scans.self,
             ScoreCommand.self, Leaderboard.self, Tips.self, Reminders.self,
-            Status.self, Sync.self, Retry.self, Discard.self, Failures.self, Settle.self,
-        ]
+        ] + outboxCommands
     )
 
     // NB: declared here too so that `sustainu --server URL login` works as well as

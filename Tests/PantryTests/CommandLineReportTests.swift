@@ -55,7 +55,7 @@ struct CommandLineReportTests {
             #expect(table.contains { $0.hasPrefix("STATE") && $0.contains("ID") })
             #expect(table.contains { $0.hasPrefix("pending") && $0.contains(String(id.suffix(8))) && $0.contains("item Bread") })
             let entries = try #require(try jsonObject(try await pantry.run(["status", "--json"], server: unreachableServer))["entries"] as? [[String: Any]])
-            #expect(entries.map { $0["itemId"] as? String } == [id])
+            #expect(entries.map { $0["recordId"] as? String } == [id])
         }
     }
 

@@ -41,7 +41,7 @@ struct CommandLineVoteTests {
             #expect(voted.status == 0, "\(voted.stderr)")
             #expect(voted.stdout.contains("your vote waits"))
             let status = try jsonObject(try await pantry.run(["status", "--json"], server: unreachableServer))
-            #expect((status["entries"] as? [[String: Any]])?.map { $0["summary"] as? String } == ["vote +5 on a product of \(Barcodes.coffee)"])
+            #expect((status["entries"] as? [[String: Any]])?.map { $0["what"] as? String } == ["vote +5 on a product of \(Barcodes.coffee)"])
             // Then the sync sends it, replacing the +1 of the purchase
             let synced = try await pantry.run(["sync"])
             #expect(synced.stdout.contains("1 knowledge-base contribution(s)"), "\(synced.stderr)")

@@ -61,7 +61,7 @@ struct HouseholdTests {
             let status = try jsonObject(try await bob.run(["status", "--json"]))
             #expect(status["failed"] as? Int == 1, "\(status)")
             let entries = try #require(status["entries"] as? [[String: Any]])
-            let reason = try #require(entries.first { $0["state"] as? String == "failed" }?["lastError"] as? String, "\(entries)")
+            let reason = try #require(entries.first { $0["state"] as? String == "failed" }?["reason"] as? String, "\(entries)")
             #expect(reason.contains("Home") && reason.contains("viewer"), "\(reason)")
             let text = try await bob.run(["status"])
             #expect(text.stdout.contains("Home") && text.stdout.contains("viewer"), "\(text.stdout)")
@@ -110,7 +110,7 @@ struct HouseholdTests {
             #expect(items.first?["space"] is NSNull)
             let status = try jsonObject(try await bob.run(["status", "--json"]))
             let entries = try #require(status["entries"] as? [[String: Any]])
-            #expect(entries.contains { ($0["lastError"] as? String)?.contains("no longer a member of Home") == true }, "\(entries)")
+            #expect(entries.contains { ($0["reason"] as? String)?.contains("no longer a member of Home") == true }, "\(entries)")
             let households = try await bob.run(["household", "list", "--json"])
             #expect((try households.json() as? [Any])?.isEmpty == true, "\(households.stdout)")
             // And Ann's list still has the rice
@@ -232,7 +232,7 @@ struct HouseholdTests {
             for person in [ann, bob] {
                 let status = try jsonObject(try await person.run(["status", "--json"]))
                 #expect(status["failed"] as? Int == 0, "\(status)")
-                let queued = (status["entries"] as? [[String: Any]] ?? []).compactMap { $0["summary"] as? String }
+                let queued = (status["entries"] as? [[String: Any]] ?? []).compactMap { $0["what"] as? String }
                 #expect(!queued.contains { $0.contains("leaving") || $0.contains("removal") || $0.contains(" made ") }, "\(status)")
             }
         }
@@ -282,10 +282,10 @@ struct HouseholdTests {
             let again = try await bob.pantry.run(["settle", String(beans.suffix(8)), "--keep-mine"])
             #expect(again.isOneLineError && again.stderr.contains("--personal"), "\(again.stderr)")
             let kept = try await bob.run(["settle", String(beans.suffix(8)), "--personal"])
-            #expect(kept.stdout.contains("Kept Beans as your own item"), "\(kept.stdout)")
+            #expect(kept.stdout.contains("Kept item Beans as your own"), "\(kept.stdout)")
             // The jam he changed, kept as his own, is the jam whole: its name, and what he said is left
             let keptJam = try await bob.run(["settle", String(jamEdit.suffix(8)), "--personal"])
-            #expect(keptJam.stdout.contains("Kept Jam as your own item"), "\(keptJam.stdout)")
+            #expect(keptJam.stdout.contains("Kept item Jam as your own"), "\(keptJam.stdout)")
             let synced = try await bob.pantry.run(["sync"])
             #expect(synced.status == 0, "\(synced.stderr)")
             let items = try await bob.items()

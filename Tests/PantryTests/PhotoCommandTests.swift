@@ -120,7 +120,7 @@ extension PhotoCommandTests {
             let listed = try #require(try await ann.run(["failures", "--json"]).json() as? [[String: Any]])
             let refused = try #require(listed.first { $0["kind"] as? String == "call" }, "\(listed)")
             let jamID = try await ann.itemID("Jam")
-            #expect((refused["reason"] as? String)?.isEmpty == false && refused["itemId"] as? String == jamID, "\(refused)")
+            #expect((refused["reason"] as? String)?.isEmpty == false && refused["recordId"] as? String == jamID, "\(refused)")
             // And the items say which has a photo
             let list = try await ann.run(["list"])
             #expect(list.stdout.contains("Jam [photo]") && !list.stdout.contains("Salt [photo]"), "\(list.stdout)")
@@ -178,7 +178,7 @@ extension PhotoCommandTests {
             #expect(failures.stdout.contains("photo of item Jam, 49 KiB"), "\(failures.stdout)")
             let listed = try #require(try await ann.run(["failures", "--json"]).json() as? [[String: Any]])
             let refused = try #require(listed.first { $0["kind"] as? String == "call" }, "\(listed)")
-            #expect(refused["itemId"] as? String == jamID && refused["what"] as? String == "photo of item Jam, 49 KiB", "\(refused)")
+            #expect(refused["recordId"] as? String == jamID && refused["what"] as? String == "photo of item Jam, 49 KiB", "\(refused)")
 
             // When she discards the refused upload, the message says the jam loses its photo
             let discard = try await ann.run(["discard", try #require(refused["shortId"] as? String)])

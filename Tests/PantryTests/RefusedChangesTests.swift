@@ -50,7 +50,7 @@ struct RefusedChangesTests {
             // And retried online, it is refused again at once: said in one line, status 1, still listed
             let refusedAgain = try await pantry.run(["retry", entry])
             #expect(refusedAgain.isOneLineError && refusedAgain.status == 1 && refusedAgain.stderr.contains("again")
-                    && refusedAgain.stderr.contains("`pantry status` lists it"), "\(refusedAgain.stdout) \(refusedAgain.stderr)")
+                    && refusedAgain.stderr.contains("`pantry failures` lists it"), "\(refusedAgain.stdout) \(refusedAgain.stderr)")
             #expect(try jsonObject(try await pantry.run(["status", "--json"]))["failed"] as? Int == 1)
 
             // And once the waiting item is sent, sign-out drops only the refused change, and says so

@@ -44,7 +44,7 @@ struct CommandLineUsageTests {
             let text = try await phone.offline(["points", "--near", "-33.9,151.2"])
             #expect(text.stdout.contains("The 10 nearest of 360 saved points: --limit N shows more"), "\(text.stdout)")
             let shape = try #require(try json(try await phone.offline(["points", "--json"])) as? [String: Any])
-            #expect(shape["total"] as? Int == 360 && shape["stale"] as? Bool == true && shape["fetchedAt"] is String, "\(shape.keys)")
+            #expect(shape["total"] as? Int == 360 && shape["savedCopy"] as? Bool == true && shape["fetchedAt"] is String, "\(shape.keys)")
         }
     }
 

@@ -9,7 +9,7 @@ struct ErrorWordsTests {
         .notSignedIn, .signInAgain(email: "a@example.com"), .needsConnectionForPoints, .needsConnection(what: "tips", reason: "offline"), .noSuchPoint("node/1"),
         .invalidPosition("x"), .invalidBarcode("12"), .nothingToScan, .unreadablePhoto(path: "/tmp/a.jpg", reason: "empty"),
         .photoTooLarge(path: "/tmp/a.jpg", bytes: 5 << 20), .notAPhoto(path: "/tmp/a.txt"), .unknownTrashType("x"), .invalidTime("x"),
-        .invalidLimit(0), .invalidLeaderboardLimit(0), .invalidAccountDetail("the password is too short"), .idTooShort("ab"),
+        .invalidLimit(0), .invalidLeaderboardLimit(0),
     ]
 
     @Test(arguments: errors) func saysNoOptionNorCommand(_ error: RecyclingError) {

@@ -20,7 +20,7 @@ struct RefusedScanTests {
             let entry = try #require((status["entries"] as? [[String: Any]])?.first)
             let id = try #require(entry["shortId"] as? String)
             #expect(status["failed"] as? Int == 1 && entry["state"] as? String == "failed" && id.count == 8)
-            #expect((entry["lastError"] as? String)?.contains("cannot classify photos") == true, "\(entry)")
+            #expect((entry["reason"] as? String)?.contains("cannot classify photos") == true, "\(entry)")
             // and sends the student to failures and settle (with no --take-theirs: a scan has no server version), in 80 columns
             let settle = "see `sustainu failures`, then `sustainu settle ID --keep-mine | --discard`"
             let text = try await phone.run(["status"], columns: 80)
@@ -90,7 +90,7 @@ extension RefusedScanTests {
             let status = try #require(try json(try await phone.run(["status", "--json"])) as? [String: Any])
             #expect(status["pending"] as? Int == 0, "\(status)")
             let entries = try #require(status["entries"] as? [[String: Any]])
-            let scan = try #require(entries.first { ($0["lastError"] as? String)?.contains("Its photo was refused") == true }, "\(entries)")
+            let scan = try #require(entries.first { ($0["reason"] as? String)?.contains("Its photo was refused") == true }, "\(entries)")
             // When the student discards the scan, its refused photo goes with it, and a sync has nothing left to settle
             let discard = try await phone.run(["discard", try #require(scan["shortId"] as? String)])
             #expect(discard.status == 0, "\(discard.stderr)")

@@ -41,7 +41,7 @@ struct CommandLineTests {
             #expect(accounts.first?["name"] as? String == "Cash" && accounts.first?["balanceMinor"] as? Int == -1250)
             #expect(try await device.run(["locate", "43.7394,7.4278"]).status == 0)
             let offers = try #require(try await device.run(["offers", "--json", "--radius", "500"]).json() as? [String: Any])
-            #expect(offers["stale"] as? Bool == false && offers["fetchedAt"] is String)
+            #expect(offers["savedCopy"] as? Bool == false && offers["fetchedAt"] is String)
             let items = try #require(offers["offers"] as? [[String: Any]])
             #expect(!items.isEmpty && items.allSatisfy { ($0["distanceMeters"] as? Int ?? 9999) <= 500 && $0["featured"] is Bool && $0["name"] is String && $0["id"] is String })
         }

@@ -112,7 +112,7 @@ struct SharedAccountWayBackTests {
             #expect(danUnshares.isOneLineError && danUnshares.stderr.contains("spendiq accounts leave Bank"), "\(danUnshares.stderr)")
             for device in [alice, dan] {
                 let status = try #require(try await device.run(["status", "--json"]).json() as? [String: Any])
-                let queued = (status["entries"] as? [[String: Any]] ?? []).compactMap { $0["summary"] as? String }
+                let queued = (status["entries"] as? [[String: Any]] ?? []).compactMap { $0["what"] as? String }
                 #expect(status["failed"] as? Int == 0 && !queued.contains { $0.contains("leaving") || $0.contains("removal") || $0.contains(" made ") },
                         "\(status)")
             }
@@ -222,7 +222,7 @@ struct SharedAccountWayBackTests {
             #expect(refused.status == 1, "\(refused.stdout)\(refused.stderr)")
             let failures = try #require(try await dan.run(["failures", "--json"]).json() as? [[String: Any]])
             let side = try #require(failures.first, "\(failures)")
-            #expect((side["summary"] as? String ?? side["what"] as? String ?? "\(side)").contains("Cash → Joint"), "\(side)")
+            #expect((side["what"] as? String ?? side["what"] as? String ?? "\(side)").contains("Cash → Joint"), "\(side)")
             // Then discarding the refused side takes back the other: no money leaves Cash for nowhere
             #expect(try await dan.run(["settle", String(try #require(side["id"] as? String).suffix(8)), "--discard"]).status == 0)
             #expect(try await Self.balances(dan) == ["Cash": 0, "Joint": 0])

@@ -41,7 +41,7 @@ struct SharedAccountsTests {
     static func changesWaiting(_ device: CommandProcess) async throws -> [[String: Any]] {
         let status = try #require(try await device.run(["status", "--json"]).json() as? [String: Any])
         let entries = try #require(status["entries"] as? [[String: Any]], "\(status)")
-        return entries.filter { ($0["summary"] as? String).map { $0.hasPrefix("transaction ") || $0.hasPrefix("account ") } ?? true }
+        return entries.filter { ($0["what"] as? String).map { $0.hasPrefix("transaction ") || $0.hasPrefix("account ") } ?? true }
     }
 
     static func json(_ device: CommandProcess, _ arguments: [String]) async throws -> [[String: Any]] {
@@ -91,15 +91,15 @@ struct SharedAccountsTests {
             #expect((bobsAccounts.first?["shared"] as? [String: Any])?["with"] as? [String] == [aliceName])
             #expect(bobsAccounts.first?["balanceMinor"] as? Int == -4000)
             let bobsList = try await Self.json(bob, ["list"])
-            #expect(bobsList.count == 1 && bobsList.first?["recordedBy"] as? String == aliceName && bobsList.first?["space"] is String)
+            #expect(bobsList.count == 1 && bobsList.first?["changedBy"] as? String == aliceName && bobsList.first?["space"] is String)
 
             // When Bob records one, Alice sees it with his name, and hers as "you"
             #expect(try await bob.run(["add", "expense", "12", "--account", "Home", "--note", "bread"]).status == 0)
             #expect(try await bob.run(["sync"]).status == 0)
             #expect(try await alice.run(["sync"]).status == 0)
             let alicesList = try await Self.json(alice, ["list"])
-            #expect(Set(alicesList.compactMap { $0["recordedBy"] as? String }) == [aliceName, bobName])
-            #expect(alicesList.first { $0["note"] as? String == "bread" }?["recordedBy"] as? String == bobName)
+            #expect(Set(alicesList.compactMap { $0["changedBy"] as? String }) == [aliceName, bobName])
+            #expect(alicesList.first { $0["note"] as? String == "bread" }?["changedBy"] as? String == bobName)
             let table = try await alice.run(["list"], environment: ["COLUMNS": "80"])
             #expect(table.stdout.split(separator: "\n").allSatisfy { $0.count <= 80 }, "\(table.stdout)")
             #expect(table.stdout.split(separator: "\n").first?.hasSuffix("BY") == true, "\(table.stdout)")

@@ -26,6 +26,8 @@ public struct FailedChange: Sendable, Equatable, Identifiable {
     public let serverRecord: RemoteRecord?
     /// Unix milliseconds when the change was made.
     public let createdAt: Int64
+    /// How many times it was sent.
+    public let attempts: Int
     /// The change made the record on this device (its id was made here): refused, the server never
     /// had it, and discarding it removes the row.
     public let createsRecord: Bool
@@ -73,6 +75,7 @@ public struct FailedChange: Sendable, Equatable, Identifiable {
         code = row["rejection_code"]
         field = row["rejection_field"]
         createdAt = row["created_at"]
+        attempts = row["attempts"] ?? 0
         createsRecord = row["creates_record"]
         if let data = row["server_record"] as Data?, let record = try? JSONDecoder().decode(SyncWire.PulledRecord.self, from: data) {
             // NB: kept as the server sent it: the person's own space by its id, which the rows keep as NULL.

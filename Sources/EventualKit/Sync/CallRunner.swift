@@ -44,6 +44,7 @@ struct CallRunner: Sendable {
             try await store.writer.write { db in try OutboxTable.markFailed(id: entry.id, message: message, db: db) }
             report.rejected += 1
             report.rejectedCalls += 1
+            report.rejectedCallsByOperation[entry.operation, default: 0] += 1
             report.rejections.append((entry.id, message))
             return
         }
@@ -56,6 +57,7 @@ struct CallRunner: Sendable {
                 try await store.writer.write { db in try OutboxTable.markFailed(id: entry.id, message: message, db: db) }
                 report.rejected += 1
                 report.rejectedCalls += 1
+                report.rejectedCallsByOperation[entry.operation, default: 0] += 1
                 report.rejections.append((entry.id, message))
                 return
             }
@@ -70,6 +72,7 @@ struct CallRunner: Sendable {
             if case .rejected(_, let message) = failure {
                 report.rejected += 1
                 report.rejectedCalls += 1
+                report.rejectedCallsByOperation[entry.operation, default: 0] += 1
                 report.rejections.append((entry.id, message))
                 connectivity.reportAnswer()
                 return
@@ -79,5 +82,6 @@ struct CallRunner: Sendable {
         connectivity.reportAnswer()
         try await store.writer.write { db in try OutboxTable.remove(ids: [entry.id], db: db) }
         report.calls += 1
+        report.callsByOperation[entry.operation, default: 0] += 1
     }
 }

@@ -153,6 +153,10 @@ public struct SyncReport: Sendable {
     public var clockAheadBySeconds: Int64?
     /// Queued calls completed.
     public var calls = 0
+    /// Of `calls`, how many of each operation ("attachments.upload": 2), and of `rejectedCalls`
+    /// the same: a command says what went in its own words without diffing the outbox.
+    public var callsByOperation: [String: Int] = [:]
+    public var rejectedCallsByOperation: [String: Int] = [:]
     /// Queued calls that wait on something another device has to do first (`CallDeferred`):
     /// tried again later; the round went on without them.
     public var deferredCalls = 0
@@ -191,6 +195,16 @@ public struct SyncReport: Sendable {
 
     /// Changes the server refused in this round, for good or for the clock.
     public var refused: Int { rejected + clockRefused }
+
+    /// How many calls completed whose operation `matches` ("spaces." prefixes a household's).
+    public func calls(where matches: (String) -> Bool) -> Int {
+        callsByOperation.filter { matches($0.key) }.values.reduce(0, +)
+    }
+
+    /// How many calls the server refused whose operation `matches`.
+    public func rejectedCalls(where matches: (String) -> Bool) -> Int {
+        rejectedCallsByOperation.filter { matches($0.key) }.values.reduce(0, +)
+    }
 
     public init() {}
 }

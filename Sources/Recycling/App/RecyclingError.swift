@@ -21,10 +21,6 @@ public enum RecyclingError: Error, Equatable, CustomStringConvertible {
     case invalidTime(String)
     case invalidLimit(Int)
     case invalidLeaderboardLimit(Int)
-    /// A username, email address or password the server's rules refuse, in its words.
-    case invalidAccountDetail(String)
-    /// An id shorter than the 8 characters `status` shows (too short to pick one safely).
-    case idTooShort(String)
 
     public var description: String {
         switch self {
@@ -49,9 +45,6 @@ public enum RecyclingError: Error, Equatable, CustomStringConvertible {
         case .invalidTime(let text): return "'\(text)' is not a time: use HH:MM like 20:00, or 2026-11-23T20:00"
         case .invalidLimit(let limit): return "A list of points shows 1 to 1000 of them, not \(limit)"
         case .invalidLeaderboardLimit(let limit): return "The leaderboard shows 1 to 100 people, not \(limit)"
-        case .invalidAccountDetail(let rule): return rule.prefix(1).uppercased() + rule.dropFirst()
-        case .idTooShort(let id):
-            return "\(Self.quoted(id)) is too short to pick a scan or visit: give the 8 characters of its id"
         }
     }
 }

@@ -280,10 +280,18 @@ public final class UserRecycling: Sendable {
 
     /// Online or offline, what waits and why.
     public func status() async throws -> RecyclingStatus {
-        let connectivity = await reachable(within: configuration.localCommandSyncBudget)
-        let status = try await device.status(connectivity: connectivity)
-        return RecyclingStatus(device: status, waitingScans: try scans.all().filter { $0.state == .waiting }.count,
-                               pointsSavedAt: try points.meta()?.fetchedAt, packagingEntries: try packaging.count())
+        try status(of: try await deviceStatus())
+    }
+
+    /// The device's status, online or offline as the server answers within the local budget.
+    public func deviceStatus() async throws -> DeviceStatus {
+        try await device.status(connectivity: await reachable(within: configuration.localCommandSyncBudget))
+    }
+
+    /// What SustainU adds to the device's `status`: scans waiting, the saved catalogues.
+    public func status(of device: DeviceStatus) throws -> RecyclingStatus {
+        RecyclingStatus(device: device, waitingScans: try scans.all().filter { $0.state == .waiting }.count,
+                        pointsSavedAt: try points.meta()?.fetchedAt, packagingEntries: try packaging.count())
     }
 
     /// Sends what waits (scans, visits), then refreshes the points and the packaging catalogue.

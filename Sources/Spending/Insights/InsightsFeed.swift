@@ -21,6 +21,8 @@ public struct InsightsResult: Sendable, Equatable {
     public let computedAt: Int64
     /// False when the server could not be reached and the saved findings are shown.
     public let fresh: Bool
+    /// Unix milliseconds when this device last had them from the server.
+    public let fetchedAt: Int64
 }
 
 /// The server's findings, fetched when it can be reached and kept for offline use with their age.
@@ -56,7 +58,8 @@ public struct InsightsFeed: Sendable {
                 case .undocumented(let status, _): throw RemoteFailure.undocumented(status, doing: "Loading insights")
                 }
             }
-            return InsightsResult(insights: page.value.insights, computedAt: page.value.computedAt, fresh: page.source == .network)
+            return InsightsResult(insights: page.value.insights, computedAt: page.value.computedAt, fresh: page.source == .network,
+                                  fetchedAt: page.fetchedAt)
         } catch CacheError.needsConnectionForFirstLoad {
             throw SpendingError.insightsNeedConnection
         } catch let failure as RemoteFailure {
