@@ -4,13 +4,15 @@ import Foundation
 
 /// What the commands say of an attachment (a receipt, a photo), and how they save one to a file.
 public enum AttachmentWords {
-    /// Prepares the file named on the command line, said in one line when it cannot be attached.
-    public static func prepare(_ path: String, with attachments: Attachments) throws -> PreparedAttachment {
-        guard !path.isEmpty else { throw CLIError("Give the path of a photo (JPEG, PNG or HEIC), not an empty one") }
+    /// Prepares the photo named on the command line by `option` (`-`: standard input), checked
+    /// as every app checks one (`CommandFile`), said in one line when it cannot be attached.
+    public static func prepare(_ path: String, option: String, with attachments: Attachments) throws -> PreparedAttachment {
+        let file = try CommandFile.photo(path, option: option)
+        defer { file.remove() }
         do {
-            return try attachments.prepare(fileAt: URL(fileURLWithPath: path))
+            return try attachments.prepare(fileAt: file.url)
         } catch let error as AttachmentError {
-            throw CLIError("\(path): \(error)")
+            throw CLIError("\(file.name): \(error)")
         }
     }
 
@@ -21,7 +23,7 @@ public enum AttachmentWords {
             return "not on this device (--save FILE downloads it)"
         }
         let type = AttachmentContentType.recognise(data).map { "\($0)".uppercased() } ?? "file"
-        let size = AttachmentError.mebibytesText(Int64(data.count))
+        let size = ByteCount.text(Int64(data.count))
         switch state {
         case .waitingToUpload: return "\(type), \(size), on this device, waiting to be uploaded"
         case .uploadRefused(let reason): return "\(type), \(size), on this device; the server refused its upload: \(reason) (see status: retry or discard)"
@@ -68,6 +70,6 @@ public enum AttachmentWords {
             if error.code == .fileWriteFileExists { throw CLIError("\(path) exists already: give another file name") }
             throw FileProblem(error, path: path)
         }
-        return "Saved \(AttachmentError.mebibytesText(Int64(data.count))) to \(path)."
+        return "Saved \(ByteCount.text(Int64(data.count))) to \(path)."
     }
 }

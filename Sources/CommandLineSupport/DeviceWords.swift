@@ -189,7 +189,7 @@ public struct DeviceWords: Sendable {
         if let firstSync = firstSync(status) { lines.append(Terminal.wrap(firstSync, width: Terminal.columns)) }
         if status.attachmentsWaiting.count > 0 {
             let (count, bytes) = status.attachmentsWaiting
-            lines.append("\(count == 1 ? "1 attachment" : "\(count) attachments") (\(AttachmentError.mebibytesText(bytes))) to upload")
+            lines.append("\(count == 1 ? "1 attachment" : "\(count) attachments") (\(ByteCount.text(bytes))) to upload")
         }
         if !status.entries.isEmpty { lines.append(table(status.entries, recordColumn: recordColumn)) }
         if status.failed > 0 { lines.append(Terminal.wrap(refused(in: status), width: Terminal.columns)) }

@@ -1,6 +1,7 @@
 import CommandLineSupport
 import ArgumentParser
 import EventualKit
+import EventualAPI
 import Foundation
 import Pantry
 
@@ -13,16 +14,16 @@ struct Add: AsyncParsableCommand {
     @Option(help: "A longer description.") var description: String?
     @OptionGroup var item: ItemOptions
     @OptionGroup var destination: DestinationOptions
-    @Option(help: "A photo of it (JPEG, PNG or HEIC, at most 20 MiB): kept here, uploaded when online.") var photo: String?
+    @Option(help: "A photo of it (JPEG, PNG or HEIC, at most 20 MiB; - reads standard input): kept here, uploaded when online.") var photo: String?
 
     func run() async throws {
         let pantry = try await global.app().open()
         let space = try destination.space(in: pantry)
-        let picture = try photo.map { try AttachmentWords.prepare($0, with: pantry.attachments) }
+        let picture = try photo.map { try AttachmentWords.prepare($0, option: "--photo", with: pantry.attachments) }
         let added = try await pantry.items.add(try item.details(name: name, description: description), space: space?.id, photo: picture)
         await pantry.device.sync(.localBudget, pull: false)
         print("Added \(added.name) (\(String(added.id.suffix(8))))\(DestinationOptions.to(space))"
-            + (picture.map { " with its photo (\(AttachmentError.mebibytesText($0.size)))" } ?? "") + ".")
+            + (picture.map { " with its photo (\(ByteCount.text($0.size)))" } ?? "") + ".")
     }
 }
 
@@ -178,7 +179,7 @@ struct Edit: AsyncParsableCommand {
     @Option(help: "A new name.") var name: String?
     @Option(help: "A new description.") var description: String?
     @Flag(name: .customLong("no-expiry"), help: "Forget the expiry.") var noExpiry = false
-    @Option(help: "A new photo of it (JPEG, PNG or HEIC, at most 20 MiB): kept here, uploaded when online.") var photo: String?
+    @Option(help: "A new photo of it (JPEG, PNG or HEIC, at most 20 MiB; - reads standard input): kept here, uploaded when online.") var photo: String?
     @OptionGroup var item: ItemOptions
 
     func validate() throws {
@@ -192,10 +193,10 @@ struct Edit: AsyncParsableCommand {
     func run() async throws {
         let pantry = try await global.app().open()
         // NB: the photo is checked and copied in before anything is written: a refusal changes nothing.
-        let picture = try photo.map { try AttachmentWords.prepare($0, with: pantry.attachments) }
+        let picture = try photo.map { try AttachmentWords.prepare($0, option: "--photo", with: pantry.attachments) }
         let edited = try await pantry.items.edit(id, try item.details(name: name, description: description), clearExpiry: noExpiry,
                                                  photo: picture)
         await pantry.device.sync(.localBudget, pull: false)
-        print("Updated \(edited.name)" + (picture.map { " with its new photo (\(AttachmentError.mebibytesText($0.size)))" } ?? "") + ".")
+        print("Updated \(edited.name)" + (picture.map { " with its new photo (\(ByteCount.text($0.size)))" } ?? "") + ".")
     }
 }

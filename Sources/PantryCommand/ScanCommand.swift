@@ -11,7 +11,7 @@ struct Scan: AsyncParsableCommand {
         abstract: "Buy something with a barcode: look it up, pick or create the product, put it in the pantry.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The barcode (EAN-13, EAN-8, UPC-A or GTIN-14).") var barcode: String?
-    @Option(help: "Read the barcode from a photo (JPEG, PNG or PGM).") var image: String?
+    @Option(help: "Read the barcode from a photo (JPEG, PNG or HEIC; - reads standard input).") var image: String?
     // NB: `.unconditional` so that `--pick -1` is refused as a candidate, not as "Missing value".
     @Option(parsing: .unconditional, help: "Pick the N-th candidate (from 1).") var pick: Int?
     @Flag(name: .customLong("downvote-others"), help: "Rate every other candidate -1.") var downvoteOthers = false
@@ -35,13 +35,20 @@ struct Scan: AsyncParsableCommand {
     static let maxPick = 10_000
 
     func run() async throws {
+        // NB: checked as every app checks a photo, before anything opens a connection.
+        let photo = try image.map { try CommandFile.photo($0, option: "--image") }
+        defer { photo?.remove() }
         let app = try global.app()
         let pantry = try await app.open()
         var code = barcode ?? ""
-        if let image {
-            let found = try await BarcodeReader().read(contentsOf: URL(fileURLWithPath: image))
+        if let photo {
+            let found: [String]
+            do { found = try await BarcodeReader().read(contentsOf: photo.url) } catch let error as ScanError {
+                // NB: named as the person gave it (standard input has no path of theirs).
+                throw CLIError(error.description.replacingOccurrences(of: photo.url.path, with: photo.name))
+            }
             code = found[0]
-            print("Read \(code) from \(image).")
+            print("Read \(code) from \(photo.name).")
         }
         let details = try item.details()
         let space = try destination.space(in: pantry)

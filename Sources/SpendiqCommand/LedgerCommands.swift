@@ -169,7 +169,7 @@ struct Add: AsyncParsableCommand {
     @Argument(help: "expense or income.") var kind: Kind
     @Argument(help: "The amount, e.g. 12.50 (with at most the currency's decimals).") var amount: String
     @OptionGroup var options: TransactionOptions
-    @Option(help: "A photo of the receipt (JPEG, PNG or HEIC, at most 20 MiB): kept here, uploaded when online.") var receipt: String?
+    @Option(help: "A photo of the receipt (JPEG, PNG or HEIC, at most 20 MiB; - reads standard input): kept here, uploaded when online.") var receipt: String?
 
     func validate() throws {
         try usageCheck { if options.account == nil { throw CLIError("Which account? Give --account NAME") } }
@@ -178,11 +178,11 @@ struct Add: AsyncParsableCommand {
     func run() async throws {
         let details = try options.details(amount: amount)
         let spending = try await global.spending()
-        let photo = try receipt.map { try AttachmentWords.prepare($0, with: spending.attachments) }
+        let photo = try receipt.map { try AttachmentWords.prepare($0, option: "--receipt", with: spending.attachments) }
         let recorded = try await spending.record(kind == .expense ? .expense : .income, details, receipt: photo)
         let transaction = recorded.transaction
         Terminal.say("Recorded \(kind.rawValue) \(transaction.money) on \(transaction.category ?? "other") (\(transaction.id.suffix(8)))"
-            + (photo.map { " with its receipt (\(AttachmentError.mebibytesText($0.size)))" } ?? "") + ".")
+            + (photo.map { " with its receipt (\(ByteCount.text($0.size)))" } ?? "") + ".")
         await finish(spending, warnings: recorded.warnings)
     }
 }
@@ -212,16 +212,16 @@ struct Edit: AsyncParsableCommand {
     @Argument(help: "The transaction's id, as listed.") var id: String
     @Option(parsing: .unconditional, help: "A new amount.") var amount: String?
     @OptionGroup var options: TransactionOptions
-    @Option(help: "A new photo of the receipt (JPEG, PNG or HEIC, at most 20 MiB): kept here, uploaded when online.") var receipt: String?
+    @Option(help: "A new photo of the receipt (JPEG, PNG or HEIC, at most 20 MiB; - reads standard input): kept here, uploaded when online.") var receipt: String?
 
     func run() async throws {
         let details = try options.details(amount: amount)
         let spending = try await global.spending()
         // NB: the photo is checked and copied in before anything is written: a refusal changes nothing.
-        let photo = try receipt.map { try AttachmentWords.prepare($0, with: spending.attachments) }
+        let photo = try receipt.map { try AttachmentWords.prepare($0, option: "--receipt", with: spending.attachments) }
         let recorded = try await spending.ledger.edit(id, details, receipt: photo)
         Terminal.say("Changed \(recorded.transaction.id.suffix(8)): \(recorded.transaction.money) on \(recorded.transaction.category ?? "other")"
-                     + (photo.map { ", with its new receipt (\(AttachmentError.mebibytesText($0.size)))" } ?? "") + ".")
+                     + (photo.map { ", with its new receipt (\(ByteCount.text($0.size)))" } ?? "") + ".")
         await finish(spending, warnings: recorded.warnings)
     }
 }

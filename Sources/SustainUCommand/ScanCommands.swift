@@ -30,7 +30,6 @@ struct ScanItem: AsyncParsableCommand {
     func validate() throws {
         try usageCheck {
             if image == nil && barcode == nil { throw RecyclingError.nothingToScan }
-            if image?.isEmpty == true { throw CLIError("--image needs a photo's path, or - for standard input") }
             if let barcode, (try? GTIN(barcode)) == nil { throw RecyclingError.invalidBarcode(typedBarcode ?? barcode) }
             _ = try at.map(Position.parse)
             if let point, point.trimmingCharacters(in: .whitespaces).isEmpty { throw CLIError("--point needs a point's id, as `sustainu points` lists them") }
@@ -38,32 +37,20 @@ struct ScanItem: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // NB: checked as every app checks a photo, before anything opens a connection.
+        let photo = try image.map { try CommandFile.photo($0, option: "--image") }
+        defer { photo?.remove() }
         let recycling = try await global.open()
-        var image = self.image
-        var piped: URL?
-        if image == "-" {
-            // NB: the photo is copied into the app's folder anyway; a file of its own lets the
-            // barcode reader and the copy read it like any other.
-            let data = FileHandle.standardInput.readDataToEndOfFile()
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("sustainu-\(UUID().uuidString).photo")
-            try data.write(to: file)
-            piped = file
-            image = file.path
-        }
-        defer { if let piped { try? FileManager.default.removeItem(at: piped) } }
         var code = barcode
-        if code == nil, let image {
+        if code == nil, let photo {
             // NB: a packaged product's barcode in the photo lets the device answer offline.
-            code = (try? await BarcodeReader().read(contentsOf: URL(fileURLWithPath: image)))?.first { (try? GTIN($0)) != nil }
+            code = (try? await BarcodeReader().read(contentsOf: photo.url))?.first { (try? GTIN($0)) != nil }
         }
         let outcome: ScanOutcome
         do {
-            outcome = try await recycling.scan(photo: image.map { URL(fileURLWithPath: $0) }, barcode: code,
-                                               at: try at.map(Position.parse), pointID: point)
-        } catch let error as RecyclingError where piped != nil {
-            // NB: the person gave no file: name what they gave.
-            let text = Terminal.message(error).replacingOccurrences(of: piped!.path, with: "the photo on standard input")
-            throw CLIError(text.prefix(1).uppercased() + text.dropFirst())
+            outcome = try await recycling.scan(photo: photo?.url, barcode: code, at: try at.map(Position.parse), pointID: point)
+        } catch RecyclingError.photo(_, let problem) where photo != nil {
+            throw CLIError("\(photo!.name): \(problem)")
         }
         let scan = outcome.scan
         if output.json {

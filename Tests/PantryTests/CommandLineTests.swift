@@ -103,18 +103,26 @@ struct CommandLineTests {
     @Test func scanReadsTheBarcodeFromAPhoto() async throws {
         try await withLiveServer { server, scratch in
             let pantry = try await signedIn(server, scratch)
-            let photo = scratch.url.appendingPathComponent("label.pgm")
-            try EAN13Drawing.pgm(Barcodes.milk).write(to: photo)
-            let scanned = try await pantry.run(["scan", "--image", photo.path, "--new", "--name", "Milk"])
+            // A photo on standard input (`-`, as sustainu scan --image takes one) is read and named as such
+            let pgm = scratch.url.appendingPathComponent("label.pgm")
+            try EAN13Drawing.pgm(Barcodes.milk).write(to: pgm)
+            let photo = scratch.url.appendingPathComponent("label.jpg")
+            try GreyImage(contentsOf: pgm).jpeg(quality: 85).write(to: photo)
+            let scanned = try await pantry.run(["scan", "--image", "-", "--new", "--name", "Milk"], stdinFrom: photo.path)
             #expect(scanned.status == 0, "\(scanned.stderr)")
-            #expect(scanned.stdout.contains("Read \(Barcodes.milk)"))
+            #expect(scanned.stdout.contains("Read \(Barcodes.milk) from the photo on standard input."), "\(scanned.stdout)")
             #expect(try items(try await pantry.run(["list", "--json"])).first?["barcode"] as? String == Barcodes.milk)
-            let blank = scratch.url.appendingPathComponent("blank.pgm")
-            try EAN13Drawing.blank().write(to: blank)
+            let blank = scratch.url.appendingPathComponent("blank.jpg")
+            let blankPGM = scratch.url.appendingPathComponent("blank.pgm")
+            try EAN13Drawing.blank().write(to: blankPGM)
+            try GreyImage(contentsOf: blankPGM).jpeg(quality: 85).write(to: blank)
             let nothing = try await pantry.run(["scan", "--image", blank.path, "--pick", "1"])
             #expect(nothing.status == 1)
-            #expect(nothing.stderr.hasPrefix("pantry: No barcode found in"))
+            #expect(nothing.stderr.hasPrefix("pantry: No barcode found in \(blank.path):"), "\(nothing.stderr)")
             #expect(nothing.stderr.split(separator: "\n").count == 1)
+            // A PGM is no photo a phone takes: refused as every app refuses it, before any lookup
+            let refused = try await pantry.run(["scan", "--image", pgm.path, "--pick", "1"])
+            #expect(refused.isOneLineError && refused.stderr == "pantry: \(pgm.path): it is not a JPEG, PNG or HEIC photo\n", "\(refused.stderr)")
         }
     }
 

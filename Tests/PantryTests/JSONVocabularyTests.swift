@@ -16,18 +16,8 @@ struct JSONVocabularyTests {
 
     @Test func theThreeAppsSayOneIdeaWithOneKey() async throws {
         try await withLiveServer { server, scratch in
-            // Given one account signed in to the three apps (spendiq's sign-up confirms the email)
-            let spendiq = CommandProcess.spendiq(dataDirectory: scratch.folder("spendiq"), server: server)
-            let pantry = CommandProcess.pantry(dataDirectory: scratch.folder("pantry"), server: server)
-            let sustainu = CommandProcess("sustainu", dataDirectory: scratch.folder("sustainu"), server: server)
-            let (email, username) = try await spendiq.signUp(name: "vocab") { email in
-                let verified = try await spendiq.run(["verify", try mailedCode(scratch, to: email)])
-                #expect(verified.status == 0, "\(verified.stderr)")
-            }
-            for app in [pantry, sustainu] {
-                let login = try await app.run(["login", "--email", email, "--password-stdin"], input: "long-password\n")
-                #expect(login.status == 0 && login.stdout.contains("Signed in as \(username)."), "\(app.name): \(login.stderr)")
-            }
+            // Given one account signed in to the three apps
+            let (pantry, spendiq, sustainu, email, username) = try await Self.signedInToThreeApps(server, scratch)
             let apps = [pantry, spendiq, sustainu]
 
             // And something of each waiting on its device, written in a basement
@@ -69,6 +59,23 @@ struct JSONVocabularyTests {
             let used = printed.values.reduce(into: Set<String>()) { keys, value in Self.collectKeys(value, into: &keys) }
             #expect(used.isDisjoint(with: Self.retired), "\(used.intersection(Self.retired))")
         }
+    }
+
+    /// One account signed in to `pantry`, `spendiq` and `sustainu` (spendiq's sign-up confirms the email).
+    static func signedInToThreeApps(_ server: URL, _ scratch: ScratchFolder) async throws
+        -> (pantry: CommandProcess, spendiq: CommandProcess, sustainu: CommandProcess, email: String, username: String) {
+        let spendiq = CommandProcess.spendiq(dataDirectory: scratch.folder("spendiq"), server: server)
+        let pantry = CommandProcess.pantry(dataDirectory: scratch.folder("pantry"), server: server)
+        let sustainu = CommandProcess("sustainu", dataDirectory: scratch.folder("sustainu"), server: server)
+        let (email, username) = try await spendiq.signUp(name: "three") { email in
+            let verified = try await spendiq.run(["verify", try mailedCode(scratch, to: email)])
+            #expect(verified.status == 0, "\(verified.stderr)")
+        }
+        for app in [pantry, sustainu] {
+            let login = try await app.run(["login", "--email", email, "--password-stdin"], input: "long-password\n")
+            #expect(login.status == 0 && login.stdout.contains("Signed in as \(username)."), "\(app.name): \(login.stderr)")
+        }
+        return (pantry, spendiq, sustainu, email, username)
     }
 
     /// Every key of every object in a JSON value.

@@ -84,7 +84,7 @@ struct CommandLineUsageTests {
             #expect(try #require(try json(try await phone.offline(["scans", "--json"])) as? [Any]).isEmpty)
             // And a photo piped in is read from standard input, and named so when it is none
             let piped = try await phone.offline(["scan", "--image", "-"], input: "not a photo\n")
-            #expect(piped.isOneLineError && piped.stderr.contains("The photo on standard input is not a JPEG, PNG or HEIC photo"), "\(piped.stderr)")
+            #expect(piped.isOneLineError && piped.stderr.contains("the photo on standard input: it is not a JPEG, PNG or HEIC photo"), "\(piped.stderr)")
         }
     }
 }

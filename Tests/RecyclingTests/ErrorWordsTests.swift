@@ -7,8 +7,8 @@ import Testing
 struct ErrorWordsTests {
     static let errors: [RecyclingError] = [
         .notSignedIn, .signInAgain(email: "a@example.com"), .needsConnectionForPoints, .needsConnection(what: "tips", reason: "offline"), .noSuchPoint("node/1"),
-        .invalidPosition("x"), .invalidBarcode("12"), .nothingToScan, .unreadablePhoto(path: "/tmp/a.jpg", reason: "empty"),
-        .photoTooLarge(path: "/tmp/a.jpg", bytes: 5 << 20), .notAPhoto(path: "/tmp/a.txt"), .unknownTrashType("x"), .invalidTime("x"),
+        .invalidPosition("x"), .invalidBarcode("12"), .nothingToScan, .photo(path: "/tmp/a.jpg", problem: .empty),
+        .photo(path: "/tmp/a.jpg", problem: .tooLarge(bytes: 21 << 20)), .photo(path: "/tmp/a.txt", problem: .notAnImage), .unknownTrashType("x"), .invalidTime("x"),
         .invalidLimit(0), .invalidLeaderboardLimit(0),
     ]
 
@@ -17,9 +17,11 @@ struct ErrorWordsTests {
         #expect(!text.contains("--") && !text.contains("`") && !text.contains("sustainu "), "\(text)")
     }
 
+    /// A photo too large is said as every app says an attachment too large: its path once, and a
+    /// tenth of a MiB rounded up (never "20.0 MiB; at most 20.0 MiB").
     @Test func aPhotoTooLargeIsSaidToATenthOfAMiBAboveTheLimit() {
-        #expect(RecyclingError.photoTooLarge(path: "a.jpg", bytes: 5_001_000).description.contains("a.jpg is 4.8 MiB; the most"))
-        #expect(RecyclingError.photoTooLarge(path: "a.jpg", bytes: (4 << 20) + 1).description.contains("a.jpg is 4.1 MiB; the most"))
-        #expect(RecyclingError.photoTooLarge(path: "a.jpg", bytes: 5 << 20).description.contains("a.jpg is 5.0 MiB; the most"))
+        #expect(RecyclingError.photo(path: "a.jpg", problem: .tooLarge(bytes: (20 << 20) + 1)).description
+                == "a.jpg: the file is 20.1 MiB; an attachment is at most 20.0 MiB")
+        #expect(RecyclingError.photo(path: "a.jpg", problem: .tooLarge(bytes: 25 << 20)).description.hasPrefix("a.jpg: the file is 25.0 MiB;"))
     }
 }

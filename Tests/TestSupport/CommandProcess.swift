@@ -63,6 +63,13 @@ public struct CommandProcess: Sendable {
         return CommandOutcome(command: name, status: outcome.status, stdout: outcome.stdout, stderr: outcome.stderr)
     }
 
+    /// Runs `NAME ARGUMENTS` with the file at `path` on its standard input (a photo piped in).
+    public func run(_ arguments: [String], stdinFrom path: String, server: URL? = nil) async throws -> CommandOutcome {
+        let outcome = try await BuiltExecutable.run("/bin/sh", ["-c", "exec \"$0\" \"$@\" < \"$TEST_STDIN\"", BuiltExecutable.path(name)] + arguments,
+                                                    environment: runEnvironment(server, 20, ["TEST_STDIN": path]))
+        return CommandOutcome(command: name, status: outcome.status, stdout: outcome.stdout, stderr: outcome.stderr)
+    }
+
     /// Registers a fresh person (`NAME_SUFFIX`, `NAME.SUFFIX@example.com`, password `long-password`)
     /// and signs them in online; `beforeLogin` runs in between (a verification, say).
     public func signUp(name person: String = "user",

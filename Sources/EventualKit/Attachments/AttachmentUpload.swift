@@ -44,7 +44,7 @@ enum AttachmentUpload {
     static func summary(of entry: OutboxEntry, saying what: String = "attachment") -> String? {
         guard let upload = payload(of: entry) else { return nil }
         guard let size = upload.size else { return "\(what), copied from where it was" }
-        return "\(what), \(AttachmentError.mebibytesText(size))"
+        return "\(what), \(ByteCount.text(size))"
     }
 
     /// What an upload entry carries; nil for another entry.

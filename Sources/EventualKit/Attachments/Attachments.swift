@@ -179,11 +179,12 @@ public enum AttachmentError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .unreadable(let path): return "cannot read '\(path)'"
-        case .notAFile(let path): return "'\(path)' is not a file"
+        // NB: said after the path ("photo.jpg: there is no such file…"): never the path twice.
+        case .unreadable: return "there is no such file, or it cannot be read"
+        case .notAFile: return "it is not a file (a folder, a pipe or a device)"
         case .empty: return "the file is empty"
         case .tooLarge(let bytes):
-            return "the file is \(Self.mebibytes(bytes)); an attachment is at most \(Self.mebibytes(Attachments.maxBytes))"
+            return "the file is \(ByteCount.text(bytes)); an attachment is at most \(ByteCount.text(Attachments.maxBytes))"
         case .notAnImage: return AttachmentContentType.refusal
         case .cannotStore(let reason): return "cannot keep the file on this device: \(reason)"
         case .notUploadedYet: return "not uploaded yet: the device that attached it has not sent it; try again after it syncs"
@@ -191,16 +192,6 @@ public enum AttachmentError: Error, Equatable, CustomStringConvertible {
         }
     }
 
-    /// "4.8 MiB" for a person; below 1 MiB, "293 KiB" (rounded up).
-    public static func mebibytesText(_ bytes: Int64) -> String {
-        bytes < 1_048_576 ? "\(max(1, (bytes + 1023) / 1024)) KiB" : mebibytes(bytes)
-    }
-
-    /// "4.8 MiB", rounded up past the limit so that a file over it never reads as equal to it.
-    static func mebibytes(_ bytes: Int64) -> String {
-        let tenths = (bytes * 10 + 1_048_575) / 1_048_576
-        return "\(tenths / 10).\(tenths % 10) MiB"
-    }
 }
 
 extension LocalTransaction {

@@ -306,8 +306,8 @@ struct AttachmentStore: Sendable {
         if ownerID != userID {
             let ownerStores = try await storedBytes(of: ownerID, on: sql)
             guard Self.fits(ownerStores, size, within: byteQuota) else {
-                throw Refusal.quotaExceeded("Quota reached: the owner of this space stores \(StorageUsage.megabytes(ownerStores)),"
-                    + " at most \(StorageUsage.megabytes(byteQuota)) are allowed, and this attachment is \(StorageUsage.megabytes(size))." + advice)
+                throw Refusal.quotaExceeded("Quota reached: the owner of this space stores \(ByteCount.text(ownerStores)),"
+                    + " at most \(ByteCount.text(byteQuota)) are allowed, and this attachment is \(ByteCount.text(size))." + advice)
             }
         }
         let stored = try await storedBytes(of: userID, on: sql)
@@ -319,8 +319,8 @@ struct AttachmentStore: Sendable {
             """).first()?.decode(column: "bytes", as: Int64.self) ?? 0
         let (withPending, overflow) = stored.addingReportingOverflow(pending)
         guard !overflow, Self.fits(withPending, size, within: byteQuota) else {
-            throw Refusal.quotaExceeded("Quota reached: you store \(StorageUsage.megabytes(withPending)) with the uploads you have under way,"
-                + " at most \(StorageUsage.megabytes(byteQuota)) are allowed, and this attachment is \(StorageUsage.megabytes(size))." + advice)
+            throw Refusal.quotaExceeded("Quota reached: you store \(ByteCount.text(withPending)) with the uploads you have under way,"
+                + " at most \(ByteCount.text(byteQuota)) are allowed, and this attachment is \(ByteCount.text(size))." + advice)
         }
     }
 

@@ -10,7 +10,7 @@ extension APIService {
         let limit = attachments.limits.maxBytes
         guard body.size >= 1 else { throw APIError.badRequest("size must be at least 1 byte") }
         guard body.size <= limit else {
-            throw APIError.contentTooLarge("An attachment is at most \(StorageUsage.megabytes(limit)); this one is \(StorageUsage.megabytes(body.size))")
+            throw APIError.contentTooLarge("An attachment is at most \(ByteCount.text(limit)); this one is \(ByteCount.text(body.size))")
         }
         let userID = try await authenticatedUserID()
         let space = try body.space.map { try SpaceRules.id($0, field: "space") } ?? userID

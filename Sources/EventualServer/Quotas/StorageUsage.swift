@@ -1,3 +1,4 @@
+import EventualAPI
 import SQLKit
 
 /// The bytes each user stores, counted as their rows change: a synced record's values, stamps
@@ -22,7 +23,7 @@ struct StorageUsage: Sendable {
             .first()
         let stored = try row?.decode(column: "bytes", as: Int64.self) ?? delta
         guard delta < 0 || stored <= quota else {
-            throw Refusal.quotaExceeded("Quota reached: this would store \(megabytes(stored)) for you, and at most \(megabytes(quota)) are"
+            throw Refusal.quotaExceeded("Quota reached: this would store \(ByteCount.text(stored)) for you, and at most \(ByteCount.text(quota)) are"
                 + " allowed. \(advice)")
         }
     }
@@ -36,17 +37,5 @@ struct StorageUsage: Sendable {
     /// The bytes a product's text and image take.
     static func bytes(of product: ProductRecord) -> Int64 {
         Int64(product.name.utf8.count + (product.description?.utf8.count ?? 0) + (product.img?.utf8.count ?? 0))
-    }
-
-    /// `bytes` in MiB with one decimal, rounded to nearest, for any `Int64` (a size from the wire
-    /// may be anything): NB: whole MiB and the remainder apart, so that nothing overflows.
-    static func megabytes(_ bytes: Int64) -> String {
-        let mebibyte: Int64 = 1_048_576
-        let sign = bytes < 0 ? "-" : ""
-        let magnitude = bytes.magnitude
-        var whole = magnitude / UInt64(mebibyte)
-        var tenths = ((magnitude % UInt64(mebibyte)) * 10 + UInt64(mebibyte / 2)) / UInt64(mebibyte)
-        if tenths == 10 { (whole, tenths) = (whole + 1, 0) }
-        return "\(sign)\(whole).\(tenths) MiB"
     }
 }

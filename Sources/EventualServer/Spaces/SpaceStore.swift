@@ -187,8 +187,8 @@ struct SpaceStore: Sendable {
             """).first()?.decode(column: "bytes", as: Int64.self) ?? 0
         let (total, overflow) = stored.addingReportingOverflow(waiting)
         guard !overflow, total <= byteQuota - min(bytes, byteQuota) else {
-            throw Refusal.quotaExceeded("Quota reached: you store \(StorageUsage.megabytes(total)) with the invitations that wait for"
-                + " an answer, and at most \(StorageUsage.megabytes(byteQuota)) are allowed. Delete records or products you no longer"
+            throw Refusal.quotaExceeded("Quota reached: you store \(ByteCount.text(total)) with the invitations that wait for"
+                + " an answer, and at most \(ByteCount.text(byteQuota)) are allowed. Delete records or products you no longer"
                 + " need, or wait for answers (an invitation expires 30 days after it was sent)")
         }
     }

@@ -1,3 +1,4 @@
+import EventualKit
 import EventualAPI
 import Foundation
 
@@ -14,9 +15,8 @@ public enum RecyclingError: Error, Equatable, CustomStringConvertible {
     case invalidPosition(String)
     case invalidBarcode(String)
     case nothingToScan
-    case unreadablePhoto(path: String, reason: String)
-    case photoTooLarge(path: String, bytes: Int)
-    case notAPhoto(path: String)
+    /// A scan's photo that cannot be attached, said after its path as every app says it.
+    case photo(path: String, problem: AttachmentError)
     case unknownTrashType(String)
     case invalidTime(String)
     case invalidLimit(Int)
@@ -34,12 +34,7 @@ public enum RecyclingError: Error, Equatable, CustomStringConvertible {
             return "The barcode is empty: give its 8, 12, 13 or 14 digits"
         case .invalidBarcode(let code): return "Not a barcode: \(Self.quoted(code)); expected 8, 12, 13 or 14 digits with a valid check digit"
         case .nothingToScan: return "Nothing to scan: give a photo or a barcode"
-        case .unreadablePhoto(let path, let reason): return "Cannot read the photo \(path): \(reason)"
-        case .photoTooLarge(let path, let bytes):
-            // NB: to a tenth, rounded up: 4 MiB and a byte is "4.1 MiB", never "4 MiB; the most is 4 MiB".
-            let tenths = (Double(bytes) / 1_048_576 * 10).rounded(.up) / 10
-            return "The photo \(path) is \(String(format: "%.1f", tenths)) MiB; the most a scan takes is 20 MiB: take a smaller one"
-        case .notAPhoto(let path): return "\(path) is not a JPEG, PNG or HEIC photo"
+        case .photo(let path, let problem): return "\(path): \(problem)"
         case .unknownTrashType(let text):
             return "'\(text)' is not a trash type: use one of \(TrashKinds.names.joined(separator: ", "))"
         case .invalidTime(let text): return "'\(text)' is not a time: use HH:MM like 20:00, or 2026-11-23T20:00"

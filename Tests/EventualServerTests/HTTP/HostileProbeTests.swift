@@ -80,14 +80,17 @@ struct HostileProbeTests {
         }
     }
 
-    @Test func megabytesAreSaidForEveryInt64() {
-        #expect(StorageUsage.megabytes(Int64.max) == "8796093022208.0 MiB")
-        #expect(StorageUsage.megabytes(Int64.min) == "-8796093022208.0 MiB")
-        #expect(StorageUsage.megabytes(0) == "0.0 MiB")
-        #expect(StorageUsage.megabytes(20_971_520) == "20.0 MiB")
-        #expect(StorageUsage.megabytes(1_048_576 + 524_288) == "1.5 MiB")
-        #expect(StorageUsage.megabytes(1_048_575) == "1.0 MiB")
-        #expect(StorageUsage.megabytes(-1_048_576) == "-1.0 MiB")
+    /// One rule on the device and on the server (rounded up): a quota message names a file's size
+    /// as the device did ("78 bytes", not "1 KiB" here and "0.0 MiB" there).
+    @Test func sizesAreSaidForEveryInt64() {
+        #expect(ByteCount.text(Int64.max) == "8796093022208.0 MiB")
+        #expect(ByteCount.text(Int64.min) == "-8796093022208.0 MiB")
+        #expect(ByteCount.text(0) == "0 bytes" && ByteCount.text(1) == "1 byte" && ByteCount.text(78) == "78 bytes")
+        #expect(ByteCount.text(1023) == "1023 bytes" && ByteCount.text(1024) == "1 KiB" && ByteCount.text(1025) == "2 KiB")
+        #expect(ByteCount.text(20_971_520) == "20.0 MiB")
+        #expect(ByteCount.text(1_048_576 + 524_288) == "1.5 MiB")
+        #expect(ByteCount.text(1_048_575) == "1.0 MiB")
+        #expect(ByteCount.text(-1_048_576) == "-1.0 MiB")
     }
 
     @Test(arguments: Backend.available)
