@@ -17,7 +17,6 @@ struct ErrorHints: CommandHints {
         case .whichHousehold(let count):
             count == 0 ? "\(error): create one with pantry household create NAME, or see pantry household invitations"
                        : "\(error) by its name, or choose one once with pantry household use NAME"
-        case .noInvitation: "\(error): pantry household invitations lists them"
         default: nil
         }
     }
@@ -25,7 +24,7 @@ struct ErrorHints: CommandHints {
     func isMalformedArgument(_ error: PantryError) -> Bool {
         switch error {
         case .invalidBarcode, .invalidExpiry, .invalidWindow, .invalidCoordinates, .invalidQuantity, .invalidRating, .pickOutOfRange,
-             .emptyItemID, .itemIDTooShort, .invalidField, .shortInvitationID:
+             .emptyItemID, .itemIDTooShort, .invalidField:
             true
         default: false
         }

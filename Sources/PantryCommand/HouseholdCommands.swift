@@ -13,8 +13,8 @@ struct HouseholdCommand: AsyncParsableCommand {
             Every change to a household works offline: it is queued and reaches the server at the next sync.
             Example: pantry household create Home, then pantry household invite bob --role editor
             """,
-        subcommands: [HouseholdList.self, HouseholdCreate.self, HouseholdInvite.self, HouseholdInvitations.self, HouseholdAccept.self,
-                      HouseholdDecline.self, HouseholdMembers.self, HouseholdRole.self, HouseholdLeave.self, HouseholdRemove.self, HouseholdUse.self],
+        subcommands: [HouseholdList.self, HouseholdCreate.self, HouseholdInvite.self] + PantryCommand.invitationCommands
+            + [HouseholdMembers.self, HouseholdRole.self, HouseholdLeave.self, HouseholdRemove.self, HouseholdUse.self],
         defaultSubcommand: HouseholdList.self)
     @OptionGroup var global: GlobalOptions
 }
@@ -74,7 +74,7 @@ struct HouseholdCreate: AsyncParsableCommand {
     func run() async throws {
         let pantry = try await global.app().open()
         let household = try await pantry.household.create(name)
-        try await Delivery.send(pantry, done: "Created the household \(household.name): invite someone with pantry household invite USER",
+        try await Delivery.send(pantry.device, words: .pantry, done: "Created the household \(household.name): invite someone with pantry household invite USER",
                                 queued: "Created the household \(household.name); its items can be added now")
     }
 }
@@ -97,78 +97,8 @@ struct HouseholdInvite: AsyncParsableCommand {
         let pantry = try await global.app().open()
         let who = user.trimmingCharacters(in: .whitespaces)
         let household = try await naming("--to") { try await pantry.household.invite(who, as: role.role, to: to) }
-        try await Delivery.send(pantry, done: "Invited \(who) to \(household.name) as \(role.rawValue)",
+        try await Delivery.send(pantry.device, words: .pantry, done: "Invited \(who) to \(household.name) as \(role.rawValue)",
                                 queued: "Invitation of \(who) to \(household.name) as \(role.rawValue)")
-    }
-}
-
-struct HouseholdInvitations: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "invitations", abstract: "The invitations that wait for your answer.",
-                                                    discussion: "Example: pantry household invitations, then pantry household accept ID")
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var output: OutputOptions
-
-    func run() async throws {
-        let pantry = try await global.app().open()
-        let invitations = try await pantry.household.invitations()
-        if output.json {
-            struct Line: Encodable { let id, household, householdId, invitedBy, role, createdAt: String }
-            struct Shape: Encodable { let invitations: [Line]; let awaitingEmailVerification: Bool; let savedCopy: Bool; let fetchedAt: String }
-            print(try ItemPrinting.json(Shape(
-                invitations: invitations.value.waiting.map {
-                    Line(id: $0.id, household: $0.spaceName, householdId: $0.spaceID, invitedBy: $0.invitedBy, role: $0.role.rawValue,
-                         createdAt: Timestamp.iso8601($0.createdAt))
-                },
-                awaitingEmailVerification: invitations.value.awaitingEmailVerification,
-                savedCopy: invitations.source == .cache, fetchedAt: Timestamp.iso8601(invitations.fetchedAt))))
-            return
-        }
-        Delivery.sayIfSaved(invitations)
-        if invitations.value.awaitingEmailVerification {
-            Terminal.say("Confirm your email to see invitations sent to it: pantry verify --resend.")
-        }
-        guard !invitations.value.waiting.isEmpty else {
-            // NB: with its email not confirmed, invitations to it may wait: "none" would not be true.
-            if !invitations.value.awaitingEmailVerification { print("No invitation waits for you.") }
-            return
-        }
-        var table = Table("ID", "HOUSEHOLD", "FROM", "AS", "SENT")
-        table.whole = ["ID"]
-        for invitation in invitations.value.waiting {
-            table.add(String(invitation.id.suffix(8)), invitation.spaceName, invitation.invitedBy, invitation.role.rawValue,
-                      RelativeDay.ago(UnixMillis.milliseconds(invitation.createdAt), now: UnixMillis.now()))
-        }
-        print(table.render())
-        Terminal.say("Answer with pantry household accept ID or pantry household decline ID.")
-    }
-}
-
-struct HouseholdAccept: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "accept", abstract: "Join a household you were invited to.",
-                                                    discussion: "Example: pantry household accept 4f1c9a2e (the ID pantry household invitations shows)")
-    @OptionGroup var global: GlobalOptions
-    @Argument(help: "The invitation's ID, as pantry household invitations shows it.") var id: String
-
-    func run() async throws {
-        let pantry = try await global.app().open()
-        let invitation = try await pantry.household.accept(id)
-        let name = invitation?.spaceName ?? "the household"
-        try await Delivery.send(pantry, done: "Joined \(name): its items are on this device (pantry list)",
-                                queued: "Acceptance of the invitation to \(name)", pull: true)
-    }
-}
-
-struct HouseholdDecline: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "decline", abstract: "Say no to an invitation.",
-                                                    discussion: "Example: pantry household decline 4f1c9a2e")
-    @OptionGroup var global: GlobalOptions
-    @Argument(help: "The invitation's ID, as pantry household invitations shows it.") var id: String
-
-    func run() async throws {
-        let pantry = try await global.app().open()
-        let invitation = try await pantry.household.decline(id)
-        let name = invitation?.spaceName ?? "the household"
-        try await Delivery.send(pantry, done: "Declined the invitation to \(name)", queued: "Refusal of the invitation to \(name)")
     }
 }
 
@@ -231,7 +161,7 @@ struct HouseholdRole: AsyncParsableCommand {
         let who = user.trimmingCharacters(in: .whitespaces)
         let space = try await naming("--in") { try await pantry.household.setRole(role, of: who, in: household) }
         let done = role == .owner ? "Handed \(space.name) over to \(who); you are an editor of it now" : "Made \(who) \(role.rawValue) of \(space.name)"
-        try await Delivery.send(pantry, done: done, queued: "Making \(who) \(role.rawValue) of \(space.name)")
+        try await Delivery.send(pantry.device, words: .pantry, done: done, queued: "Making \(who) \(role.rawValue) of \(space.name)")
     }
 }
 
@@ -247,7 +177,7 @@ struct HouseholdLeave: AsyncParsableCommand {
     func run() async throws {
         let pantry = try await global.app().open()
         let household = try await pantry.household.leave(name)
-        try await Delivery.send(pantry, done: "Left \(household.name): its items are no longer on this device; yours are untouched",
+        try await Delivery.send(pantry.device, words: .pantry, done: "Left \(household.name): its items are no longer on this device; yours are untouched",
                                 queued: "Leaving \(household.name)", pull: true)
     }
 }
@@ -269,7 +199,7 @@ struct HouseholdRemove: AsyncParsableCommand {
         let pantry = try await global.app().open()
         let who = user.trimmingCharacters(in: .whitespaces)
         let household = try await naming("--from") { try await pantry.household.remove(who, from: from) }
-        try await Delivery.send(pantry, done: "Removed \(who) from \(household.name)", queued: "Removal of \(who) from \(household.name)")
+        try await Delivery.send(pantry.device, words: .pantry, done: "Removed \(who) from \(household.name)", queued: "Removal of \(who) from \(household.name)")
     }
 }
 
@@ -315,40 +245,6 @@ struct DestinationOptions: ParsableArguments {
 /// What a command says of a membership change it queued: sent now if the server answers within
 /// its answer timeout (a person waits to see an invitation or a join taken; offline, the refused
 /// connection answers at once), else queued, and why.
-enum Delivery {
-    /// `done` when the server took it now; `queued` and the reason it waits otherwise; a refusal is an error.
-    static func send(_ pantry: UserPantry, done: String, queued: String, pull: Bool = false) async throws {
-        let failedBefore = try pantry.outbox.counts().failed
-        // NB: a join or a leave pulls too, so that the household's items arrive, or leave, now.
-        let report = await pantry.device.sync(.serverAnswer, pull: pull)
-        let counts = try pantry.outbox.counts()
-        if counts.failed > failedBefore, let refused = try pantry.outbox.entries(state: .failed).last {
-            let reason = refused.lastError ?? "no reason given"
-            // NB: a refused call stays in the outbox (sign-out minds it): say how to drop it.
-            throw CLIError("The server refused it: \(reason.hasSuffix(".") ? String(reason.dropLast()) : reason) (pantry discard \(refused.shortID) drops it)")
-        }
-        guard report.finished, report.failure == nil, counts.pending == 0 else {
-            let why = switch report.failure {
-            case _ where !report.finished: "the server has not answered yet"
-            case .unreachable? where pantry.device.connectivity.foundSilent: "the server is not answering"
-            case .unreachable?: "offline now"
-            case .unauthorized?: "the server wants you to sign in again: pantry login"
-            case nil: "other changes are still being sent"
-            default: "the server has not answered yet"
-            }
-            Terminal.say("\(queued): queued; it reaches the server at the next sync (\(why)).")
-            return
-        }
-        Terminal.say(done + ".")
-    }
-
-    /// Says that what follows is the saved copy, and how old it is, when it is.
-    static func sayIfSaved(_ cached: Cached<some Sendable>) {
-        guard cached.source == .cache else { return }
-        Terminal.say(Terminal.paint("Offline: showing the saved copy from \(RelativeDay.ago(cached.fetchedAt, now: UnixMillis.now())).", .yellow))
-    }
-}
-
 /// Runs a household command's `body`, naming its option (`--to`) when the person is in several
 /// households, said none, and chose none with `pantry household use`.
 func naming<T>(_ option: String, _ body: () async throws -> T) async throws -> T {

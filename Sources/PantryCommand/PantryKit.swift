@@ -12,8 +12,12 @@ extension PantryCommand: AppCommand {
     static var words: DeviceWords { .pantry }
 
     static func app(_ options: GlobalOptions, creating: Bool) throws -> PantryApp {
-        PantryApp(configuration: try options.configuration(creating: creating, PantryConfiguration.init))
+        PantryApp(configuration: try options.configuration(creating: creating))
     }
+
+    static var spaceCommand: String { "pantry household" }
+
+    static var joined: String { "its items are on this device (pantry list)" }
 
     static func verified(_ address: String?) -> String {
         "Email confirmed: household invitations sent to it now show in pantry household invitations."

@@ -10,8 +10,8 @@ struct SpendiqCommand: AsyncParsableCommand {
         subcommands: accountCommands + [
             Accounts.self, Add.self, Receipt.self, Transfer.self, List.self, Edit.self, Delete.self,
             DashboardCommand.self, Offers.self, Locate.self, InsightsCommand.self, LimitsCommand.self,
-            Export.self, Import.self, Invitations.self, Accept.self, Decline.self,
-        ] + outboxCommands
+            Export.self, Import.self,
+        ] + invitationCommands + outboxCommands
     )
 
     // NB: declared here too so that `spendiq --server URL login` works as well as

@@ -17,6 +17,8 @@ extension SpendiqCommand: AppCommand {
 
     static var firstSyncReadyNote: String? { "the last 30 days are in" }
 
+    static var joined: String { "its accounts are here (spendiq accounts)" }
+
     static func sync(_ user: UserSpending, progress: @escaping @Sendable (Int, Int) -> Void) async throws -> SyncReport {
         let report = await user.device.sync { remaining, total in progress(total - remaining, total) }
         // NB: a share the server refused is moved back, and the move sent now: what it says is the second sync's.

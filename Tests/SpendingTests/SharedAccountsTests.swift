@@ -84,7 +84,7 @@ struct SharedAccountsTests {
             let id = try #require(invitation["id"] as? String)
             let accepted = try await bob.run(["accept", String(id.suffix(8))])
             #expect(accepted.status == 0, "\(accepted.stderr)")
-            #expect(accepted.stdout.hasPrefix("Accepted \(aliceName)'s invitation to"), "\(accepted.stdout)")
+            #expect(accepted.stdout.hasPrefix("Joined ") && accepted.stdout.contains("(\(aliceName)'s invitation, as editor)"), "\(accepted.stdout)")
             #expect(try await bob.run(["sync"]).status == 0)
             let bobsAccounts = try await Self.json(bob, ["accounts"])
             #expect(bobsAccounts.map { $0["name"] as? String } == ["Home"])
@@ -222,7 +222,7 @@ struct SharedAccountsTests {
             #expect(await alices.device.sync().failure == nil)
             let bobs = try await spendingDevice(bobsFolder, server: server, clock: clock).login(email: bob.email, password: bob.password).spending
             let invitation = try #require(try await bobs.spaces.invitations().value.waiting.first)
-            try await bobs.sharing.accept(invitation.id)
+            try await bobs.spaces.accept(invitation.id)
             #expect(await bobs.device.sync().failure == nil)
             #expect(await bobs.device.sync().failure == nil)
             _ = try await bobs.record(.expense, TransactionDetails(amount: "7", account: "Home"))
@@ -273,7 +273,7 @@ struct SpacePerAppTests {
             #expect(shared.status == 0, "\(shared.stderr)")
             // When Dan looks in each app, each shows its own invitation only
             let pantryInvitations = try #require(try await danPantry.run(["household", "invitations", "--json"]).json() as? [String: Any])
-            let households = (pantryInvitations["invitations"] as? [[String: Any]])?.compactMap { $0["household"] as? String }
+            let households = (pantryInvitations["invitations"] as? [[String: Any]])?.compactMap { $0["space"] as? String }
             #expect(households == ["Cabin"], "\(pantryInvitations)")
             let account = try await SharedAccountsTests.onlyInvitation(danSpendiq)
             #expect((account["space"] as? String)?.contains("Cabin") == false, "\(account)")

@@ -46,6 +46,13 @@ public protocol AppCommand: AsyncParsableCommand {
     /// After a sign-in and its note (SustainU tells of scans classified meanwhile).
     static func signedIn(_ user: User) async
 
+    // MARK: Spaces
+
+    /// Where the invitations live on the command line: "pantry household", "spendiq".
+    static var spaceCommand: String { get }
+    /// What a joined space brings: "its items are on this device (pantry list)".
+    static var joined: String { get }
+
     // MARK: Outbox
 
     /// What `status` says besides what every app says (nil for nothing).
@@ -103,6 +110,15 @@ extension AppCommand {
     public static var accountCommands: [any ParsableCommand.Type] {
         [Register<Self>.self, Verify<Self>.self, Login<Self>.self, Logout<Self>.self, Whoami<Self>.self]
     }
+
+    /// The invitations' subcommands, written once for every app with spaces.
+    public static var invitationCommands: [any ParsableCommand.Type] {
+        [Invitations<Self>.self, Accept<Self>.self, Decline<Self>.self]
+    }
+
+    public static var spaceCommand: String { words.command }
+
+    public static var joined: String { "its records arrive with the next sync" }
 
     /// The outbox's subcommands, written once for every app.
     public static var outboxCommands: [any ParsableCommand.Type] {

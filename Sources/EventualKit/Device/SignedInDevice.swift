@@ -30,7 +30,7 @@ public final class SignedInDevice: Sendable {
         let connectivity = self.connectivity
         return Spaces(store: store, username: session.username, client: link.client,
                       patience: configuration.timeouts.connect + configuration.timeouts.firstByte,
-                      localBudget: configuration.localCommandSyncBudget, app: app.name.rawValue) { connectivity.foundOffline }
+                      localBudget: configuration.localCommandSyncBudget, app: app.name.rawValue, connectivity: connectivity)
     }
     var app: DeviceApp { accounts.app }
 
@@ -134,9 +134,9 @@ public final class SignedInDevice: Sendable {
         switch wait {
         case .untilDone: budget = nil
         case .localBudget: budget = configuration.localCommandSyncBudget
-        case .serverAnswer: budget = configuration.timeouts.connect + configuration.timeouts.firstByte
         case .atMost(let duration): budget = duration
-        case .patient(let patience):
+        case .patient, .serverAnswer:
+            let patience = if case .patient(let patience) = wait { patience } else { configuration.timeouts.connect + configuration.timeouts.firstByte }
             // NB: ask first whether the server answers at all (not again when this process found
             // it silent), so that a dead or silent one costs a moment, not a patience kept for a slow answer.
             guard await connectivity.checkOnce(within: configuration.localCommandSyncBudget) == .online else {

@@ -7,8 +7,9 @@ public enum SyncWait: Sendable, Equatable {
     /// The local command budget (`DeviceConfiguration.localCommandSyncBudget`, 300 ms): after a
     /// local write, so that a person is never held up by the network.
     case localBudget
-    /// As long as the server may take to answer a request (its connect and first-byte timeouts):
-    /// for a change the person waits to see taken (a household created, an invitation accepted).
+    /// As long as the server may take to answer a request (its connect and first-byte timeouts),
+    /// once it answered a check within the local budget: for a change the person waits to see
+    /// taken (a household created, an invitation accepted); a silent server costs a moment.
     case serverAnswer
     /// At most this long.
     case atMost(Duration)

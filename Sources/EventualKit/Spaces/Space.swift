@@ -75,6 +75,10 @@ public enum SpaceError: Error, Equatable, CustomStringConvertible {
     case memberAlready(String, String)
     /// The owner changing their own role: they hand the space over instead.
     case ownRole(String)
+    /// Characters of an invitation's id that pick no single one (too few, or shared by two).
+    case invitationReferenceTooShort(String)
+    /// An id that names no invitation waiting for the person.
+    case noInvitation(String)
 
     public var description: String {
         switch self {
@@ -90,6 +94,9 @@ public enum SpaceError: Error, Equatable, CustomStringConvertible {
         case .notAMember(let who, let space): return "\(who) is not in \(space)"
         case .memberAlready(let who, let space): return "\(who) is in \(space) already"
         case .ownRole(let space): return "You own \(space): to step down, make another member its owner"
+        case .invitationReferenceTooShort(let typed):
+            return "'\(typed)' does not pick one invitation: give at least \(Spaces.shortestInvitationReference) characters of its id"
+        case .noInvitation(let typed): return "No invitation \(typed) waits for you"
         }
     }
 }

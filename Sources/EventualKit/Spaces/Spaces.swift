@@ -16,21 +16,22 @@ public struct Spaces: Sendable {
     let patience: Duration
     /// How long they wait for it when there is a copy: a command's local budget.
     let localBudget: Duration
-    /// Whether this process found the server silent or unreachable: the copy is then read at once.
-    let foundOffline: @Sendable () -> Bool
+    /// What this process knows of the server: with a copy, it is read at once once the server was
+    /// found silent or unreachable; without one, the server is asked within the local budget first.
+    let connectivity: ConnectivityMonitor?
     /// The app these spaces are for (`AppName` raw value): a shared space belongs to one app, which
     /// alone lists it, invites to it and files records into it. Nil: every app's.
     let app: String?
 
     init(store: LocalStore, username: String, client: Client, patience: Duration, localBudget: Duration? = nil, app: String? = nil,
-         foundOffline: @escaping @Sendable () -> Bool = { false }) {
+         connectivity: ConnectivityMonitor? = nil) {
         self.store = store
         self.username = username
         self.client = client
         self.patience = patience
         self.localBudget = localBudget ?? patience
         self.app = app
-        self.foundOffline = foundOffline
+        self.connectivity = connectivity
     }
 
     /// Reads `key` from the server, else from the copy: with a copy, the server gets the local
@@ -41,7 +42,12 @@ public struct Spaces: Sendable {
         async throws -> Cached<Value> {
         let cache = ReadCache(store: store)
         let saved = try cache.peek(key, as: Value.self)
-        if let saved, foundOffline() { return saved }
+        if let saved, connectivity?.foundOffline == true { return saved }
+        // NB: with nothing to show, a server that does not answer a check within the local budget
+        // is said at once, and as it is (silent, or not there), not after a first-byte wait.
+        if saved == nil, let connectivity, await connectivity.checkOnce(within: localBudget) != .online {
+            throw CacheError.needsConnectionForFirstLoad(key: key, reason: connectivity.foundSilent ? "the server is not answering" : "no connection to the server")
+        }
         return try await cache.read(key, as: Value.self, policy: .networkFirst(timeout: saved == nil ? patience : localBudget), fetch: fetch)
     }
 
@@ -111,14 +117,50 @@ public struct Spaces: Sendable {
         try tx.enqueueCall(SpaceCall.invite.rawValue, payload: SpaceCall.Invite(spaceId: space.id, invitee: invitee, role: role), space: space.id)
     }
 
-    /// Accepts an invitation: the space's records arrive with the sync after the server hears it.
-    public func accept(_ invitation: String) async throws {
-        try await queue(.accept, SpaceCall.Answer(invitationId: invitation, app: app), space: nil)
+    /// Accepts the invitation `reference` names (its id, or its last characters as a list shows
+    /// them): the space's records arrive with the sync after the server hears it. Queued, so it
+    /// works offline; answers the invitation when a list of them (the server's or the saved copy) knew it.
+    @discardableResult
+    public func accept(_ reference: String) async throws -> SpaceInvitation? {
+        let (id, invitation) = try await invitation(reference)
+        try await queue(.accept, SpaceCall.Answer(invitationId: id, app: app), space: nil)
+        return invitation
     }
 
-    /// Declines an invitation.
-    public func decline(_ invitation: String) async throws {
-        try await queue(.decline, SpaceCall.Answer(invitationId: invitation, app: app), space: nil)
+    /// Declines the invitation `reference` names, as `accept` finds it.
+    @discardableResult
+    public func decline(_ reference: String) async throws -> SpaceInvitation? {
+        let (id, invitation) = try await invitation(reference)
+        try await queue(.decline, SpaceCall.Answer(invitationId: id, app: app), space: nil)
+        return invitation
+    }
+
+    /// The fewest characters of an invitation's id that may pick it.
+    public static let shortestInvitationReference = 6
+
+    /// The invitation `reference` names among those waiting: its whole id, or its last characters
+    /// (at least `shortestInvitationReference`). With no list to look in (offline, never fetched),
+    /// a whole id is taken as typed: the server says whether it waits.
+    func invitation(_ reference: String) async throws -> (id: String, invitation: SpaceInvitation?) {
+        let typed = reference.trimmingCharacters(in: .whitespaces)
+        guard typed.count >= Self.shortestInvitationReference,
+              !typed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw SpaceError.invitationReferenceTooShort(typed)
+        }
+        let known: [SpaceInvitation]
+        do {
+            known = try await invitations().value.waiting
+        } catch {
+            // NB: offline with no copy, a whole id is still sent as typed; a part of one cannot be looked up.
+            guard UUID(uuidString: typed) != nil else { throw error }
+            return (typed.lowercased(), nil)
+        }
+        let lowered = typed.lowercased()
+        let matches = known.filter { $0.id.lowercased() == lowered || $0.id.lowercased().hasSuffix(lowered) }
+        if matches.count == 1 { return (matches[0].id, matches[0]) }
+        if matches.count > 1 { throw SpaceError.invitationReferenceTooShort(typed) }
+        guard UUID(uuidString: typed) != nil else { throw SpaceError.noInvitation(typed) }
+        return (lowered, nil)
     }
 
     /// Leaves a space: once the server hears it, this device deletes the space's records (their

@@ -36,10 +36,6 @@ public enum PantryError: Error, Equatable, CustomStringConvertible {
     case whichHousehold(Int)
     /// A household where the person may only read.
     case viewerOf(String)
-    /// An invitation's id too short to pick one.
-    case shortInvitationID(String)
-    /// An invitation no one sent the person.
-    case noInvitation(String)
 
     public var description: String {
         switch self {
@@ -74,8 +70,6 @@ public enum PantryError: Error, Equatable, CustomStringConvertible {
         case .whichHousehold(let count):
             return count == 0 ? "You are in no household yet" : "You are in \(count) households: say which"
         case .viewerOf(let name): return "You can only look at \(name)'s items (viewer): its owner can make you an editor"
-        case .shortInvitationID(let id): return "'\(id)' does not pick one invitation: give at least 6 characters of its id"
-        case .noInvitation(let id): return "No invitation \(id) waits for you"
         }
     }
 }

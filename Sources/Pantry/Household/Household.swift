@@ -44,38 +44,13 @@ public struct Household: Sendable {
         return household
     }
 
-    /// The invitations that wait for the person's answer: the server's, else the last copy.
-    public func invitations() async throws -> Cached<SpaceInvitations> {
-        do {
-            return try await spaces.invitations()
-        } catch is CacheError {
-            throw PantryError.unreachable("No connection, and this device has never fetched your invitations: connect once to see them")
-        }
-    }
-
-    /// Accepts the invitation `id` names (its id, or its last characters as a listing shows them).
-    @discardableResult
-    public func accept(_ id: String) async throws -> SpaceInvitation? {
-        let invitation = try await invitation(id)
-        try await spaces.accept(invitation?.id ?? id)
-        return invitation
-    }
-
-    /// Declines the invitation `id` names.
-    @discardableResult
-    public func decline(_ id: String) async throws -> SpaceInvitation? {
-        let invitation = try await invitation(id)
-        try await spaces.decline(invitation?.id ?? id)
-        return invitation
-    }
-
     /// A household with its members: the server's, else the last copy.
     public func members(of name: String?) async throws -> Cached<SpaceDetails> {
         let household = try self.household(name)
         do {
             return try await spoken { try await spaces.members(of: household.id) }
-        } catch is CacheError {
-            throw PantryError.unreachable("No connection, and this device has never fetched who is in \(household.name): connect once to see them")
+        } catch CacheError.needsConnectionForFirstLoad(_, let reason) {
+            throw PantryError.unreachable("Connect to see who is in \(household.name) (\(reason)): this device has never fetched them")
         }
     }
 
@@ -178,26 +153,6 @@ public struct Household: Sendable {
         guard household.role != .viewer else { throw PantryError.viewerOf(household.name) }
     }
 
-    /// The invitation an id or its last characters (at least 6) name, in the invitations known now;
-    /// nil for a whole id this device has not seen (it is sent as typed: offline, the list may be old).
-    private func invitation(_ typed: String) async throws -> SpaceInvitation? {
-        let id = typed.trimmingCharacters(in: .whitespaces).lowercased()
-        guard id.count >= Self.shortestID else { throw PantryError.shortInvitationID(typed) }
-        let known: [SpaceInvitation]
-        do {
-            known = try await invitations().value.waiting
-        } catch {
-            // NB: offline with no copy, a whole id is still sent as typed; a part of one cannot be looked up.
-            guard UUID(uuidString: id) != nil else { throw error }
-            known = []
-        }
-        let matches = known.filter { $0.id.lowercased() == id || $0.id.lowercased().hasSuffix(id) }
-        if matches.count == 1 { return matches[0] }
-        if matches.count > 1 { throw PantryError.shortInvitationID(typed) }
-        guard UUID(uuidString: id) != nil else { throw PantryError.noInvitation(typed) }
-        return nil
-    }
-
     /// The shortest end of an id (an invitation's, a household's) taken for it: shorter ones may pick another.
     static let shortestID = 6
 
@@ -219,7 +174,8 @@ extension PantryError {
             let shown = name.count > 40 ? name.prefix(40) + "…" : name
             self = .invalidField("'\(shown)' is not a household's name: give 1 to 60 characters")
         case .noOne: self = .invalidField("Say who: a username or an email")
-        case .roleNotInvitable, .personalSpace, .notOwner, .notAMember, .memberAlready, .ownRole: self = .invalidField(error.description)
+        case .roleNotInvitable, .personalSpace, .notOwner, .notAMember, .memberAlready, .ownRole, .invitationReferenceTooShort, .noInvitation:
+            self = .invalidField(error.description)
         case .ownerWithOthers(let name, let others):
             self = .invalidField("You own \(name) and \(others.joined(separator: ", ")) \(others.count == 1 ? "is" : "are") in it: "
                                  + "hand it over first (pantry household role \(others[0]) owner --in \"\(name)\")")

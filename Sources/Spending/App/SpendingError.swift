@@ -71,10 +71,6 @@ public enum SpendingError: Error, Equatable, CustomStringConvertible {
     case notShared(String)
     /// An account someone else shares with the person, for a command of its owner (`owner`: who, when known).
     case sharedWithYou(String, owner: String?)
-    /// An invitation that is not among those waiting for the person.
-    case noSuchInvitation(String)
-    /// No list of invitations on this device yet, and the server cannot be reached (`reason`: why).
-    case invitationsNeedConnection(String)
     case notVerified
     case wipedAfterOfflineAge(days: Int)
     case offlineTooLongWithPendingChanges(days: Int, count: Int, email: String)
@@ -151,8 +147,6 @@ public enum SpendingError: Error, Equatable, CustomStringConvertible {
         case .notShared(let name): return "\(name) is yours alone: share it with spendiq accounts share \(name) --with USER"
         case .sharedWithYou(let name, let owner):
             return "\(owner ?? "Its owner") shares \(name) with you: only they change who sees it; leave it with spendiq accounts leave \(name)"
-        case .noSuchInvitation(let id): return "No invitation \(id) waits for you"
-        case .invitationsNeedConnection(let reason): return "Connect to see the invitations waiting for you (\(reason))"
         case .notVerified:
             return "Verify your email first: type the code we mailed you"
         case .wipedAfterOfflineAge(let days):

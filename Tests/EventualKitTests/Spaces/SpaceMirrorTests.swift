@@ -236,7 +236,7 @@ struct SpaceMirrorTests {
         try await spaces.invite("bob@example.com", to: "Home", role: .viewer)
         try await spaces.setRole(.editor, of: "bob", in: "home")
         try await spaces.remove("bob", from: "home")
-        try await spaces.accept("invitation-1")
+        try await spaces.accept("0197a3c4-0000-7000-8000-000000000001")
         try await spaces.leave(created)
         let lines = try entries().map { try SpaceCall.summary(of: $0, username: "ann", store: store) }
         #expect(lines == [

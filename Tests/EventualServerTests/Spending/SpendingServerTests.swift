@@ -82,7 +82,7 @@ struct SpendingServerTests {
             #expect(try await store.transactions(userID: bob.userID(bobs)).isEmpty)
             #expect(try await store.transactions(userID: alices.session.userID).map(\.id).sorted() == [shared.id, own.id].sorted())
             // When he accepts, they read the shared one, not Alice's own
-            try await bobs.sharing.accept(try #require(try await bobs.spaces.invitations().value.waiting.first).id)
+            try await bobs.spaces.accept(try #require(try await bobs.spaces.invitations().value.waiting.first).id)
             #expect(await bobs.device.sync().failure == nil)
             _ = try await bobs.record(.expense, TransactionDetails(amount: "6", account: "Home"))
             #expect(await bobs.device.sync().failure == nil)

@@ -36,7 +36,7 @@ func household(ann: PantryPerson, bob: PantryPerson, role: String = "editor") as
     #expect(try await ann.run(["household", "invite", bob.username, "--role", role]).stdout.contains("Invited \(bob.username) to Home as \(role)."))
     let invitations = try jsonObject(try await bob.run(["household", "invitations", "--json"]))
     let invitation = try #require((invitations["invitations"] as? [[String: Any]])?.first, "\(invitations)")
-    #expect(invitation["household"] as? String == "Home" && invitation["invitedBy"] as? String == ann.username)
+    #expect(invitation["space"] as? String == "Home" && invitation["invitedBy"] as? String == ann.username)
     let id = try #require(invitation["id"] as? String)
     let joined = try await bob.run(["household", "accept", String(id.suffix(8))])
     #expect(joined.stdout.contains("Joined Home"), "\(joined.stdout)")
