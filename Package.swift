@@ -21,6 +21,8 @@ let package = Package(
         .executable(name: "sustainu", targets: ["sustainu"]),
         .library(name: "Spending", targets: ["Spending"]),
         .executable(name: "spendiq", targets: ["spendiq"]),
+        .library(name: "Chores", targets: ["Chores"]),
+        .executable(name: "chores", targets: ["chores"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -213,6 +215,22 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/SpendiqCommand",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: The example app
+        // Chores: a household's shared chore list, an app written on the app host and the command kit.
+        .target(
+            name: "Chores",
+            dependencies: ["EventualKit", "EventualAPI", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Examples/Chores/Sources/Chores",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "chores",
+            dependencies: ["Chores", "CommandLineSupport", "EventualKit", "EventualAPI",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/Chores/Sources/ChoresCommand",
             swiftSettings: swiftSettings
         ),
 
@@ -432,6 +450,12 @@ let package = Package(
                 "EventualAPI",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ChoresTests",
+            dependencies: ["Chores", "chores", "EventualTestSupport", "EventualKit", "EventualAPI"],
+            path: "Examples/Chores/Tests/ChoresTests",
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 import ArgumentParser
+import EventualAPI
 import EventualKit
 import Foundation
 
@@ -13,7 +14,8 @@ public struct Register<App: AppCommand>: AsyncParsableCommand {
             abstract: "Create an account on the server (needs the network)"
                 + (App.User.deviceApp.registration.needsVerifiedEmail ? "; a 6-digit code is mailed to you." : "."),
             usage: "\(App.words.command) register --username NAME --email EMAIL [--password-stdin]",
-            discussion: "One account serves Tracking My Pantry, SustainU and SpendiQ: if you have one already, sign in with it.")
+            discussion: "One account serves \(EventualApp.all.map(\.title).dropLast().joined(separator: ", ")) and "
+                + "\(EventualApp.all.last?.title ?? ""): if you have one already, sign in with it.")
     }
 
     @OptionGroup var global: SharedOptions<App>

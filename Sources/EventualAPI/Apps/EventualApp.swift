@@ -26,7 +26,7 @@ public struct EventualApp: Sendable {
     }
 
     /// Every registered app, in the order the dashboard lists them.
-    public static let all: [EventualApp] = [.sustainU, .spendiQ, .pantry]
+    public static let all: [EventualApp] = [.sustainU, .spendiQ, .pantry, .chores]
 
     /// The registered app `id` names, if any.
     public static func named(_ id: AnalyticsApp) -> EventualApp? {

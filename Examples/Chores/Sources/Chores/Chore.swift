@@ -1,0 +1,67 @@
+import EventualAPI
+import EventualKit
+import GRDB
+
+/// One chore: a row of `chores`, synced as the `chores` collection (declared in EventualAPI), in
+/// a household's space or the person's own. The engine makes its table and sends what changes.
+public struct Chore: SyncRecord, TableRecord, Equatable {
+    public static let collection = SyncCollections.chores
+    public static let databaseTableName = collection.name
+
+    public var id: String, title: String
+    /// Who is to do it (a username); nil: anyone.
+    public var assignee: String?
+    /// The day it is due, `YYYY-MM-DD`.
+    public var due: String?
+    public var done: Bool
+    /// Unix milliseconds.
+    public var createdAt: Int64
+    /// The household it is in (nil: the person's own list); who changed it last (nil while a change waits).
+    public var space: String?, changedBy: String?
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, title, assignee, due, done, createdAt, space = "space_id", changedBy = "changed_by"
+    }
+
+    /// Its id's end, as lists show it and commands take it.
+    public var shortID: String { String(id.suffix(OutboxEntry.shortIDLength)) }
+
+    /// Open first, the soonest due first, undated last.
+    static let ordered = all().order(Column(CodingKeys.done), Column(CodingKeys.due).ascNullsLast, Column(CodingKeys.createdAt))
+
+    /// The chore `id` as a person names it ("chore Bins"), from this device's copy.
+    public static func name(_ id: String, _ store: LocalStore) -> String {
+        "chore " + ((try? store.reader.read { db in try fetchOne(db, key: id)?.title }) ?? String(id.suffix(OutboxEntry.shortIDLength)))
+    }
+
+    /// `text` without spaces at its ends, when it fits the field (1 character to as many as the collection allows).
+    static func checked(_ text: String, _ field: CodingKeys) throws -> String {
+        let text = text.trimmingCharacters(in: .whitespaces), longest = collection.fields[field.stringValue]?.maxLength ?? .max
+        guard (1...longest).contains(text.count) else { throw ChoresError.badText(field.stringValue, longest: longest) }
+        return text
+    }
+
+    /// Whether `text` is a day the calendar has, as `YYYY-MM-DD`.
+    static func isDay(_ text: String) -> Bool {
+        let parts = text.split(separator: "-").compactMap { Int64($0) }
+        guard text.count == 10, parts.count == 3 else { return false }
+        return CivilCalendar.text(ofDay: CivilCalendar.dayNumber(year: parts[0], month: parts[1], day: parts[2])) == text
+    }
+}
+
+/// Why a chore command did not happen, in words for the person who asked.
+public enum ChoresError: Error, Equatable, CustomStringConvertible {
+    case badText(String, longest: Int), badDue(String), badID(String), noChore(String), whichHousehold(Int), viewer(String), noInvitation(String)
+
+    public var description: String {
+        switch self {
+        case .badText(let field, let longest): "A chore's \(field) has 1 to \(longest) characters"
+        case .badDue(let text): "'\(text.prefix(40))' is not a day: use YYYY-MM-DD, e.g. 2026-05-01"
+        case .badID(let id): "'\(id.prefix(40))' does not pick one chore: give the 8 characters of its id that lists show"
+        case .noChore(let id): "No chore \(id.prefix(40)) on this device"
+        case .whichHousehold(let count): count == 0 ? "You are in no household yet" : "You are in \(count) households: say which"
+        case .viewer(let name): "You can only look at \(name)'s chores (viewer): its owner can make you an editor"
+        case .noInvitation(let id): "No invitation \(id.prefix(40)) waits for you"
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import ArgumentParser
+import Chores
+import CommandLineSupport
+
+/// Sharing: a household is one of the engine's shared spaces, and each change to one is queued (it works offline).
+struct Household: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The households you are in and your invitations; create one, invite someone (username or email), accept an invitation.",
+        usage: "chores household [create NAME | invite USER [--in NAME] | accept ID]")
+    @OptionGroup var global: Options
+    @Argument(help: "create, invite or accept.") var action: Action?
+    @Argument(help: "A household's name (create), a username or email (invite), an invitation's ID (accept).") var value: String?
+    @Option(name: .customLong("in"), help: "With invite: the household.") var household: String?
+
+    enum Action: String, ExpressibleByArgument { case create, invite, accept }
+
+    func validate() throws {
+        if let action, value == nil { throw ValidationError("household \(action.rawValue) needs one more argument") }
+    }
+
+    func run() async throws {
+        let user = try await ChoresCommand.open(global, network: true), spaces = user.device.spaces
+        switch (action, value) {
+        case (.create?, let name?):
+            try await user.report("Created the household \(try spaces.space(try await spaces.create(name: name)).name)", .serverAnswer)
+        case (.invite?, let who?):
+            let to = try household.map { try spaces.space($0) } ?? user.onlyHousehold()!
+            try await spaces.invite(who, to: to.id)
+            try await user.report("Invited \(who) to \(to.name)", .serverAnswer)
+        case (.accept?, let id?): try await user.report("Joined \(try await user.accept(id).spaceName)", .serverAnswer, pull: true)
+        default:
+            for space in try spaces.list() where space.kind == .shared { print("\(space.name) (you are \(space.role.rawValue))") }
+            for invitation in try await spaces.invitations().value.waiting {
+                print("Invitation \(invitation.id.suffix(8)) to \(invitation.spaceName) from \(invitation.invitedBy): chores household accept ID")
+            }
+        }
+    }
+}
