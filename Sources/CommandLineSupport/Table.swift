@@ -35,7 +35,8 @@ public struct Table {
     public func render(width: Int = Terminal.columns) -> String {
         let widths = Self.fitted(naturalWidths(), into: width,
                                  whole: Set(headers.indices.filter { whole.contains(headers[$0]) }),
-                                 first: Set(headers.indices.filter { cutFirst.contains(headers[$0]) }))
+                                 first: Set(headers.indices.filter { cutFirst.contains(headers[$0]) }),
+                                 headers: headers.map(DisplayWidth.of))
         func line(_ cells: [Cell]) -> String {
             cells.enumerated().map { index, cell in
                 guard index < widths.count else { return "" }
@@ -59,14 +60,18 @@ public struct Table {
     static let minimumWidth = 4
 
     /// Narrows the widest columns, one character at a time, until the line fits `width`: those in
-    /// `first` before the others, never those in `whole`.
-    static func fitted(_ natural: [Int], into width: Int, whole: Set<Int> = [], first: Set<Int> = []) -> [Int] {
+    /// `first` before the others, never those in `whole`; each down to its header's width
+    /// (`headers`) before any header is cut, then down to `minimumWidth`.
+    static func fitted(_ natural: [Int], into width: Int, whole: Set<Int> = [], first: Set<Int> = [], headers: [Int] = []) -> [Int] {
         var widths = natural
         let separators = 2 * max(0, widths.count - 1)
         let cuttable = widths.indices.filter { !whole.contains($0) }
-        for candidates in [cuttable.filter(first.contains), cuttable] {
+        let header = { (index: Int) in max(minimumWidth, index < headers.count ? headers[index] : 0) }
+        let passes: [([Int], (Int) -> Int)] = [(cuttable.filter(first.contains), header), (cuttable, header),
+                                               (cuttable.filter(first.contains), { _ in minimumWidth }), (cuttable, { _ in minimumWidth })]
+        for (candidates, floor) in passes {
             while widths.reduce(0, +) + separators > width,
-                  let widest = candidates.max(by: { widths[$0] < widths[$1] }), widths[widest] > minimumWidth {
+                  let widest = candidates.filter({ widths[$0] > floor($0) }).max(by: { widths[$0] < widths[$1] }) {
                 widths[widest] -= 1
             }
         }

@@ -27,29 +27,6 @@ struct Add: AsyncParsableCommand {
     }
 }
 
-struct Photo: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "An item's photo: where it is (this device, waiting to upload, the server), or --save FILE to write it out.")
-    @OptionGroup var global: GlobalOptions
-    @Argument(help: "The item's 8-character id (pantry list shows it).") var id: String
-    @Option(help: "Write the photo to this file (downloading it if this device has none); never over an existing file; - for standard output.") var save: String?
-
-    func validate() throws {
-        if save?.isEmpty == true { throw ValidationError("--save needs a file name, not an empty one (- for standard output)") }
-    }
-
-    func run() async throws {
-        let pantry = try await global.app().open()
-        let (item, photo) = try pantry.items.photo(of: id)
-        guard let photo else { throw CLIError("\(item.name) has no photo (pantry edit \(item.id.suffix(8)) --photo FILE adds one).") }
-        if let save {
-            if let saved = try await AttachmentWords.save(photo, space: item.space, to: save, with: pantry.attachments) { print(saved) }
-        } else {
-            print("Photo of \(item.name): \(try AttachmentWords.describe(photo, in: pantry.attachments)).")
-        }
-    }
-}
-
 extension ItemQuery.Sort: ExpressibleByArgument {}
 
 struct List: AsyncParsableCommand {

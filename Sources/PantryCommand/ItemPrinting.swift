@@ -15,9 +15,10 @@ enum ItemPrinting {
         let marked = marks.contains { $0 != .none }
         var table = Table()
         table.headers = (marked ? [""] : []) + ["ID", "NAME", "QTY", "CATEGORY", "EXPIRES", "PLACE"] + (shared ? ["SPACE", "BY"] : [])
-        table.whole = ["", "ID"]
-        // NB: with two more columns in 80, the place and the category give way before the name.
-        if shared { table.cutFirst = ["PLACE", "CATEGORY"] }
+        // NB: the rule of every list (the SpendiQ guide's): ids, quantities
+        // and dates stay whole; the place and the category give way first, the name last.
+        table.whole = ["", "ID", "QTY", "EXPIRES"]
+        table.cutFirst = ["PLACE", "CATEGORY", "BY"]
         for (item, mark) in zip(items, marks) {
             var cells: [Table.Cell] = [.init(String(item.id.suffix(8))), .init(item.name + (item.photo != nil ? " [photo]" : "")), .init(quantity(item)), .init(item.category ?? "-"),
                                        expiry(item.expiresOn, today: today), .init(item.place ?? "-")]

@@ -60,6 +60,16 @@ extension PantryCommand: AppCommand {
     }
 }
 
+extension PantryCommand: AppWithAttachments {
+    static var attachmentNoun: (command: String, noun: String, record: String) { ("photo", "photo", "item") }
+
+    static func attachment(of id: String, _ user: UserPantry) throws -> RecordAttachment {
+        let (item, photo) = try user.items.photo(of: id)
+        return RecordAttachment(title: "Photo of \(item.name)", reference: photo, space: item.space,
+                                missing: "\(item.name) has no photo (pantry edit \(item.id.suffix(8)) --photo FILE adds one).")
+    }
+}
+
 /// `settle`'s option of the pantry's own: how much of the item is left.
 struct PantrySettleOptions: ParsableArguments {
     // NB: `.unconditional` so that `--quantity -1` is refused as a quantity, not read as an option.

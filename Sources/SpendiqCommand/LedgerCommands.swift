@@ -238,26 +238,3 @@ struct Delete: AsyncParsableCommand {
         await finish(spending)
     }
 }
-
-struct Receipt: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "A transaction's receipt: where it is (this device, waiting to upload, the server), or --save FILE to write it out.")
-    @OptionGroup var global: GlobalOptions
-    @Argument(help: "The transaction's 8-character id (spendiq list shows it).") var id: String
-    @Option(help: "Write the receipt to this file (downloading it if this device has none); never over an existing file; - for standard output.") var save: String?
-
-    func validate() throws {
-        if save?.isEmpty == true { throw ValidationError("--save needs a file name, not an empty one (- for standard output)") }
-    }
-
-    func run() async throws {
-        let spending = try await global.spending()
-        let (transaction, receipt, space) = try spending.ledger.receipt(of: id)
-        guard let receipt else { throw CLIError("Transaction \(transaction.id.suffix(8)) has no receipt (spendiq edit \(transaction.id.suffix(8)) --receipt FILE adds one).") }
-        if let save {
-            if let saved = try await AttachmentWords.save(receipt, space: space, to: save, with: spending.attachments) { Terminal.say(saved) }
-        } else {
-            Terminal.say("Receipt of \(transaction.money) on \(transaction.category ?? "other"): \(try AttachmentWords.describe(receipt, in: spending.attachments)).")
-        }
-    }
-}

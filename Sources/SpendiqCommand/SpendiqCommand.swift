@@ -8,7 +8,7 @@ struct SpendiqCommand: AsyncParsableCommand {
         commandName: "spendiq",
         abstract: "SpendiQ: what you spend and receive, a 30-day dashboard, offers near you. Works offline.",
         subcommands: accountCommands + [
-            Accounts.self, Add.self, Receipt.self, Transfer.self, List.self, Edit.self, Delete.self,
+            Accounts.self, Add.self, ShowAttachment<SpendiqCommand>.self, Transfer.self, List.self, Edit.self, Delete.self,
             DashboardCommand.self, Offers.self, Locate.self, InsightsCommand.self, LimitsCommand.self,
             Export.self, Import.self,
         ] + invitationCommands + outboxCommands

@@ -44,6 +44,17 @@ extension SpendiqCommand: AppCommand {
     }
 }
 
+extension SpendiqCommand: AppWithAttachments {
+    static var attachmentNoun: (command: String, noun: String, record: String) { ("receipt", "receipt", "transaction") }
+
+    static func attachment(of id: String, _ user: UserSpending) throws -> RecordAttachment {
+        let (transaction, receipt, space) = try user.ledger.receipt(of: id)
+        let short = transaction.id.suffix(8)
+        return RecordAttachment(title: "Receipt of \(transaction.money) on \(transaction.category ?? "other")", reference: receipt, space: space,
+                                missing: "Transaction \(short) has no receipt (spendiq edit \(short) --receipt FILE adds one).")
+    }
+}
+
 /// `settle`'s option of SpendiQ's own: the account a transaction kept as one's own goes to.
 struct SpendiqSettleOptions: ParsableArguments {
     @Option(help: "With --personal: the account of yours a transaction goes to.") var account: String?

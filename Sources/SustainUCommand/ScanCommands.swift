@@ -57,7 +57,8 @@ struct ScanItem: AsyncParsableCommand {
             print(try Terminal.json(ScanJSON(scan)))
         } else if scan.state != .failed {
             // NB: a refusal is said once, on stderr, below.
-            say(ScanText.describe(scan, reason: outcome.reason, photoMayTell: recycling.serverClassifiesPhotos()))
+            // NB: after a photo's scan, "a photo of it may tell" would send the student round in a circle.
+            say(ScanText.describe(scan, reason: outcome.reason, photoMayTell: photo == nil && recycling.serverClassifiesPhotos()))
         }
         await announceClassified(recycling, json: output.json)
         if scan.state == .failed { throw CLIError("The server could not classify this scan: \(scan.message ?? "no reason given")") }
@@ -107,7 +108,8 @@ struct Scans: AsyncParsableCommand {
                                        .init(scan.bin ?? "-"), .init(scan.points.map { $0 > 0 ? "+\($0)" : "0" } ?? "-"), .init(ScanText.note(scan))]
             table.rows.append((marked ? [Table.Cell(mark.rawValue, mark == .refused ? .red : .yellow)] : []) + cells)
         }
-        return [table.render(), SyncMark.legend(marks, failures: "sustainu failures")].compactMap { $0 }.joined(separator: "\n")
+        let parts = scans.contains { $0.parts.count > 1 } ? "The parts of each, and their bins: sustainu scans --json" : nil
+        return [table.render(), SyncMark.legend(marks, failures: "sustainu failures"), parts].compactMap { $0 }.joined(separator: "\n")
     }
 }
 
@@ -216,7 +218,8 @@ enum ScanText {
         if scan.offlineGuess { return "offline guess" }
         switch scan.state {
         case .classified where scan.detected == false: return scan.source == "none" ? "packaging not known" : "no item detected"
-        case .classified: return scan.specialPoint ?? (scan.parts.count > 1 ? "\(scan.parts.count) parts: see scans --json" : "")
+        // NB: what to type next is said under the table, where 80 columns never cut it.
+        case .classified: return scan.specialPoint ?? (scan.parts.count > 1 ? "\(scan.parts.count) parts" : "")
         case .waiting, .failed: return scan.message ?? ""
         }
     }

@@ -57,7 +57,8 @@ public struct Invitations<App: AppCommand>: AsyncParsableCommand {
 /// `accept`: joins the space an invitation is to.
 public struct Accept<App: AppCommand>: AsyncParsableCommand {
     public static var configuration: CommandConfiguration {
-        CommandConfiguration(commandName: "accept", abstract: "Join the \(App.User.deviceApp.spaceNoun) an invitation is to: \(App.joined).",
+        CommandConfiguration(commandName: "accept", abstract: "Join the \(App.User.deviceApp.spaceNoun) an invitation is to: its \(App.words.record)s "
+                                + "arrive now when the server answers, else with the next sync.",
                              discussion: "Example: \(App.spaceCommand) accept 4f1c9a2e (the ID \(App.spaceCommand) invitations shows)")
     }
 

@@ -19,6 +19,15 @@ public protocol AppUser: AnyObject, Sendable {
 }
 
 extension AppUser {
+    // The device's parts an app's features use, named on the person as every app names them.
+    public var session: Session { device.session }
+    public var store: LocalStore { device.store }
+    public var engine: SyncEngine { device.engine }
+    public var analytics: Analytics { device.analytics }
+    public var outbox: Outbox { device.outbox }
+    /// Photos and receipts: kept here, uploaded through the outbox, read local first.
+    public var attachments: Attachments { device.attachments }
+
     public static func speak(_ error: AccountError) -> any Error { error }
     public func opened() async throws {}
     public func prepareForOffline() async -> Bool { true }

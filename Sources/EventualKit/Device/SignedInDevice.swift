@@ -97,9 +97,17 @@ public final class SignedInDevice: Sendable {
         await engine.refreshStatus()
         return DeviceStatus(connectivity: connectivity, pending: lines.filter { $0.state == .pending }.count,
                             failed: lines.filter { $0.state == .failed }.count, entries: lines,
-                            lastSyncAt: engine.currentStatus.lastSyncAt,
+                            lastSyncAt: engine.currentStatus.lastSyncAt.map(onThisClock),
                             pendingRevocations: (try? accounts.vault.pendingRevocations().count) ?? 0,
                             firstSync: engine.currentStatus.firstSync, attachmentsWaiting: (try? attachments.waiting()) ?? (0, 0))
+    }
+
+    /// A time the engine stamped by the server's clock (the last sync), on this device's clock as
+    /// it runs now: "last sync just now" after a sync, whether this clock is slow, fast or was
+    /// corrected since; a time from before any answer stays as stamped.
+    private func onThisClock(_ serverTime: Int64) -> Int64 {
+        guard let offset = clock.offset(), abs(offset) > DeviceClock.tolerance.milliseconds else { return serverTime }
+        return serverTime - offset
     }
 
     /// An outbox entry in the app's words (a space call in the engine's; an upload names the

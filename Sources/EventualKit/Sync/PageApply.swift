@@ -64,7 +64,7 @@ struct PageApply: Sendable {
                 try mirror.apply(record, pending: pending, in: db)
             }
             try SubscriptionTable.save(subscription, db: db)
-            if isLast { try EngineSchema.setValue(String(UnixMillis.now()), for: .lastSyncAt, db) }
+            if isLast { try EngineSchema.setValue(String(clock.now()), for: .lastSyncAt, db) }
             return (problems, echoes, failed, forgotten)
         }
     }

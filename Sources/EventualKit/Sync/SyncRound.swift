@@ -77,7 +77,8 @@ struct SyncRound {
                 // Its last sync is a whole round, or one that delivered what waited (a scan sent
                 // by the command that made it is a sync to the person, not "never").
                 if shouldPull || report.sent + report.calls > 0 {
-                    let now = UnixMillis.now()
+                    // NB: by the server's time when this device's clock is off (see `SignedInDevice.status`).
+                    let now = store.clock.now()
                     try await store.writer.write { db in try EngineSchema.setValue(String(now), for: .lastSyncAt, db) }
                 }
             } else if shouldPull {

@@ -23,14 +23,6 @@ public final class UserPantry: Sendable {
         household = Household(spaces: device.spaces, store: device.store)
     }
 
-    public var session: Session { device.session }
-    public var store: LocalStore { device.store }
-    public var engine: SyncEngine { device.engine }
-    /// Items' photos: kept here, uploaded through the outbox, read local first.
-    public var attachments: Attachments { device.attachments }
-    public var analytics: Analytics { device.analytics }
-    public var outbox: Outbox { device.outbox }
-
     // MARK: - The purchase flow
 
     /// Puts a scanned product in the pantry: a picked candidate gets +1 (the others −1 with

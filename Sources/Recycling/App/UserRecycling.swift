@@ -41,11 +41,6 @@ public final class UserRecycling: Sendable {
     }
 
     var configuration: RecyclingConfiguration { app.configuration }
-    public var session: Session { device.session }
-    public var store: LocalStore { device.store }
-    public var engine: SyncEngine { device.engine }
-    public var analytics: Analytics { device.analytics }
-    public var outbox: Outbox { device.outbox }
 
     // MARK: - Points
 

@@ -29,11 +29,6 @@ public final class UserSpending: Sendable {
         SyncCollections.spendingTransactions.name, by: "occurredAt", within: .seconds(30 * 24 * 3600),
         alongside: [SyncCollections.spendingAccounts.name, SyncCollections.spendingLimits.name])
 
-    public var session: Session { device.session }
-    public var store: LocalStore { device.store }
-    public var engine: SyncEngine { device.engine }
-    public var analytics: Analytics { device.analytics }
-    public var outbox: Outbox { device.outbox }
     /// Budgets checked at each write.
     public var limits: Limits { ledger.limits }
     /// Offers near the person.
@@ -42,8 +37,6 @@ public final class UserSpending: Sendable {
     public var insights: InsightsFeed { InsightsFeed(cache: cache, link: app.link, configuration: app.configuration) }
     /// CSV export and a bank's CSV import.
     public var csv: CSVExchange { CSVExchange(ledger: ledger) }
-    /// Receipts' photos: kept here, uploaded through the outbox, read local first.
-    public var attachments: Attachments { device.attachments }
     /// Accounts shared with others, and the spaces and invitations behind them.
     public var sharing: AccountSharing {
         AccountSharing(ledger: ledger, spaces: device.spaces, username: session.username, send: { [device] in await device.sync(.localBudget, pull: false) })

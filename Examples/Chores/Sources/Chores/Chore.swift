@@ -51,7 +51,7 @@ public struct Chore: SyncRecord, TableRecord, Equatable {
 
 /// Why a chore command did not happen, in words for the person who asked.
 public enum ChoresError: Error, Equatable, CustomStringConvertible {
-    case badText(String, longest: Int), badDue(String), badID(String), noChore(String), whichHousehold(Int), viewer(String), noInvitation(String)
+    case badText(String, longest: Int), badDue(String), badID(String), noChore(String), whichHousehold(Int), viewer(String)
 
     public var description: String {
         switch self {
@@ -61,7 +61,6 @@ public enum ChoresError: Error, Equatable, CustomStringConvertible {
         case .noChore(let id): "No chore \(id.prefix(40)) on this device"
         case .whichHousehold(let count): count == 0 ? "You are in no household yet" : "You are in \(count) households: say which"
         case .viewer(let name): "You can only look at \(name)'s chores (viewer): its owner can make you an editor"
-        case .noInvitation(let id): "No invitation \(id.prefix(40)) waits for you"
         }
     }
 }

@@ -52,15 +52,6 @@ public final class UserChores: AppUser {
         return households.first
     }
 
-    /// Joins the household of the invitation `id` names (its id, or at least its last 6 characters).
-    public func accept(_ id: String) async throws -> SpaceInvitation {
-        let typed = id.lowercased()
-        let matches = try await device.spaces.invitations().value.waiting.filter { typed.count >= 6 && $0.id.lowercased().hasSuffix(typed) }
-        guard matches.count == 1 else { throw ChoresError.noInvitation(id) }
-        try await device.spaces.accept(matches[0].id)
-        return matches[0]
-    }
-
     private func change(_ id: String, _ edit: @escaping @Sendable (inout Chore) -> Void) async throws -> Chore {
         let typed = id.trimmingCharacters(in: .whitespaces).lowercased()
         guard typed.count >= OutboxEntry.shortIDLength else { throw ChoresError.badID(id) }

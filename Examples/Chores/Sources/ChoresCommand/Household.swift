@@ -5,14 +5,14 @@ import CommandLineSupport
 /// Sharing: a household is one of the engine's shared spaces, and each change to one is queued (it works offline).
 struct Household: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "The households you are in and your invitations; create one, invite someone (username or email), accept an invitation.",
-        usage: "chores household [create NAME | invite USER [--in NAME] | accept ID]")
+        abstract: "The households you are in; create one, or invite someone (username or email). chores invitations lists yours.",
+        usage: "chores household [create NAME | invite USER [--in NAME]]")
     @OptionGroup var global: Options
-    @Argument(help: "create, invite or accept.") var action: Action?
-    @Argument(help: "A household's name (create), a username or email (invite), an invitation's ID (accept).") var value: String?
+    @Argument(help: "create or invite.") var action: Action?
+    @Argument(help: "A household's name (create), a username or email (invite).") var value: String?
     @Option(name: .customLong("in"), help: "With invite: the household.") var household: String?
 
-    enum Action: String, ExpressibleByArgument { case create, invite, accept }
+    enum Action: String, ExpressibleByArgument { case create, invite }
 
     func validate() throws {
         if let action, value == nil { throw ValidationError("household \(action.rawValue) needs one more argument") }
@@ -27,12 +27,8 @@ struct Household: AsyncParsableCommand {
             let to = try household.map { try spaces.space($0) } ?? user.onlyHousehold()!
             try await spaces.invite(who, to: to.id)
             try await user.report("Invited \(who) to \(to.name)", .serverAnswer)
-        case (.accept?, let id?): try await user.report("Joined \(try await user.accept(id).spaceName)", .serverAnswer, pull: true)
         default:
             for space in try spaces.list() where space.kind == .shared { print("\(space.name) (you are \(space.role.rawValue))") }
-            for invitation in try await spaces.invitations().value.waiting {
-                print("Invitation \(invitation.id.suffix(8)) to \(invitation.spaceName) from \(invitation.invitedBy): chores household accept ID")
-            }
         }
     }
 }

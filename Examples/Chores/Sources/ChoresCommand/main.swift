@@ -8,7 +8,7 @@ struct ChoresCommand: AppCommand {
     typealias User = UserChores
     static let configuration = CommandConfiguration(
         commandName: "chores", abstract: "A household's shared chore list. Works offline: what you do is sent when the server answers.",
-        subcommands: accountCommands + [Add.self, Tick.self, Assign.self, List.self, Household.self] + outboxCommands)
+        subcommands: accountCommands + [Add.self, Tick.self, Assign.self, List.self, Household.self] + invitationCommands + outboxCommands)
     static let words = DeviceWords(command: "chores", entries: "changes", one: "change(s)", many: "change(s)", record: "chore")
     @OptionGroup var global: Options
 

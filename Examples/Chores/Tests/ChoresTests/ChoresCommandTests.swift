@@ -13,8 +13,10 @@ struct ChoresCommandTests {
             let aliceName = try await alice.signUp(name: "alice").username, bobName = try await bob.signUp(name: "bob").username
             try Self.succeeded(try await alice.run(["household", "create", "Home"]), saying: "Created the household Home.")
             try Self.succeeded(try await alice.run(["household", "invite", bobName]), saying: "Invited \(bobName) to Home.")
-            let invitation = try #require(try await bob.run(["household"]).stdout.firstMatch(of: /Invitation (\w{8}) to Home/)?.1)
-            try Self.succeeded(try await bob.run(["household", "accept", String(invitation)]), saying: "Joined Home.")
+            let invitations = try #require(try await bob.run(["invitations", "--json"]).json() as? [String: Any])
+            let invitation = try #require((invitations["invitations"] as? [[String: Any]])?.first?["id"] as? String)
+            let joined = try await bob.run(["accept", String(invitation.suffix(8))])
+            #expect(joined.status == 0 && joined.stdout.hasPrefix("Joined Home (\(aliceName)'s invitation, as editor)"), "\(joined.stdout)\(joined.stderr)")
 
             // When alice adds three chores and gives one to bob, in a basement
             let bins = try Self.added(try await alice.run(["add", "Bins", "--due", "2026-05-01"], server: unreachableServer))
@@ -54,7 +56,7 @@ struct ChoresCommandTests {
             let device = CommandProcess("chores", dataDirectory: scratch.folder("carol"), server: server)
             _ = try await device.signUp(name: "carol")
             // A usage mistake: status 64
-            for arguments in [["add", "Dishes", "--due", "2026-02-30"], ["add"], ["tick"], ["add", " "], ["list", "--colour"], ["household", "accept"]] {
+            for arguments in [["add", "Dishes", "--due", "2026-02-30"], ["add"], ["tick"], ["add", " "], ["list", "--colour"], ["accept"]] {
                 let mistake = try await device.run(arguments)
                 #expect(mistake.isOneLineError && mistake.status == 64, "\(arguments): \(mistake.status) \(mistake.stderr)")
             }
