@@ -10,6 +10,8 @@ public struct Table {
     public var whole: Set<String> = []
     /// Headers of the free-text columns (a note, a name) narrowed before any other.
     public var cutFirst: Set<String> = []
+    /// Columns cut only once the others are down to their headers (a date before a name).
+    public var cutLast: Set<String> = []
 
     /// A cell's text and its colour on a terminal (the colour does not count in the width).
     public struct Cell: ExpressibleByStringLiteral {
@@ -36,6 +38,7 @@ public struct Table {
         let widths = Self.fitted(naturalWidths(), into: width,
                                  whole: Set(headers.indices.filter { whole.contains(headers[$0]) }),
                                  first: Set(headers.indices.filter { cutFirst.contains(headers[$0]) }),
+                                 last: Set(headers.indices.filter { cutLast.contains(headers[$0]) }),
                                  headers: headers.map(DisplayWidth.of))
         func line(_ cells: [Cell]) -> String {
             cells.enumerated().map { index, cell in
@@ -60,15 +63,17 @@ public struct Table {
     static let minimumWidth = 4
 
     /// Narrows the widest columns, one character at a time, until the line fits `width`: those in
-    /// `first` before the others, never those in `whole`; each down to its header's width
-    /// (`headers`) before any header is cut, then down to `minimumWidth`.
-    static func fitted(_ natural: [Int], into width: Int, whole: Set<Int> = [], first: Set<Int> = [], headers: [Int] = []) -> [Int] {
+    /// `first` before the others and `last` after them, never those in `whole`; each down to its
+    /// header's width (`headers`) before any header is cut, then down to `minimumWidth`.
+    static func fitted(_ natural: [Int], into width: Int, whole: Set<Int> = [], first: Set<Int> = [], last: Set<Int> = [],
+                       headers: [Int] = []) -> [Int] {
         var widths = natural
         let separators = 2 * max(0, widths.count - 1)
         let cuttable = widths.indices.filter { !whole.contains($0) }
         let header = { (index: Int) in max(minimumWidth, index < headers.count ? headers[index] : 0) }
-        let passes: [([Int], (Int) -> Int)] = [(cuttable.filter(first.contains), header), (cuttable, header),
-                                               (cuttable.filter(first.contains), { _ in minimumWidth }), (cuttable, { _ in minimumWidth })]
+        let early = cuttable.filter(first.contains), middle = cuttable.filter { !last.contains($0) }
+        let passes: [([Int], (Int) -> Int)] = [(early, header), (middle, header), (cuttable, header),
+                                               (early, { _ in minimumWidth }), (middle, { _ in minimumWidth }), (cuttable, { _ in minimumWidth })]
         for (candidates, floor) in passes {
             while widths.reduce(0, +) + separators > width,
                   let widest = candidates.filter({ widths[$0] > floor($0) }).max(by: { widths[$0] < widths[$1] }) {

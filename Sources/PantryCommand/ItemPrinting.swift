@@ -15,10 +15,11 @@ enum ItemPrinting {
         let marked = marks.contains { $0 != .none }
         var table = Table()
         table.headers = (marked ? [""] : []) + ["ID", "NAME", "QTY", "CATEGORY", "EXPIRES", "PLACE"] + (shared ? ["SPACE", "BY"] : [])
-        // NB: the rule of every list (the SpendiQ guide's): ids, quantities
-        // and dates stay whole; the place and the category give way first, the name last.
-        table.whole = ["", "ID", "QTY", "EXPIRES"]
-        table.cutFirst = ["PLACE", "CATEGORY", "BY"]
+        // NB: the rule of every list (the SpendiQ guide's): ids and quantities stay whole; the place
+        // and the category give way first, the date last, headers only when nothing else is left.
+        table.whole = ["", "ID", "QTY"]
+        table.cutFirst = ["PLACE", "CATEGORY"]
+        table.cutLast = ["EXPIRES", "BY"]
         for (item, mark) in zip(items, marks) {
             var cells: [Table.Cell] = [.init(String(item.id.suffix(8))), .init(item.name + (item.photo != nil ? " [photo]" : "")), .init(quantity(item)), .init(item.category ?? "-"),
                                        expiry(item.expiresOn, today: today), .init(item.place ?? "-")]

@@ -26,6 +26,10 @@ struct ClockSkewTests {
             #expect(first.sent == 2 && first.restamped == 2 && first.rejected == 0)
             #expect((3590...3610).contains(first.clockAheadBySeconds ?? 0), "\(String(describing: first.clockAheadBySeconds))")
             #expect(try fast.outbox.counts() == OutboxCounts())
+            // And its last sync is stamped by the server's time, not an hour ahead ("last sync 1 hour ago" once the clock is set right)
+            await fast.engine.refreshStatus()
+            let lastSync = try #require(fast.engine.currentStatus.lastSyncAt)
+            #expect(abs(lastSync - UnixMillis.now()) < 60_000, "\(lastSync) against \(UnixMillis.now())")
             // And a later edit is stamped by the server's time and accepted at once
             try await fast.edit(id, quantity: 4)
             let later = await fast.engine.syncNow()

@@ -73,7 +73,8 @@ struct CommandLineLayoutTests {
             // Given an item with a long name bought at a place with no position
             let (pantry, _) = try await signedInProcess(server, scratch)
             let name = "Extra virgin olive oil from the hills above the lake, first cold pressing, 2026 harvest"
-            #expect(try await pantry.run(["add", "--name", name, "--where", "Coop, Via Roma 1"]).status == 0)
+            #expect(try await pantry.run(["add", "--name", name, "--where", "Coop, Via Roma 1", "--category", "Oils and vinegars",
+                                          "--expires", "tomorrow"]).status == 0)
             // (sent, so that no row is marked as waiting: a command waits only 300 ms for the server)
             _ = try await pantry.run(["sync"])
             // When it is listed in 40 columns, and piped with no COLUMNS
@@ -83,6 +84,11 @@ struct CommandLineLayoutTests {
                 let lines = list.stdout.split(separator: "\n")
                 #expect(lines.count == 2 && lines.allSatisfy { $0.count <= width }, "\(list.stdout)")
                 #expect(list.stdout.contains("…"))
+                if width == 80 {
+                    // And in 80 columns the date and every header stay whole: the place, the category, then the name give way
+                    #expect(lines.first.map { $0.contains("CATEGORY") && $0.contains("EXPIRES") && !$0.contains("…") } == true, "\(list.stdout)")
+                    #expect(list.stdout.contains("(tomorrow)"), "\(list.stdout)")
+                }
             }
             // And the JSON of a place without a position still has its keys, as null
             let places = try #require(try JSONSerialization.jsonObject(with: Data(try await pantry.run(["places", "--json"]).stdout.utf8)) as? [[String: Any]])
