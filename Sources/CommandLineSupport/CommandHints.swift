@@ -28,6 +28,9 @@ extension CommandHints {
         }
     }
 
+    /// Whether `error` is of the app model's error type, whose words are for people.
+    func owns(_ error: any Error) -> Bool { error is AppError }
+
     /// Whether `error` is a usage mistake: an engine's (an outbox id too short to pick one change)
     /// or one the command names.
     func isUsageMistake(_ error: any Error) -> Bool {

@@ -82,7 +82,9 @@ public enum Terminal {
         // NB: checked before CustomStringConvertible, whose description of an NSError is "Error Domain=…".
         case let error where type(of: error) is NSError.Type: text = (error as NSError).localizedDescription
         case is DecodingError: text = "Some saved or received data could not be read"
-        case let error as any CustomStringConvertible where ownsType(of: error): text = error.description
+        // NB: the running app's own error type speaks to people too, whatever module it is in (an app in Examples/).
+        case let described as any CustomStringConvertible where ownsType(of: described) || RunningCommand.hints?.owns(error) == true:
+            text = described.description
         default: text = "An unexpected error happened: try again, and report it if it keeps happening"
         }
         return oneLine(text)

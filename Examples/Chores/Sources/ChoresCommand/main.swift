@@ -33,7 +33,7 @@ extension UserChores {
 /// `chores`' words for the model's errors, and which are a value typed wrong (status 64).
 struct Hints: CommandHints {
     func message(for error: ChoresError) -> String? {
-        guard case .whichHousehold(let count) = error else { return error.description }
+        guard case .whichHousehold(let count) = error else { return nil }
         return count == 0 ? "\(error): create one with chores household create NAME" : "\(error) with --in NAME"
     }
 
