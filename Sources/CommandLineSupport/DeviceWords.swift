@@ -82,9 +82,12 @@ public struct DeviceWords: Sendable {
 
     /// The error of a refused change or entry sent again (settle --keep-mine, retry) that the
     /// server refused again: "The server refused the use of 2 of Eggs again: … (`pantry failures` lists it)".
-    public func refusedAgain(_ what: String, reason: String, listedBy listing: String = "failures") -> CLIError {
+    /// `id`: the id it is listed by now, when sending it again queued it anew (a kept change is
+    /// stamped again, under a new id): said, so that the id the person typed is not a dead end.
+    public func refusedAgain(_ what: String, reason: String, listedBy listing: String = "failures", id: String? = nil) -> CLIError {
         let reason = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
-        return CLIError("The server refused the \(what) again: \(reason) (`\(command) \(listing)` lists it)")
+        let listed = id.map { " as \($0.suffix(OutboxEntry.shortIDLength))" } ?? ""
+        return CLIError("The server refused the \(what) again: \(reason) (`\(command) \(listing)` lists it\(listed))")
     }
 
     /// Says what came of sending a refused entry again (`retry`): sent, waiting for the network,

@@ -182,7 +182,7 @@ public struct Settle<App: AppCommand>: AsyncParsableCommand {
             let record = settlement.change.recordID
             let collection = User.deviceApp.registration.collections.first { $0.name == settlement.change.collection }
             switch try collection.flatMap({ try user.device.syncStates($0, ids: [record])[record] }) {
-            case .failed(let reason)?: throw words.refusedAgain(what, reason: reason)
+            case .failed(let reason)?: throw words.refusedAgain(what, reason: reason, id: settlement.queued)
             case .confirmed?: Terminal.say("Kept \(words.yourChange(what)): the server has it now\(App.settledNow(settlement, user)).")
             default: Terminal.say("Kept \(words.yourChange(what)): it is sent with the next sync.")
             }
