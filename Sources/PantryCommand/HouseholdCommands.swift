@@ -118,13 +118,13 @@ struct HouseholdMembers: AsyncParsableCommand {
         if output.json {
             struct Member: Encodable { let username, role, since: String }
             struct Shape: Encodable {
-                let id, name, role, owner: String
+                let space, spaceId, role, owner: String
                 let members: [Member]
                 let savedCopy: Bool
                 let fetchedAt: String
             }
             print(try ItemPrinting.json(Shape(
-                id: household.id, name: household.name, role: household.role.rawValue, owner: household.owner,
+                space: household.name, spaceId: household.id, role: household.role.rawValue, owner: household.owner,
                 members: household.members.map { Member(username: $0.username, role: $0.role.rawValue, since: Timestamp.iso8601($0.since)) },
                 savedCopy: details.source == .cache, fetchedAt: Timestamp.iso8601(details.fetchedAt))))
             return

@@ -46,7 +46,7 @@ struct List: AsyncParsableCommand {
                 TransactionJSON(id: $0.id, account: names[$0.accountId], accountId: $0.accountId, kind: $0.kind.rawValue, amountMinor: $0.amountMinor,
                                 currency: $0.currency, category: $0.category, note: $0.note, date: Timestamp.iso8601($0.occurredAt),
                                 toAccount: $0.toAccountId.flatMap { names[$0] }, toAccountId: $0.toAccountId, place: $0.place, automatic: $0.automatic,
-                                space: $0.space.map { spaces[$0] ?? $0 }, changedBy: $0.changedBy ?? me, receipt: $0.receipt,
+                                space: $0.space.map { spaces[$0] ?? $0 }, spaceId: $0.space, changedBy: $0.changedBy ?? me, receipt: $0.receipt,
                                 syncState: SyncStateJSON(states[$0.id] ?? .confirmed))
             }
             return oneLine ? try Terminal.jsonLine(rows) : try Terminal.json(rows)
@@ -94,6 +94,7 @@ struct TransactionJSON: Encodable {
     @JSONNullable var place: String?
     let automatic: Bool
     @JSONNullable var space: String?
+    @JSONNullable var spaceId: String?
     let changedBy: String
     /// The receipt's reference (`spendiq receipt ID` shows or saves it); null: none.
     @JSONNullable var receipt: String?

@@ -169,7 +169,7 @@ struct HouseholdTests {
             let status = try jsonObject(try await ann.run(["status", "--json"]))
             #expect(status["pending"] as? Int == 0 && status["failed"] as? Int == 0, "\(status)")
             let members = try jsonObject(try await ann.run(["household", "members", "--json"]))
-            #expect(members["name"] as? String == "Home" && members["savedCopy"] as? Bool == false, "\(members)")
+            #expect(members["space"] as? String == "Home" && members["spaceId"] is String && members["savedCopy"] as? Bool == false, "\(members)")
         }
     }
 

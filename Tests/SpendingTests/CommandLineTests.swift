@@ -14,7 +14,7 @@ struct CommandLineTests {
         _ = try await device.signUp(name: "cli") { email in
             let verified = try await device.run(["verify", try mailedCode(scratch, to: email)])
             #expect(verified.status == 0, "\(verified.stderr)")
-            #expect(verified.stdout == "Email verified. Now: spendiq login --email \(email)\n")
+            #expect(verified.stdout == "Email confirmed. Now: spendiq login --email \(email)\n")
         }
         return device
     }

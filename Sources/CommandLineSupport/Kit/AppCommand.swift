@@ -138,7 +138,7 @@ extension AppCommand {
 
     public static func verified(_ address: String?) -> String {
         User.deviceApp.registration.needsVerifiedEmail
-            ? "Email verified. Now: \(words.command) login --email \(address ?? "EMAIL")"
+            ? "Email confirmed. Now: \(words.command) login --email \(address ?? "EMAIL")"
             : "Email confirmed."
     }
 

@@ -38,6 +38,7 @@ public struct Chore: SyncRecord, TableRecord, Equatable {
     static func checked(_ text: String, _ field: CodingKeys) throws -> String {
         let text = text.trimmingCharacters(in: .whitespaces), longest = collection.fields[field.stringValue]?.maxLength ?? .max
         guard (1...longest).contains(text.count) else { throw ChoresError.badText(field.stringValue, longest: longest) }
+        if let character = ControlCharacters.first(in: text) { throw ChoresError.controlCharacter(field.stringValue, character) }
         return text
     }
 
@@ -51,11 +52,12 @@ public struct Chore: SyncRecord, TableRecord, Equatable {
 
 /// Why a chore command did not happen, in words for the person who asked.
 public enum ChoresError: Error, Equatable, CustomStringConvertible {
-    case badText(String, longest: Int), badDue(String), badID(String), noChore(String), whichHousehold(Int), viewer(String)
+    case badText(String, longest: Int), controlCharacter(String, String), badDue(String), badID(String), noChore(String), whichHousehold(Int), viewer(String)
 
     public var description: String {
         switch self {
         case .badText(let field, let longest): "A chore's \(field) has 1 to \(longest) characters"
+        case .controlCharacter(let field, let character): "A chore's \(field) holds no \(character)"
         case .badDue(let text): "'\(text.prefix(40))' is not a day: use YYYY-MM-DD, e.g. 2026-05-01"
         case .badID(let id): "'\(id.prefix(40))' does not pick one chore: give the 8 characters of its id that lists show"
         case .noChore(let id): "No chore \(id.prefix(40)) on this device"

@@ -28,7 +28,9 @@ struct Household: AsyncParsableCommand {
             try await spaces.invite(who, to: to.id)
             try await user.report("Invited \(who) to \(to.name)", .serverAnswer)
         default:
-            for space in try spaces.list() where space.kind == .shared { print("\(space.name) (you are \(space.role.rawValue))") }
+            let households = try spaces.list().filter { $0.kind == .shared }
+            if households.isEmpty { print("You are in no household yet: chores household create NAME, or see chores invitations.") }
+            for space in households { print("\(space.name) (you are \(space.role.rawValue))") }
         }
     }
 }

@@ -39,7 +39,7 @@ struct Hints: CommandHints {
 
     func isMalformedArgument(_ error: ChoresError) -> Bool {
         switch error {
-        case .badText, .badDue, .badID: true
+        case .badText, .controlCharacter, .badDue, .badID: true
         default: false
         }
     }

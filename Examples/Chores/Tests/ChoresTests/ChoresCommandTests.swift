@@ -56,7 +56,7 @@ struct ChoresCommandTests {
             let device = CommandProcess("chores", dataDirectory: scratch.folder("carol"), server: server)
             _ = try await device.signUp(name: "carol")
             // A usage mistake: status 64
-            for arguments in [["add", "Dishes", "--due", "2026-02-30"], ["add"], ["tick"], ["add", " "], ["list", "--colour"], ["accept"]] {
+            for arguments in [["add", "Dishes", "--due", "2026-02-30"], ["add"], ["tick"], ["add", " "], ["list", "--colour"], ["accept"], ["add", "Dishes\nand pans"], ["assign", "1a2b3c4d", "b\tob"]] {
                 let mistake = try await device.run(arguments)
                 #expect(mistake.isOneLineError && mistake.status == 64, "\(arguments): \(mistake.status) \(mistake.stderr)")
             }
