@@ -296,3 +296,24 @@ struct SpacePerAppTests {
         }
     }
 }
+
+extension SharedAccountsTests {
+    /// A stranger's week found "Invited dave again … (an earlier invitation is replaced)" for
+    /// someone never invited before: "again" is said only of who was.
+    @Test func sharingWithSomeoneNewIntoAnAccountsSpaceDoesNotSayAgain() async throws {
+        try await Self.withServer(.sqlite) { server, folder in
+            // Given Alice's account shared with Bob, who has not answered yet
+            let (alice, _) = try await Self.person("alice", server, folder)
+            let (_, bobName) = try await Self.person("bob", server, folder)
+            #expect(try await alice.run(["accounts", "add", "Wallet", "--currency", "EUR"]).status == 0)
+            #expect(try await alice.run(["accounts", "share", "Wallet", "--with", bobName]).status == 0)
+            #expect(try await alice.run(["sync"]).status == 0)
+            // When she shares it with Dave too, in a basement
+            let shared = try await alice.run(["accounts", "share", "Wallet", "--with", "dave@example.com"], server: unreachableServer)
+            // Then Dave is invited, not invited "again"; and Bob, invited again, is
+            #expect(shared.status == 0 && !shared.stdout.contains("again") && !shared.stdout.contains("replaced"), "\(shared.stdout)\(shared.stderr)")
+            let again = try await alice.run(["accounts", "share", "Wallet", "--with", bobName], server: unreachableServer)
+            #expect(again.status == 0 && again.stdout.contains("again"), "\(again.stdout)\(again.stderr)")
+        }
+    }
+}

@@ -72,8 +72,9 @@ public struct AccountSharing: Sendable {
                 try await spaces.invite(person, to: current, role: share.invitedAs ?? role)
                 let invited = AccountShare(spaceID: share.spaceID, spaceName: share.spaceName, role: share.role, with: [person],
                                            invitedAs: share.invitedAs ?? role)
+                // NB: "again" only of someone invited before: a first invitation into the space replaces nothing.
                 return SharedAccount(account: account, share: invited, already: false, movedTransactions: 0, memberAlready: false,
-                                     invitedAgain: true)
+                                     invitedAgain: named(share.with + share.invited))
             }
             throw SpendingError.alreadyShared(account.name, with: (share?.with ?? []) + (share?.invited ?? []))
         }
