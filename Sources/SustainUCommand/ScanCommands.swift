@@ -108,7 +108,7 @@ struct Scans: AsyncParsableCommand {
                                        .init(scan.bin ?? "-"), .init(scan.points.map { $0 > 0 ? "+\($0)" : "0" } ?? "-"), .init(ScanText.note(scan))]
             table.rows.append((marked ? [Table.Cell(mark.rawValue, mark == .refused ? .red : .yellow)] : []) + cells)
         }
-        let parts = scans.contains { $0.parts.count > 1 } ? "The parts of each, and their bins: sustainu scans --json" : nil
+        let parts = scans.contains { $0.parts.count > 1 } ? Terminal.wrap("The parts of each, and their bins: sustainu scans --json") : nil
         return [table.render(), SyncMark.legend(marks, failures: "sustainu failures"), parts].compactMap { $0 }.joined(separator: "\n")
     }
 }
