@@ -13,7 +13,7 @@ struct SpaceSyncTests {
             let home = try await api.createdSpace("Home", as: alice)
             try await api.join(bob, to: home.id, by: alice)
             // When alice puts an item in Home and one in her own space
-            let stamp = Stamps.at(-5000)
+            let stamp = Stamps.at(-60_000)
             _ = try await api.pushed([SyncChangeJSON(recordId: "yoghurt", hlc: stamp, fields: pantryItem(["quantity": 3]))], to: home.id, as: alice)
             _ = try await api.pushed([SyncChangeJSON(recordId: "diary", hlc: stamp, fields: pantryItem())], to: nil, as: alice)
             // Then bob pulls Home's item, named by space and by who changed it, and nothing of alice's own
@@ -29,7 +29,8 @@ struct SpaceSyncTests {
             #expect(alices.records["\(alice.id)/diary"]?.changedBy == alice.username)
 
             // When both take one of the three, each from a device that had not seen the other's
-            // (alice's stamped well before bob's: each stamp is taken from the clock when made, and a busy machine may take seconds between them)
+            // (alice's stamped well before bob's and both after the yoghurt was put in: each stamp is read from the
+            // clock when made, and a busy machine may take seconds between them)
             _ = try await api.pushed([SyncChangeJSON(recordId: "yoghurt", hlc: Stamps.at(-2000, node: "bob"), deltas: ["quantity": -1])],
                                      to: home.id, as: bob)
             _ = try await api.pushed([SyncChangeJSON(recordId: "yoghurt", hlc: Stamps.at(-30_000, node: "alice"), deltas: ["quantity": -1])],
