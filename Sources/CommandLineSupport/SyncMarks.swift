@@ -52,11 +52,11 @@ public struct SyncStateJSON: Encodable, Sendable {
 public struct WatchOptions: ParsableArguments {
     @Flag(help: "Keep the list on screen, printed again when it changes (a sync from another device too), until Ctrl-C.")
     public var watch = false
-    @Option(parsing: .unconditional, help: "With --watch: seconds between syncs, 1 to 3600 (default 5).") public var every: Int?
+    @Option(parsing: .unconditional, help: "With --watch: seconds between syncs while changes do not arrive live, 1 to 3600 (default 5).") public var every: Int?
 
     public init() {}
 
-    /// Seconds between syncs while watching.
+    /// Seconds between syncs while watching and the live channel is down.
     public var interval: Int { every ?? 5 }
 
     public func validate() throws {
@@ -67,17 +67,19 @@ public struct WatchOptions: ParsableArguments {
     }
 
     /// Prints each text `render` makes of a snapshot that shows something new, until SIGINT or
-    /// SIGTERM (then it returns, status 0, never mid-print), syncing with `sync` every `every`
-    /// seconds meanwhile, as a phone's app does while its screen is open. On a terminal a list
-    /// replaces the last one; piped, each follows the last after a blank line (`json`: one per line).
-    public func run<Value: Sendable>(_ snapshots: AsyncThrowingStream<Value, any Error>, json: Bool,
-                                     sync: @escaping @Sendable () async -> Void,
+    /// SIGTERM (then it returns, status 0, never mid-print). Meanwhile the engine syncs in the
+    /// background, as a phone's app does while its screen is open: at once, after a local write,
+    /// when the server signals another device's change on the live channel, and every `every`
+    /// seconds while that channel is down. On a terminal a list replaces the last one; piped,
+    /// each follows the last after a blank line (`json`: one per line).
+    public func run<Value: Sendable>(_ snapshots: AsyncThrowingStream<Value, any Error>, json: Bool, engine: SyncEngine,
                                      render: @escaping @Sendable (Value) throws -> String) async throws {
         let interval = interval
+        // NB: the engine is not stopped after: the process ends with the watch, and a round in
+        // flight is one the outbox takes up again at the next start, as after a crash.
         try await Interruption.untilSignalled {
-            var syncing: Task<Void, Never>?
-            defer { syncing?.cancel() }
             var shown: String?
+            var started = false
             for try await snapshot in snapshots {
                 let text = try render(snapshot)
                 guard text != shown else { continue }
@@ -89,13 +91,9 @@ public struct WatchOptions: ParsableArguments {
                 // NB: a reader that went away (`| head`) took what it wanted: the watch ends.
                 if fflush(nil) != 0 { return }
                 // NB: what the device holds is shown first, at once; the syncs start after it.
-                if syncing == nil {
-                    syncing = Task {
-                        while !Task.isCancelled {
-                            await sync()
-                            try? await Task.sleep(for: .seconds(interval))
-                        }
-                    }
+                if !started {
+                    started = true
+                    await engine.start(every: .seconds(interval))
                 }
             }
         }

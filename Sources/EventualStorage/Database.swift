@@ -40,6 +40,8 @@ public final class Database: Service, Sendable {
     /// Read-only SQLite connections that run the hot look-ups on the caller's thread (nil on PostgreSQL).
     public let fastReader: SQLiteFastReader?
     private let backend: Backend
+    /// How to open a PostgreSQL connection of its own, outside the pool (`listen`).
+    private let postgresConnection: PostgresConnection.Configuration?
     private let logger: Logger
     private let databaseWaited: (@Sendable (Duration) -> Void)?
     /// Until when (Unix ms) SQLite writes fail at once, after one found another process's lock.
@@ -48,10 +50,11 @@ public final class Database: Service, Sendable {
     private let busyUntil = Atomic<Int64>(0)
     private static let busyWindow: Int64 = 500
 
-    private init(dialect: Dialect, backend: Backend, fastReader: SQLiteFastReader?, logger: Logger,
-                 databaseWaited: (@Sendable (Duration) -> Void)?) {
+    private init(dialect: Dialect, backend: Backend, postgresConnection: PostgresConnection.Configuration? = nil,
+                 fastReader: SQLiteFastReader?, logger: Logger, databaseWaited: (@Sendable (Duration) -> Void)?) {
         self.dialect = dialect
         self.backend = backend
+        self.postgresConnection = postgresConnection
         self.fastReader = fastReader
         self.logger = logger
         self.databaseWaited = databaseWaited
@@ -153,8 +156,8 @@ public final class Database: Service, Sendable {
         configuration.options.maximumConnections = max(1, options.postgresPoolSize ?? max(4, 2 * ProcessInfo.processInfo.activeProcessorCount))
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         let runner = Task { await client.run() }
-        return Database(dialect: .postgres, backend: .postgres(client: client, runner: runner), fastReader: nil, logger: logger,
-                        databaseWaited: options.databaseWaited)
+        return Database(dialect: .postgres, backend: .postgres(client: client, runner: runner), postgresConnection: core,
+                        fastReader: nil, logger: logger, databaseWaited: options.databaseWaited)
     }
 
     /// The PostgreSQL pool, for the hot path's prepared statements (nil on SQLite).
@@ -180,6 +183,29 @@ public final class Database: Service, Sendable {
                 return try await body(connection.sql(queryLogLevel: nil))
             }
         }
+    }
+
+    /// PostgreSQL only: sends `payload` to every connection listening on `channel` (`NOTIFY`).
+    public func notify(_ channel: String, payload: String) async throws {
+        try await withConnection { sql in try await sql.raw("SELECT pg_notify(\(bind: channel), \(bind: payload))").run() }
+    }
+
+    /// PostgreSQL only: opens a connection of its own (the pool's are for queries), listens on
+    /// `channel`, calls `listening` once the `LISTEN` holds, then hands each notification's
+    /// payload to `receive`, until the connection fails (it throws) or the task is cancelled.
+    public func listen(on channel: String, listening: () -> Void, receive: (String) -> Void) async throws {
+        guard let configuration = postgresConnection else { throw StorageError.cannotOpen("only PostgreSQL listens for notifications") }
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+        do {
+            try await connection.listen(on: channel) { notifications in
+                listening()
+                for try await notification in notifications { receive(notification.payload) }
+            }
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        try? await connection.close()
     }
 
     /// Runs `body` in one transaction: committed if it returns, rolled back if it throws.

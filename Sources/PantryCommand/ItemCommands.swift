@@ -61,7 +61,7 @@ struct List: AsyncParsableCommand {
                                   firstSync: expiry ? .some(arriving) : nil))
             return
         }
-        try await watching.run(pantry.items.watch(query), json: json, sync: { await pantry.device.sync(.serverAnswer) }) { snapshot in
+        try await watching.run(pantry.items.watch(query), json: json, engine: pantry.device.engine) { snapshot in
             let states = Dictionary(snapshot.rows.map { ($0.row.id, $0.state) }, uniquingKeysWith: { first, _ in first })
             return try Self.render(snapshot.rows.map(\.row), states: states, of: pantry, json: json, oneLine: true)
         }

@@ -7,53 +7,68 @@ import Spending
 struct DashboardCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dashboard",
-        abstract: "The last 30 days spent and received, every balance, spending per category, the last 7 days as bars (computed on this device).")
+        abstract: "The last 30 days spent and received, every balance, spending per category, the last 7 days as bars (computed on this device).",
+        usage: "spendiq dashboard [--json] [--watch [--every SECONDS]]",
+        discussion: "Example: spendiq dashboard --watch")
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: OutputOptions
+    @OptionGroup var watching: WatchOptions
 
     func run() async throws {
         let spending = try await global.spending()
         let dashboard = try await spending.openDashboard()
-        // NB: balances add every transaction: while a first sync has still to bring some, they are short.
-        let arriving = await spending.device.firstSyncUnderWay()
-        if output.json {
-            print(try Terminal.json(IncompleteJSON(dashboard, arriving: arriving)))
+        let json = output.json
+        guard watching.watch else {
+            // NB: balances add every transaction: while a first sync has still to bring some, they are short.
+            let arriving = await spending.device.firstSyncUnderWay()
+            if json {
+                print(try Terminal.json(IncompleteJSON(dashboard, arriving: arriving)))
+                return
+            }
+            RecordsArriving.say(arriving, command: "spendiq")
+            print(Self.render(dashboard))
             return
         }
-        RecordsArriving.say(arriving, command: "spendiq")
-        print(Terminal.paint("Last 30 days", .bold))
-        if dashboard.last30Days.isEmpty { print("  nothing spent or received") }
-        for totals in dashboard.last30Days {
-            print("  spent \(Money(minorUnits: totals.spentMinor, currency: totals.currency))   received \(Money(minorUnits: totals.receivedMinor, currency: totals.currency))")
+        try await watching.run(spending.watchDashboard(), json: json, engine: spending.device.engine) { dashboard in
+            json ? try Terminal.jsonLine(IncompleteJSON(dashboard, arriving: nil)) : Self.render(dashboard)
         }
-        print(Terminal.paint("Accounts", .bold))
-        if dashboard.accounts.isEmpty { print("  none yet: spendiq accounts add NAME --currency EUR") }
+    }
+
+    static func render(_ dashboard: Dashboard) -> String {
+        var lines = [Terminal.paint("Last 30 days", .bold)]
+        if dashboard.last30Days.isEmpty { lines.append("  nothing spent or received") }
+        for totals in dashboard.last30Days {
+            lines.append("  spent \(Money(minorUnits: totals.spentMinor, currency: totals.currency))   received \(Money(minorUnits: totals.receivedMinor, currency: totals.currency))")
+        }
+        lines.append(Terminal.paint("Accounts", .bold))
+        if dashboard.accounts.isEmpty { lines.append("  none yet: spendiq accounts add NAME --currency EUR") }
         // NB: names give way to the amounts on a narrow terminal.
         let nameRoom = max(8, Terminal.columns - 30)
         let width = min(nameRoom, dashboard.accounts.map { DisplayWidth.of($0.name) }.max() ?? 0)
         for account in dashboard.accounts {
-            print("  " + Table.padded(account.name, to: width) + "  "
-                  + Money(minorUnits: account.balanceMinor, currency: account.currency).description)
+            lines.append("  " + Table.padded(account.name, to: width) + "  "
+                         + Money(minorUnits: account.balanceMinor, currency: account.currency).description)
         }
         if !dashboard.categories.isEmpty {
-            print(Terminal.paint("Spending per category (30 days)", .bold))
+            lines.append(Terminal.paint("Spending per category (30 days)", .bold))
             let width = min(nameRoom, dashboard.categories.map { DisplayWidth.of($0.category) }.max() ?? 0)
             for category in dashboard.categories {
-                print("  " + Table.padded(category.category, to: width) + "  "
-                      + Money(minorUnits: category.spentMinor, currency: category.currency).description)
+                lines.append("  " + Table.padded(category.category, to: width) + "  "
+                             + Money(minorUnits: category.spentMinor, currency: category.currency).description)
             }
         }
         let currencies = Array(Set(dashboard.last7Days.map(\.currency))).sorted()
         for currency in currencies {
             let days = dashboard.last7Days.filter { $0.currency == currency }
             let largest = max(1, days.map(\.spentMinor).max() ?? 1)
-            print(Terminal.paint("Last 7 days (\(currency))", .bold))
+            lines.append(Terminal.paint("Last 7 days (\(currency))", .bold))
             for day in days {
                 let length = Int((Double(day.spentMinor) / Double(largest) * 30).rounded(.up))
-                print("  \(day.day)  " + String(repeating: "█", count: length).padding(toLength: 30, withPad: " ", startingAt: 0)
-                      + "  " + Money(minorUnits: day.spentMinor, currency: currency).amountText)
+                lines.append("  \(day.day)  " + String(repeating: "█", count: length).padding(toLength: 30, withPad: " ", startingAt: 0)
+                             + "  " + Money(minorUnits: day.spentMinor, currency: currency).amountText)
             }
         }
+        return lines.joined(separator: "\n")
     }
 }
 

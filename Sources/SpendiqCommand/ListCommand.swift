@@ -29,7 +29,7 @@ struct List: AsyncParsableCommand {
             return
         }
         let json = output.json
-        try await watching.run(try spending.watchTransactions(query), json: json, sync: { await spending.device.sync(.localBudget) }) { snapshot in
+        try await watching.run(try spending.watchTransactions(query), json: json, engine: spending.device.engine) { snapshot in
             let states = Dictionary(snapshot.rows.map { ($0.row.id, $0.state) }, uniquingKeysWith: { first, _ in first })
             return try Self.render(snapshot.rows.map(\.row), states: states, of: spending, json: json, oneLine: json)
         }

@@ -81,7 +81,7 @@ struct Scans: AsyncParsableCommand {
             print(try Self.render(try await recycling.allScans(), json: json))
             return
         }
-        try await watching.run(recycling.watchScans(), json: json, sync: { _ = try? await recycling.sync() }) { scans in
+        try await watching.run(recycling.watchScans(), json: json, engine: recycling.device.engine) { scans in
             try Self.render(scans, json: json, oneLine: true)
         }
     }

@@ -21,6 +21,8 @@ public struct ServerLink: Sendable {
     public let serverTime: ServerTime
     private let transport: AsyncHTTPClientTransport
     private let middlewares: [any ClientMiddleware]
+    /// The signed-in user's token now (the live channel sends it when it opens).
+    let accessToken: @Sendable () -> String?
 
     /// How long a request may wait at each step.
     public struct Timeouts: Sendable, Hashable {
@@ -49,6 +51,7 @@ public struct ServerLink: Sendable {
         let transport = AsyncHTTPClientTransport(configuration: .init(client: HTTPClients.shared(for: timeouts),
                                                                       timeout: .milliseconds(timeout.milliseconds)))
         self.serverURL = serverURL
+        self.accessToken = accessToken
         self.transport = transport
         self.serverTime = serverTime
         self.middlewares = [TransportFailureMiddleware(serverURL: serverURL, timeouts: timeouts), ServerTimeMiddleware(serverTime: serverTime),

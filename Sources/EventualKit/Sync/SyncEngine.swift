@@ -5,9 +5,10 @@ import Logging
 import OpenAPIRuntime
 
 /// Moves the outbox to the server and the server's changes into the local store: push, then
-/// pull. It runs when a local write lands, when connectivity returns, on a timer (which also
-/// drives retries, never only the next write), and on demand with `syncNow()`. Each run is a
-/// `SyncRound`; the engine keeps the status and what outlives a round.
+/// pull. It runs when a local write lands, when connectivity returns, when the server signals a
+/// change on the live channel, on a timer (which also drives retries, never only the next write,
+/// and is the fallback while the live channel is down), and on demand with `syncNow()`. Each run
+/// is a `SyncRound`; the engine keeps the status and what outlives a round.
 public actor SyncEngine {
     public let store: LocalStore
     public let link: ServerLink
@@ -25,6 +26,17 @@ public actor SyncEngine {
     private var current: Task<SyncReport, Never>?
     private var loop: Task<Void, Never>?
     private var listeners: [Task<Void, Never>] = []
+    /// The live channel's task while the engine runs (`LiveLink`).
+    private var live: Task<Void, Never>?
+    /// How often a background round runs when nothing else asks and the live channel is down
+    /// (`start(every:)`; the configuration's when nil).
+    private var chosenInterval: Duration?
+    private var interval: Duration { chosenInterval ?? configuration.interval }
+    private var isLive = false
+    /// The newest position the live channel signalled in each space, and the newest a finished
+    /// pull is known to have covered: a signal at or below the covered one starts nothing.
+    private var signalled: [String: Int64] = [:]
+    private var covered: [String: Int64] = [:]
     private var doorbell: CheckedContinuation<Void, Never>?
     private var rang = false
     private var pausedForSignIn = false
@@ -81,7 +93,9 @@ public actor SyncEngine {
         let firstSync = (try? store.reader.read { db in try SubscriptionTable.progress(of: subscriptions, db: db) }) ?? []
         let connectivity = connectivity.current
         let paused = pausedForSignIn
+        let isLive = isLive
         statusBroadcast.update { status in
+            status.isLive = isLive
             status.firstSync = firstSync
             status.pending = counts.pending
             status.failed = counts.failed
@@ -100,9 +114,12 @@ public actor SyncEngine {
 
     // MARK: - Running in the background
 
-    /// Starts syncing in the background: on local writes, when connectivity returns, and on a timer.
-    public func start() {
+    /// Starts syncing in the background: on local writes, when connectivity returns, when the
+    /// live channel signals a change (see `SyncConfiguration.live`), and on a timer: every
+    /// `interval` (the configuration's when nil) while the live channel is down.
+    public func start(every interval: Duration? = nil) {
         guard loop == nil else { return }
+        if let interval { chosenInterval = interval }
         connectivity.start()
         let writes = store.writes
         let changes = connectivity.changes
@@ -123,10 +140,27 @@ public actor SyncEngine {
                 await self.waitForTrigger()
             }
         }
+        startLive()
+    }
+
+    private func startLive() {
+        // NB: an app without synced collections has nothing to be signalled (and no collection
+        // named would subscribe it to every one).
+        guard configuration.live.enabled, live == nil, !subscriptions.isEmpty else { return }
+        let channel = LiveLink(serverURL: link.serverURL, accessToken: link.accessToken,
+                               collections: subscriptions.flatMap(\.collections), settings: configuration.live, logger: logger)
+        live = Task { [weak self] in
+            await channel.run { [weak self] event in await self?.heard(event) }
+        }
     }
 
     /// Stops background syncing and waits for a round in progress to end.
     public func stop() async {
+        // NB: not awaited: a channel opening to a server that accepted the connection and never
+        // answers cannot be interrupted, and ends with the connection.
+        live?.cancel()
+        live = nil
+        setLive(false)
         loop?.cancel()
         listeners.forEach { $0.cancel() }
         listeners = []
@@ -135,6 +169,43 @@ public actor SyncEngine {
         loop = nil
         _ = await current?.value
         connectivity.stop()
+    }
+
+    /// What the live channel heard: a pull when something moved past what was pulled.
+    private func heard(_ event: LiveEvent) {
+        switch event {
+        case .up:
+            setLive(true)
+            connectivity.reportAnswer()
+            // NB: whatever moved while the channel was down was signalled to no one.
+            ring()
+        case .moved(let spaces):
+            var news = false
+            for (space, position) in spaces where position > (covered[space] ?? 0) {
+                signalled[space] = max(signalled[space] ?? 0, position)
+                news = true
+            }
+            if news { ring() }
+        case .pull:
+            ring()
+        case .down:
+            setLive(false)
+        case .signedOut:
+            setLive(false)
+            live = nil
+        }
+    }
+
+    private func setLive(_ up: Bool) {
+        guard isLive != up else { return }
+        isLive = up
+        statusBroadcast.update { $0.isLive = up }
+    }
+
+    /// After a sign-in: the live channel opens again with the new token.
+    private func restartLiveAfterSignIn() {
+        guard loop != nil, live == nil else { return }
+        startLive()
     }
 
     private func connectivityChanged(_ state: Connectivity) {
@@ -162,7 +233,7 @@ public actor SyncEngine {
             return
         }
         let now = UnixMillis.now()
-        var wait = configuration.interval
+        var wait = isLive ? max(interval, configuration.live.intervalWhileLive) : interval
         if let due = try? await store.reader.read({ db in try OutboxTable.earliestDue(db) }), connectivity.current == .online || due > now {
             wait = min(wait, .milliseconds(max(0, due - now)))
         }
@@ -192,6 +263,7 @@ public actor SyncEngine {
     public func resumeAfterSignIn() {
         pausedForSignIn = false
         refreshStatus()
+        restartLiveAfterSignIn()
         ring()
     }
 
@@ -216,11 +288,16 @@ public actor SyncEngine {
             statusBroadcast.update { $0.isSyncing = false }
             refreshStatus()
         }
+        let signalledBefore = signalled
         var round = SyncRound(store: store, link: link, connectivity: connectivity, collections: collections,
                               subscriptions: subscriptions, calls: calls, configuration: configuration, logger: logger,
                               status: statusBroadcast, removeFiles: removeFiles, eventsNotBefore: eventsNotBefore)
         let report = await round.run(userAsked: userAsked, pull: pull, on: self)
         eventsNotBefore = round.eventsNotBefore
+        if pull, report.failure == nil {
+            // NB: what was signalled before the round began is in what it pulled.
+            covered.merge(signalledBefore) { max($0, $1) }
+        }
         announce(report)
         return report
     }

@@ -121,6 +121,9 @@ public struct SyncConfiguration: Sendable {
     public var longestDeferral: Duration = .seconds(3 * 86_400)
     /// How often the engine syncs when nothing else asks it to.
     public var interval: Duration = .seconds(60)
+    /// The live channel: held while the engine runs (`start()`), it starts a pull when the
+    /// server signals a change; `interval` is then only the fallback while it is down.
+    public var live = LiveSettings()
     /// Whether each round sends the waiting usage events (`Analytics`); false for a user who opted out.
     public var sendsAnalytics = true
     /// How many usage events may wait, and for how long, before the oldest are dropped.
@@ -232,6 +235,9 @@ public struct SyncStatus: Sendable, Equatable {
     public var lastEvent: SyncEvent?
     /// The first sync of each priority of the app's subscriptions, most urgent first.
     public var firstSync: [PullProgress] = []
+    /// The live channel is up: another device's change starts a pull here as it is written,
+    /// rather than at the next timer or write.
+    public var isLive = false
 
     public init() {}
 

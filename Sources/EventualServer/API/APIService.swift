@@ -12,6 +12,7 @@ import Logging
 /// - spending for SpendiQ (email verification, account, position, offers, insights): `Spending/SpendingAPI.swift`;
 /// - usage analytics (events, questions): `Analytics/AnalyticsAPI.swift`;
 /// - attachments (begin, status, append a chunk, download): `Attachments/AttachmentsAPI.swift`;
+/// - the live channel beside the contract, a WebSocket (`Live/LiveRoute.swift`), signalled after each push;
 /// - `/health` here. Beside the contract: the admin dashboard (`Dashboard/`) and `/metrics` (`Metrics/`).
 /// A store's refusal (`Refusal`) becomes a status in `HTTP/ErrorMapping.swift`.
 struct APIService: APIProtocol {
@@ -32,6 +33,8 @@ struct APIService: APIProtocol {
     let spending: SpendingStore
     /// Blobs attached to records, uploaded in chunks (Attachments/).
     let attachments: AttachmentStore
+    /// Signals to devices' live channels that a pull is worth making now (Live/).
+    let live: LiveBus
 
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
         .ok(.init(body: .json(.init(status: "ok"))))

@@ -103,6 +103,14 @@ struct AccountStore: Sendable {
         }
     }
 
+    /// The id of whoever is called `username`, if anyone is.
+    func userID(username: String) async throws -> String? {
+        try await database.withConnection { sql in
+            try await sql.select().columns("id").from("users").where("username_key", .equal, AccountRules.key(username)).first()?
+                .decode(column: "id", as: String.self)
+        }
+    }
+
     func user(id: String) async throws -> UserRecord? {
         try await database.withConnection { sql in
             try await sql.select().columns(UserRecord.columns.map { SQLColumn($0) }).from("users")

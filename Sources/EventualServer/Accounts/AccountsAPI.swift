@@ -77,6 +77,7 @@ extension APIService {
         _ = try await authenticatedUserID()
         guard let token = RequestScope.current?.bearerToken else { throw APIError.unauthorized() }
         try await accounts.revokeToken(hash: AccessToken.hash(token), at: UnixMillis.now())
+        await live.publish(.signedOut(AccessToken.fingerprint(ofHash: AccessToken.hash(token))))
         return .noContent(.init())
     }
 

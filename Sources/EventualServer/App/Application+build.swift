@@ -3,6 +3,7 @@ import EventualStorage
 import Foundation
 import Hummingbird
 import HummingbirdCore
+import HummingbirdWebSocket
 import Logging
 import OpenAPIHummingbird
 import OpenAPIRuntime
@@ -35,7 +36,10 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
     ])
     return Application(
         responder: parts.responder,
-        server: .http1(configuration: .init(idleTimeout: .nanoseconds(configuration.idleTimeout.nanoseconds))),
+        server: .http1WebSocketUpgrade(
+            configuration: .init(http1: .init(idleTimeout: .nanoseconds(configuration.idleTimeout.nanoseconds)),
+                                 ws: .init(autoPing: .enabled(timePeriod: configuration.liveHeartbeat), closeTimeout: .seconds(5)))
+        ) { request, _, _ in await parts.live.shouldUpgrade(request) },
         configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "eventual",
                              availableConnectionsDelegate: MaximumAvailableConnections(cap)),
         services: [
@@ -44,6 +48,7 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
                          appliedChangeRetention: configuration.appliedChangeRetention, logger: logger,
                          attachments: AttachmentStore(database: database, limits: configuration.attachmentLimits)),
             ShutdownReport(metrics: metrics, logger: logger),
+            parts.liveBus,
         ],
         logger: logger
     )
@@ -55,6 +60,8 @@ private struct ServerParts {
     let passwords: PasswordHasher
     let idempotency: Idempotency
     let throttle: Throttle
+    let live: LiveRoute
+    let liveBus: LiveBus
 }
 
 private func buildParts(_ configuration: ServerConfiguration, database: Database, metrics: ServerMetrics,
@@ -73,6 +80,7 @@ private func buildParts(_ configuration: ServerConfiguration, database: Database
     let throttle = Throttle(database: database, limits: configuration.throttle, keyBytes: fingerprintKey)
     let lookupReads = try await BarcodeLookupReads.prepare(database)
     let passwords = try await PasswordHasher.make(cost: configuration.bcryptCost, threads: configuration.bcryptThreads)
+    let liveBus = LiveBus(hub: LiveHub(), database: database, logger: logger)
     let service = APIService(
         accounts: AccountStore(database: database),
         products: ProductStore(database: database),
@@ -89,7 +97,8 @@ private func buildParts(_ configuration: ServerConfiguration, database: Database
         verification: EmailVerification(database: database, key: fingerprintKey, mailer: try configuration.mailDelivery.sender(),
                                         from: configuration.mailFrom, throttle: throttle, logger: logger),
         spending: SpendingStore(database: database),
-        attachments: AttachmentStore(database: database, limits: configuration.attachmentLimits)
+        attachments: AttachmentStore(database: database, limits: configuration.attachmentLimits),
+        live: liveBus
     )
 
     let router = Router(context: ServerRequestContext.self)
@@ -112,7 +121,11 @@ private func buildParts(_ configuration: ServerConfiguration, database: Database
         await passwords.shutdown()
         throw error
     }
-    var extraRoutes: [String: [HTTPRequest.Method]] = ["/openapi.yaml": [.get]]
+    // NB: the live channel is a WebSocket, upgraded before the router (`LiveRoute`); a plain GET is told so.
+    router.get(RouterPath(LiveWire.path)) { _, _ -> Response in
+        throw APIError(.upgradeRequired, "\(LiveWire.path) is a WebSocket: open it with 'Upgrade: websocket'")
+    }
+    var extraRoutes: [String: [HTTPRequest.Method]] = ["/openapi.yaml": [.get], LiveWire.path: [.get]]
     extraRoutes.merge(DashboardRoutes.routes) { first, _ in first }
     if configuration.metricsToken != nil { extraRoutes["/metrics"] = [.get] }
     let routes = ContractRoutes(document: String(decoding: contract, as: UTF8.self), extra: extraRoutes)
@@ -121,7 +134,9 @@ private func buildParts(_ configuration: ServerConfiguration, database: Database
                                   bodyLimits: ["/v1/recycling/scans": configuration.maxScanBodySize],
                                   bodyLimitsUnder: [("/v1/attachments/", configuration.maxAttachmentChunkBytes)],
                                   lookups: LookupFastPath(service: service))
-    return ServerParts(responder: responder, passwords: passwords, idempotency: idempotency, throttle: throttle)
+    let live = LiveRoute(tokens: lookupReads, hub: liveBus.hub, heartbeat: configuration.liveHeartbeat, recheck: configuration.liveTokenRecheck)
+    return ServerParts(responder: responder, passwords: passwords, idempotency: idempotency, throttle: throttle, live: live,
+                       liveBus: liveBus)
 }
 
 /// A setting the server cannot start with.

@@ -58,6 +58,11 @@ public struct ServerConfiguration: Sendable {
     /// How long a blob no record refers to, or an upload left incomplete, is kept after it was last
     /// touched: an upload may come before the record that refers to it.
     public var attachmentGracePeriod: Duration = .seconds(24 * 3600)
+    /// How often the server pings a live channel; one ping unanswered by the next closes it.
+    public var liveHeartbeat: Duration = .seconds(25)
+    /// How often a live channel's token is checked again (a sign-out through this server closes
+    /// its channels at once; a revocation elsewhere, or the token's expiry, by this check).
+    public var liveTokenRecheck: Duration = .seconds(60)
 
     public init(
         hostname: String = "127.0.0.1",

@@ -19,7 +19,10 @@ struct RequestScope: Sendable {
     var clientAddress: String { ClientAddress.resolve(remote: remoteAddress, forwardedFor: forwardedFor) }
 
     /// The token of an `Authorization: Bearer …` header, if there is one.
-    var bearerToken: String? {
+    var bearerToken: String? { Self.bearerToken(in: authorization) }
+
+    /// The token of an `Authorization` header's value `Bearer …`, if it is one.
+    static func bearerToken(in authorization: String?) -> String? {
         guard let authorization else { return nil }
         let parts = authorization.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }

@@ -95,6 +95,19 @@ enum SpaceGate {
         return seqs
     }
 
+    /// The people who belong to each space now (those with none are left out).
+    static func members(of spaceIDs: [String], on sql: any SQLDatabase) async throws -> [String: [String]] {
+        var members: [String: [String]] = [:]
+        for chunk in spaceIDs.chunks(of: idsPerStatement) {
+            let rows = try await sql.select().columns("space_id", "user_id").from("space_members")
+                .where("space_id", .in, Array(chunk)).where("left_at", .is, SQLLiteral.null).all()
+            for row in rows {
+                members[try row.decode(column: "space_id", as: String.self), default: []].append(try row.decode(column: "user_id", as: String.self))
+            }
+        }
+        return members
+    }
+
     /// Raises a locked space's `purged_through` to `seq` (never lowers it): a cursor below it
     /// missed a deletion the server no longer keeps.
     static func markPurged(_ spaceID: String, through seq: Int64, on sql: any SQLDatabase) async throws {

@@ -77,6 +77,8 @@ extension APIService {
             try await spaces.remove(username, from: spaceID, by: userID, now: now, on: sql)
             return Fingerprint(spaceID: spaceID, username: username)
         }
+        // Their devices pull now, and learn they left: no signal of the space reaches them after this.
+        if let removed = try await accounts.userID(username: username) { await live.publish(.poke([removed])) }
         return .noContent(.init())
     }
 
@@ -110,6 +112,8 @@ extension APIService {
         let space = try await idempotency.perform(replay) { sql in
             try await spaces.accept(invitation: invitationID, by: userID, app: input.query.app?.rawValue, now: now, on: sql)
         }
+        // The person's other devices pull the space they joined now.
+        await live.publish(.poke([userID]))
         return .ok(.init(body: .json(.init(space))))
     }
 

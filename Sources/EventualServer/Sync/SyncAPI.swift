@@ -11,8 +11,10 @@ extension APIService {
         let userID = try await authenticatedUserID()
         let now = UnixMillis.now()
         let submissions = try pushValidation.submissions(of: body.changes, by: userID, now: now)
-        let outcomes = try await sync.push(submissions, userID: userID, now: now, quota: quotas.syncRecordsPerUser,
-                                           byteQuota: quotas.bytesPerUser)
+        let by = RequestScope.current?.bearerToken.map { AccessToken.fingerprint(ofHash: AccessToken.hash($0)) }
+        let (outcomes, moves) = try await sync.pushed(submissions, userID: userID, now: now, quota: quotas.syncRecordsPerUser,
+                                                      byteQuota: quotas.bytesPerUser, by: by)
+        for move in moves { await live.publish(.moved(move)) }
         var counts = (applied: 0, duplicate: 0, rejected: 0)
         for outcome in outcomes {
             switch outcome {

@@ -8,11 +8,21 @@ extension SyncStore {
     /// (`Refusal.quotaExceeded`).
     func push(_ submissions: [SyncSubmission], userID: String, now: Int64, quota: Int = .max,
               byteQuota: Int64 = .max) async throws -> [SyncOutcome] {
+        try await pushed(submissions, userID: userID, now: now, quota: quota, byteQuota: byteQuota, by: nil).outcomes
+    }
+
+    /// As `push`, and the spaces the batch moved, for the live channel: each with its newest
+    /// position, the collections changed and its members as the push committed (read under the
+    /// spaces' locks, so that someone removed before the commit is not among them).
+    /// `by` names the pushing token (`AccessToken.fingerprint`).
+    func pushed(_ submissions: [SyncSubmission], userID: String, now: Int64, quota: Int = .max,
+                byteQuota: Int64 = .max, by: String?) async throws -> (outcomes: [SyncOutcome], moves: [LiveMove]) {
         let collections = self.collections
         return try await database.transaction { sql in
             var merge = try await PushMerge(submissions, userID: userID, now: now, collections: collections, on: sql)
             for submission in submissions { try await merge.take(submission, on: sql) }
-            return try await merge.commit(quota: quota, byteQuota: byteQuota, on: sql)
+            let outcomes = try await merge.commit(quota: quota, byteQuota: byteQuota, on: sql)
+            return (outcomes, try await merge.moves(by: by, on: sql))
         }
     }
 }
@@ -43,6 +53,8 @@ struct PushMerge {
     private var changedSet = Set<SyncRecordKey>()
     /// Who made the newest applied change of each record (see `take`).
     private var authors: [SyncRecordKey: String] = [:]
+    /// The newest seq of each space the commit wrote to.
+    private var positions: [String: Int64] = [:]
 
     /// Locks the batch's spaces and reads what its merge needs.
     init(_ submissions: [SyncSubmission], userID: String, now: Int64, collections: [String: SyncCollection],
@@ -135,10 +147,11 @@ struct PushMerge {
 
     /// Writes the merged records, each with the next seq of its space, and answers each change.
     /// NB: the quotas are checked first: a batch past one is refused whole, nothing written.
-    func commit(quota: Int, byteQuota: Int64, on sql: any SQLDatabase) async throws -> [SyncOutcome] {
+    mutating func commit(quota: Int, byteQuota: Int64, on sql: any SQLDatabase) async throws -> [SyncOutcome] {
         try await requireRecordQuota(quota, on: sql)
         try await SyncRecordRows.recordApplied(newlyApplied, userID: userID, now: now, on: sql)
         var nextSeq = access.mapValues(\.lastSeq)
+        defer { positions = nextSeq.filter { $0.value != access[$0.key]!.lastSeq } }
         let rows = try changed.map { key in
             nextSeq[key.space]! += 1
             return SyncRecordRows.Row(key: key, columns: try records[key]!.columns(), seq: nextSeq[key.space]!,
@@ -163,6 +176,18 @@ struct PushMerge {
             for refusal in refusals { outcomes[refusal.index] = .refused(refusal.violation, current: current[refusal.key]) }
         }
         return outcomes
+    }
+
+    /// The spaces `commit` moved (see `SyncStore.pushed`).
+    func moves(by: String?, on sql: any SQLDatabase) async throws -> [LiveMove] {
+        guard !positions.isEmpty else { return [] }
+        var collections: [String: Set<String>] = [:]
+        for key in changed where positions[key.space] != nil { collections[key.space, default: []].insert(key.collection) }
+        let members = try await SpaceGate.members(of: positions.keys.sorted(), on: sql)
+        return positions.keys.sorted().map { space in
+            LiveMove(space: space, position: positions[space]!, collections: (collections[space] ?? []).sorted(),
+                     members: members[space] ?? [], by: by)
+        }
     }
 
     /// Refuses the batch when the records it creates would take a space's owner past `quota`.

@@ -116,6 +116,26 @@ public final class UserSpending: Sendable {
                        fetch: try ledger.transactionsFetch(query))
     }
 
+    /// The dashboard now, then again after every committed change to the transactions or the
+    /// accounts (a local write, a pulled page): `dashboard --watch`. It may repeat itself (a
+    /// change that moves no total); a screen shows what differs.
+    public func watchDashboard() -> AsyncThrowingStream<Dashboard, any Error> {
+        // NB: each commit reads a new value, so every one is passed on; the dashboard is computed
+        // from the ledger after it, as `dashboard()` does.
+        let commits = store.observe(tables: [SpendingSchema.transactionsTable, SpendingSchema.accountsTable]) { _ in UUID() }
+        let (dashboards, continuation) = AsyncThrowingStream.makeStream(of: Dashboard.self, throwing: (any Error).self)
+        let feeding = Task {
+            do {
+                for try await _ in commits { continuation.yield(try dashboard()) }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in feeding.cancel() }
+        return dashboards
+    }
+
     /// The changes the server refused, oldest first, with its words.
     public func failures() throws -> [FailedChange] { try device.failures() }
 

@@ -1,0 +1,136 @@
+import EventualAPI
+import Foundation
+import Synchronization
+
+/// A space moved: a push committed changes of `collections` in it, the newest at `position`.
+/// `members` are the people who belonged to it when the push committed; `by` is the pushing
+/// token's fingerprint (its device pulls after its own push, and needs no signal).
+struct LiveMove: Sendable, Equatable, Codable {
+    let space: String
+    let position: Int64
+    let collections: [String]
+    let members: [String]
+    let by: String?
+}
+
+/// The live connections of this server process, by person, and the signals they are owed.
+///
+/// Every signal goes through `deliver`: from the push itself on SQLite (one process), from the
+/// database's `NOTIFY` on PostgreSQL (every process, this one too). A connection gets a space's
+/// signal only when its person was a member when the push committed and it subscribes to one of
+/// the collections changed, and never for its own push.
+final class LiveHub: Sendable {
+    private let connections = Mutex<[String: [ObjectIdentifier: LiveConnection]]>([:])
+
+    init() {}
+
+    func register(_ connection: LiveConnection) {
+        connections.withLock { $0[connection.userID, default: [:]][ObjectIdentifier(connection)] = connection }
+    }
+
+    func unregister(_ connection: LiveConnection) {
+        connections.withLock { all in
+            all[connection.userID]?[ObjectIdentifier(connection)] = nil
+            if all[connection.userID]?.isEmpty == true { all[connection.userID] = nil }
+        }
+    }
+
+    /// How many devices hold a channel to this process.
+    var count: Int { connections.withLock { $0.values.reduce(0) { $0 + $1.count } } }
+
+    func deliver(_ move: LiveMove) {
+        for connection in connections(of: move.members) where connection.tokenFingerprint != move.by {
+            if connection.subscribes(toAny: move.collections) { connection.offer(space: move.space, position: move.position) }
+        }
+    }
+
+    /// Tells every device of `people` to pull once (a space joined or left changes what they see).
+    func poke(_ people: [String]) {
+        for connection in connections(of: people) { connection.offerPull() }
+    }
+
+    /// Tells every device connected here to pull once: signals may have been missed.
+    func pokeAll() {
+        for connection in connections.withLock({ $0.values.flatMap(\.values) }) { connection.offerPull() }
+    }
+
+    /// Closes the channels opened with a token now signed out.
+    func signedOut(_ fingerprint: String) {
+        for connection in connections.withLock({ $0.values.flatMap(\.values) }) where connection.tokenFingerprint == fingerprint {
+            connection.close()
+        }
+    }
+
+    private func connections(of people: [String]) -> [LiveConnection] {
+        connections.withLock { all in people.flatMap { all[$0].map { Array($0.values) } ?? [] } }
+    }
+}
+
+/// One device's channel: what it is owed, coalesced. A reader slower than the signals gets the
+/// newest position of each space it is owed, never a queue: what waits is one number per space.
+final class LiveConnection: Sendable {
+    let userID: String
+    let tokenFingerprint: String
+    /// nil: every collection.
+    private let collections: Set<String>?
+
+    private struct Owed {
+        var positions: [String: Int64] = [:]
+        var pull = false
+        var closed = false
+    }
+
+    private let owed = Mutex(Owed())
+    private let wake: AsyncStream<Void>.Continuation
+    /// Yields once after anything is owed (at most one wake waits, however many signals came).
+    let wakes: AsyncStream<Void>
+
+    init(userID: String, tokenFingerprint: String, collections: Set<String>?) {
+        self.userID = userID
+        self.tokenFingerprint = tokenFingerprint
+        self.collections = collections
+        (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    func subscribes(toAny names: [String]) -> Bool {
+        guard let collections else { return true }
+        return names.contains { collections.contains($0) }
+    }
+
+    func offer(space: String, position: Int64) {
+        owed.withLock { owed in owed.positions[space] = max(owed.positions[space] ?? 0, position) }
+        wake.yield()
+    }
+
+    func offerPull() {
+        owed.withLock { $0.pull = true }
+        wake.yield()
+    }
+
+    /// Ends the channel: the writer sends the close and stops.
+    func close() {
+        owed.withLock { $0.closed = true }
+        wake.yield()
+        wake.finish()
+    }
+
+    var isClosed: Bool { owed.withLock { $0.closed } }
+
+    /// What is owed now, as the frames to send, and nothing owed after.
+    func take() -> [LiveWire.Message] {
+        owed.withLock { owed in
+            var messages: [LiveWire.Message] = []
+            if owed.pull { messages.append(LiveWire.Message(type: .pull)) }
+            if !owed.positions.isEmpty { messages.append(LiveWire.Message(type: .moved, spaces: owed.positions)) }
+            owed.positions = [:]
+            owed.pull = false
+            return messages
+        }
+    }
+}
+
+extension AccessToken {
+    /// The part of a token's hash that names its channels (in a signal, and in a sign-out
+    /// another process hears of): enough to tell one person's devices apart, never the token.
+    static func fingerprint(ofHash hash: String) -> String { String(hash.prefix(16)) }
+}
