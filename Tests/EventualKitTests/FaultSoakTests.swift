@@ -11,7 +11,7 @@ import Testing
 /// device queued offline; each person settles what the server refused as they choose (keep mine,
 /// take theirs, discard). After the network heals, every device holds exactly what the people did
 /// and exactly the server's record of all it can see. `SOAK_SEEDS=N` runs seeds 1…N (20 by
-/// default, 200 when `CI=true`); `SOAK_SEED=K` runs one seed, to replay a failure.
+/// default, 200 when `CI=true`), from seed `SOAK_FROM` when set; `SOAK_SEED=K` runs one seed, to replay a failure.
 @Suite("Fault soak: basement, elevator and Q building", .serialized, .timeLimit(.minutes(soakMinutes)), .tags(.soak))
 struct FaultSoakTests {
     static var seeds: [UInt64] { soakSeeds }
@@ -50,7 +50,10 @@ let soakSeeds: [UInt64] = {
     if let one = environment["SOAK_SEED"].flatMap(UInt64.init) { return [one] }
     let onCI = ["true", "1", "yes"].contains(environment["CI"]?.lowercased() ?? "")
     let count = environment["SOAK_SEEDS"].flatMap(UInt64.init) ?? (onCI ? 200 : 20)
-    return Array(1...max(1, count))
+    // NB: `SOAK_FROM` starts elsewhere than seed 1, so that a long soak runs in parts, each in
+    // a process and a time limit of its own (`scripts/fault-soak.sh`).
+    let first = max(1, environment["SOAK_FROM"].flatMap(UInt64.init) ?? 1)
+    return Array(first..<(first + max(1, count)))
 }()
 
 /// The soak's time limit, a guard against a hang that grows with the seeds (so that

@@ -37,6 +37,8 @@ public actor SyncEngine {
     /// pull is known to have covered: a signal at or below the covered one starts nothing.
     private var signalled: [String: Int64] = [:]
     private var covered: [String: Int64] = [:]
+    /// Rounds in a row that failed to pull what was signalled.
+    private var signalledPullFailures = 0
     private var doorbell: CheckedContinuation<Void, Never>?
     private var rang = false
     private var pausedForSignIn = false
@@ -234,6 +236,11 @@ public actor SyncEngine {
         }
         let now = UnixMillis.now()
         var wait = isLive ? max(interval, configuration.live.intervalWhileLive) : interval
+        // NB: a signalled change that the last round failed to pull is not left to the timer
+        // (an hour away while live): it is tried again as a failed entry would be.
+        if signalled.contains(where: { $0.value > (covered[$0.key] ?? 0) }) {
+            wait = min(wait, configuration.retry.delay(afterFailures: signalledPullFailures))
+        }
         if let due = try? await store.reader.read({ db in try OutboxTable.earliestDue(db) }), connectivity.current == .online || due > now {
             wait = min(wait, .milliseconds(max(0, due - now)))
         }
@@ -297,6 +304,9 @@ public actor SyncEngine {
         if pull, report.failure == nil {
             // NB: what was signalled before the round began is in what it pulled.
             covered.merge(signalledBefore) { max($0, $1) }
+            signalledPullFailures = 0
+        } else if pull {
+            signalledPullFailures += 1
         }
         announce(report)
         return report

@@ -93,11 +93,11 @@ final class LiveBus: Service, Sendable {
             do {
                 try await database.listen(on: Self.channel, listening: {
                     failures = 0
-                    if lost {
-                        // NB: what was notified while no connection listened is gone: every device here pulls once.
-                        logger.notice("listening for live signals again: every connected device pulls once")
-                        hub.pokeAll()
-                    }
+                    // NB: what was notified while no connection listened is gone: every device here
+                    // pulls once. That includes the first time: a device may have opened its channel
+                    // before this process listened.
+                    if lost { logger.notice("listening for live signals again: every connected device pulls once") }
+                    hub.pokeAll()
                 }, receive: { payload in
                     guard let event = try? JSONDecoder().decode(Event.self, from: Data(payload.utf8)) else {
                         return logger.warning("a live signal that is not one", metadata: ["bytes": "\(payload.utf8.count)"])
