@@ -244,6 +244,12 @@ public actor SyncEngine {
         if let due = try? await store.reader.read({ db in try OutboxTable.earliestDue(db) }), connectivity.current == .online || due > now {
             wait = min(wait, .milliseconds(max(0, due - now)))
         }
+        // NB: the read above let other calls in: a ring meanwhile (a write, a live signal) found no
+        // doorbell and only set `rang`. Waiting now would leave it to the timer, an hour away while live.
+        if rang {
+            rang = false
+            return
+        }
         let timer = Task { [weak self] in
             try? await Task.sleep(for: wait)
             if !Task.isCancelled { await self?.ring() }

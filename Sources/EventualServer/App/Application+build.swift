@@ -36,10 +36,9 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
     ])
     return Application(
         responder: parts.responder,
-        server: .http1WebSocketUpgrade(
-            configuration: .init(http1: .init(idleTimeout: .nanoseconds(configuration.idleTimeout.nanoseconds)),
-                                 ws: .init(autoPing: .enabled(timePeriod: configuration.liveHeartbeat), closeTimeout: .seconds(5)))
-        ) { request, _, _ in await parts.live.shouldUpgrade(request) },
+        server: .liveHTTP1(idleTimeout: .nanoseconds(configuration.idleTimeout.nanoseconds),
+                           ws: .init(autoPing: .enabled(timePeriod: configuration.liveHeartbeat), closeTimeout: .seconds(5))
+        ) { request, channel, _ in await parts.live.shouldUpgrade(request, channel: channel) },
         configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "eventual",
                              availableConnectionsDelegate: MaximumAvailableConnections(cap)),
         services: [
