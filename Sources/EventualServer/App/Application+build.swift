@@ -38,7 +38,7 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
         responder: parts.responder,
         server: .liveHTTP1(idleTimeout: .nanoseconds(configuration.idleTimeout.nanoseconds),
                            ws: .init(autoPing: .enabled(timePeriod: configuration.liveHeartbeat), closeTimeout: .seconds(5))
-        ) { request, channel, _ in await parts.live.shouldUpgrade(request, channel: channel) },
+        ) { request, _, _ in await parts.live.shouldUpgrade(request) },
         configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "eventual",
                              availableConnectionsDelegate: MaximumAvailableConnections(cap)),
         services: [

@@ -4,20 +4,24 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 
-/// Closes a connection that neither sends nor receives anything for `timeout`, from the moment
-/// it is accepted.
+/// Closes a connection that sends nothing for `timeout` before its first request's head is
+/// complete, then stands down.
 ///
-/// NB: with the WebSocket upgrade, Hummingbird adds its idle handler only once a first request
-/// has arrived: a client that connects and sends nothing would hold a connection (and a place
-/// under the connection cap) for ever. This handler comes first in every connection's pipeline;
-/// a connection upgraded to the live channel drops it (`LiveRoute`), its pings keeping watch instead.
-final class IdleGuard: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = NIOAny
-    typealias OutboundIn = NIOAny
+/// NB: with the WebSocket upgrade, Hummingbird adds its idle handler only once a first request's
+/// head has arrived: a client that connected and sent nothing, or half a head, held its
+/// connection (and a place under the connection cap) for ever. This handler leads every
+/// connection's pipeline until the end of that head (`CRLF CRLF`); from there Hummingbird's own
+/// handler watches an HTTP connection between requests (never one waiting for its answer: a login
+/// queued behind bcrypt for a minute must not be cut), and a live channel's pings watch it.
+final class IdleGuard: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
     static let name = "eventual-idle-guard"
 
     private let timeout: TimeAmount
     private var deadline: Scheduled<Void>?
+    /// How many bytes of `CRLF CRLF` the last read ended with.
+    private var matched = 0
+    private static let headEnd: [UInt8] = [13, 10, 13, 10]
 
     init(timeout: TimeAmount) { self.timeout = timeout }
 
@@ -31,13 +35,21 @@ final class IdleGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        arm(context)
+        let buffer = unwrapInboundIn(data)
+        var headComplete = false
+        for byte in buffer.readableBytesView {
+            matched = byte == Self.headEnd[matched] ? matched + 1 : (byte == 13 ? 1 : 0)
+            if matched == Self.headEnd.count {
+                headComplete = true
+                break
+            }
+        }
         context.fireChannelRead(data)
-    }
-
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        arm(context)
-        context.write(data, promise: promise)
+        if headComplete {
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+        } else {
+            arm(context)
+        }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {

@@ -22,7 +22,7 @@ struct LiveRoute: Sendable {
     let heartbeat: Duration
     let recheck: Duration
 
-    func shouldUpgrade(_ request: HTTPRequest, channel: any Channel) async -> ShouldUpgradeResult<Handler> {
+    func shouldUpgrade(_ request: HTTPRequest) async -> ShouldUpgradeResult<Handler> {
         guard let target = request.path, let url = URLComponents(string: target), url.path == LiveWire.path else { return .dontUpgrade }
         let collections = url.queryItems?.filter { $0.name == "collection" }.compactMap(\.value) ?? []
         guard let token = RequestScope.bearerToken(in: request.headerFields[.authorization]),
@@ -38,9 +38,6 @@ struct LiveRoute: Sendable {
         let connection = LiveConnection(userID: record.userID, tokenFingerprint: AccessToken.fingerprint(ofHash: hash),
                                         collections: subscription.map { Set($0.parts.map(\.collection)) })
         return .upgrade([:], { inbound, outbound, context in
-            // NB: the channel's pings watch it from here; the idle guard would close a quiet one.
-            // Removed once the upgrade is done: during it, the pipeline is the upgrader's.
-            _ = try? await channel.pipeline.removeHandler(name: IdleGuard.name).get()
             try await serve(connection, tokenHash: hash, inbound: inbound, outbound: outbound)
         })
     }
