@@ -350,6 +350,10 @@ extension SyncEngine: SyncRoundHost {
         case .unauthorized:
             connectivity.reportAnswer()
             pausedForSignIn = true
+            // NB: the server refuses the channel to this token too: no reconnecting until a new sign-in.
+            live?.cancel()
+            live = nil
+            setLive(false)
             statusBroadcast.update { $0.lastEvent = .needsSignIn }
         case .transient, .rejected:
             connectivity.reportAnswer()

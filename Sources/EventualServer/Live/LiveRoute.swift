@@ -9,10 +9,10 @@ import NIOWebSocket
 
 /// `GET /v1/sync/live` upgraded to a WebSocket: a device's live channel (`LiveWire`).
 ///
-/// The token is checked before the upgrade and again every `recheck`, and a sign-out closes the
-/// channels of its token at once (`LiveHub.signedOut`): a channel whose token is no longer good
-/// is closed with `LiveWire.signedOutCode`, which tells the device not to come back until it
-/// signs in again. Pings every `heartbeat` (the WebSocket handler's) close a channel whose
+/// The token is checked before the upgrade (no channel for a token that is no good) and again
+/// every `recheck`, and a sign-out closes the channels of its token at once (`LiveHub.signedOut`):
+/// a channel whose token is no longer good is closed with `LiveWire.signedOutCode`, which tells
+/// the device not to come back until it signs in again. Pings every `heartbeat` (the WebSocket handler's) close a channel whose
 /// device stopped answering.
 struct LiveRoute: Sendable {
     typealias Handler = WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
@@ -25,15 +25,16 @@ struct LiveRoute: Sendable {
     func shouldUpgrade(_ request: HTTPRequest) async -> ShouldUpgradeResult<Handler> {
         guard let target = request.path, let url = URLComponents(string: target), url.path == LiveWire.path else { return .dontUpgrade }
         let collections = url.queryItems?.filter { $0.name == "collection" }.compactMap(\.value) ?? []
+        // NB: a token that is no good, or collections that are not, get no channel: the upgrade is
+        // refused (an HTTP 400 that closes the connection), and the engine's next request hears the
+        // 401 and stops it until a new sign-in. An upgrade that then closed at once with a code was
+        // tried first: under load the client sometimes never saw that close, and waited for ever.
+        // (nil: every collection, as a pull that names none)
+        let parsed = Result { () throws(APIError) -> PullSubscription? in try PullSubscription(parsing: collections) }
         guard let token = RequestScope.bearerToken(in: request.headerFields[.authorization]),
-              let record = try? await tokens.token(hash: AccessToken.hash(token)), record.isValid(at: UnixMillis.now())
-        else { return .upgrade([:], Self.refusal("sign in again: the token is missing, expired or signed out", code: LiveWire.signedOutCode)) }
-        let subscription: PullSubscription?
-        do {
-            subscription = try PullSubscription(parsing: collections)
-        } catch {
-            return .upgrade([:], Self.refusal(error.message, code: 4400))
-        }
+              let record = try? await tokens.token(hash: AccessToken.hash(token)), record.isValid(at: UnixMillis.now()),
+              case .success(let subscription) = parsed
+        else { return .dontUpgrade }
         let hash = AccessToken.hash(token)
         let connection = LiveConnection(userID: record.userID, tokenFingerprint: AccessToken.fingerprint(ofHash: hash),
                                         collections: subscription.map { Set($0.parts.map(\.collection)) })
@@ -79,14 +80,6 @@ struct LiveRoute: Sendable {
             // NB: after a close the writer's close frame must go out before the others stop.
             if connection.isClosed { _ = try? await group.next() }
             group.cancelAll()
-        }
-    }
-
-    /// A channel that is closed as soon as it opens, with `code` and `reason`: the device reads
-    /// why (a WebSocket client sees a close far more reliably than an HTTP answer to its upgrade).
-    private static func refusal(_ reason: String, code: UInt16) -> Handler {
-        { _, outbound, _ in
-            try await outbound.close(WebSocketErrorCode(codeNumber: Int(code)), reason: String(reason.prefix(120)))
         }
     }
 
