@@ -279,6 +279,20 @@ let package = Package(
             dependencies: ["EventualKit", "EventualServer", "EventualAPI", "Spending", "EventualBench"],
             swiftSettings: swiftSettings
         ),
+        // Measures live changes: signals to 10,000 live channels, items reaching engines' live
+        // queries, and each channel's memory on the server (scripts/bench-live.sh).
+        .executableTarget(
+            name: "eventual-bench-live",
+            dependencies: [
+                "EventualKit", "EventualServer", "EventualAPI", "EventualStorage", "EventualBench",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Measures POST /v1/events and the analytics questions on 1,000,000 events (scripts/bench-analytics.sh).
         .executableTarget(
             name: "eventual-bench-analytics",

@@ -23,12 +23,17 @@ public struct DeviceWords: Sendable {
     /// A refused change of the person's, said from its summary: "your use of 2 of Eggs", "your
     /// change to the expense EUR 9.00".
     public let yourChange: @Sendable (String) -> String
+    /// The command that shows another device's change as it is made ("pantry list --watch"); nil
+    /// for an app whose records are not synced (its engine holds no live channel).
+    public let watch: String?
 
     public init(command: String, entries: String, one: String, many: String, record: String = "record",
                 yourChange: @escaping @Sendable (String) -> String = { "your change to the \($0)" },
                 signOutQueued: String = "The server will hear of it when it can be reached.",
-                settleChoices: String = "--keep-mine | --take-theirs | --discard", settlesCalls: Bool = false) {
+                settleChoices: String = "--keep-mine | --take-theirs | --discard", settlesCalls: Bool = false,
+                watch: String? = nil) {
         self.command = command
+        self.watch = watch
         self.record = record
         self.yourChange = yourChange
         self.entries = entries
@@ -189,6 +194,8 @@ public struct DeviceWords: Sendable {
     /// do with refused entries.
     public func report(_ status: DeviceStatus, recordColumn: String? = nil) -> String {
         var lines = [Self.connectivity(status.connectivity), counts(status)]
+        // NB: a command runs and ends: it syncs when it runs; a watch holds the live channel.
+        if let watch { lines.append(Terminal.wrap("changes made elsewhere: live in `\(watch)`, else at each sync", width: Terminal.columns)) }
         if let firstSync = firstSync(status) { lines.append(Terminal.wrap(firstSync, width: Terminal.columns)) }
         if status.attachmentsWaiting.count > 0 {
             let (count, bytes) = status.attachmentsWaiting

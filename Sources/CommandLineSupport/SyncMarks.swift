@@ -70,32 +70,70 @@ public struct WatchOptions: ParsableArguments {
     /// SIGTERM (then it returns, status 0, never mid-print). Meanwhile the engine syncs in the
     /// background, as a phone's app does while its screen is open: at once, after a local write,
     /// when the server signals another device's change on the live channel, and every `every`
-    /// seconds while that channel is down. On a terminal a list replaces the last one; piped,
-    /// each follows the last after a blank line (`json`: one per line).
+    /// seconds while that channel is down. On a terminal a list replaces the last one, with a
+    /// line under it saying how changes arrive (`footer`), drawn again when that changes; piped,
+    /// each list follows the last after a blank line (`json`: one per line), and nothing else.
     public func run<Value: Sendable>(_ snapshots: AsyncThrowingStream<Value, any Error>, json: Bool, engine: SyncEngine,
                                      render: @escaping @Sendable (Value) throws -> String) async throws {
         let interval = interval
+        let onTerminal = !json && Terminal.stdoutIsTTY
         // NB: the engine is not stopped after: the process ends with the watch, and a round in
         // flight is one the outbox takes up again at the next start, as after a crash.
         try await Interruption.untilSignalled {
-            var shown: String?
-            var started = false
-            for try await snapshot in snapshots {
-                let text = try render(snapshot)
-                guard text != shown else { continue }
-                shown = text
-                let page = json ? text + "\n" : (Terminal.stdoutIsTTY ? "\u{1B}[H\u{1B}[2J" + text + "\n" : text + "\n\n")
-                // NB: printed whole and at once: a script reads each list as it comes, and a signal
-                // (handled, never its default action) only cancels the task, after the print.
-                print(page, terminator: "")
-                // NB: a reader that went away (`| head`) took what it wanted: the watch ends.
-                if fflush(nil) != 0 { return }
-                // NB: what the device holds is shown first, at once; the syncs start after it.
-                if !started {
-                    started = true
-                    await engine.start(every: .seconds(interval))
+            let (pages, next) = AsyncThrowingStream.makeStream(of: Page.self)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    do {
+                        for try await snapshot in snapshots { next.yield(.list(try render(snapshot))) }
+                        next.finish()
+                    } catch {
+                        next.finish(throwing: error)
+                    }
                 }
+                if onTerminal {
+                    group.addTask {
+                        for await status in engine.status { next.yield(.footer(Self.footer(status, every: interval))) }
+                    }
+                }
+                var shown: String?, list: String?, footer: String?
+                var started = false
+                for try await page in pages {
+                    switch page {
+                    case .list(let text): list = text
+                    case .footer(let text): footer = text
+                    }
+                    guard let list else { continue }
+                    let text = onTerminal ? list + "\n\n" + (footer ?? Self.footer(engine.currentStatus, every: interval)) : list
+                    guard text != shown else { continue }
+                    shown = text
+                    let page = json ? text + "\n" : (onTerminal ? "\u{1B}[H\u{1B}[2J" + text + "\n" : text + "\n\n")
+                    // NB: printed whole and at once: a script reads each list as it comes, and a signal
+                    // (handled, never its default action) only cancels the task, after the print.
+                    print(page, terminator: "")
+                    // NB: a reader that went away (`| head`) took what it wanted: the watch ends.
+                    if fflush(nil) != 0 { break }
+                    // NB: what the device holds is shown first, at once; the syncs start after it.
+                    if !started {
+                        started = true
+                        await engine.start(every: .seconds(interval))
+                    }
+                }
+                group.cancelAll()
             }
         }
+    }
+
+    private enum Page: Sendable {
+        case list(String)
+        case footer(String)
+    }
+
+    /// The line under a watched list: how another device's change reaches it now.
+    static func footer(_ status: SyncStatus, every seconds: Int) -> String {
+        let pace = seconds == 1 ? "every second" : "every \(seconds) s"
+        if status.needsSignIn { return "○ signed out: sign in again to sync · Ctrl-C ends" }
+        if status.isLive { return "● live: other devices' changes show as they are made · Ctrl-C ends" }
+        if status.connectivity == .offline { return "○ offline: trying the server \(pace) · Ctrl-C ends" }
+        return "○ not live: syncing \(pace) · Ctrl-C ends"
     }
 }

@@ -79,5 +79,5 @@ struct PantrySettleOptions: ParsableArguments {
 extension DeviceWords {
     /// The pantry's words for its outbox.
     static let pantry = DeviceWords(command: "pantry", entries: "changes", one: "change(s)", many: "change(s)", record: "item",
-                                    yourChange: { "your \($0)" })
+                                    yourChange: { "your \($0)" }, watch: "pantry list --watch")
 }

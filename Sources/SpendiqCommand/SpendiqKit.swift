@@ -62,5 +62,6 @@ struct SpendiqSettleOptions: ParsableArguments {
 
 extension DeviceWords {
     /// SpendiQ's words for its outbox.
-    static let spendiq = DeviceWords(command: "spendiq", entries: "changes", one: "change(s)", many: "change(s)")
+    static let spendiq = DeviceWords(command: "spendiq", entries: "changes", one: "change(s)", many: "change(s)",
+                                     watch: "spendiq list --watch")
 }

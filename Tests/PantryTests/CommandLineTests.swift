@@ -94,7 +94,10 @@ struct CommandLineTests {
             let synced = try await pantry.run(["sync"])
             #expect(synced.status == 0)
             #expect(synced.stdout.contains("sent 1 change(s) and 1 knowledge-base contribution(s)"))
-            #expect(try await pantry.run(["status"]).stdout.contains("pending 0, failed 0"))
+            let statusText = try await pantry.run(["status"]).stdout
+            #expect(statusText.contains("pending 0, failed 0"))
+            // And it says how another device's change reaches this one
+            #expect(statusText.contains("changes made elsewhere: live in `pantry list --watch`, else at each sync"), "\(statusText)")
             // And search finds the three Penne items
             #expect(try items(try await pantry.run(["search", "pen", "--json"])).count == 3)
         }

@@ -151,12 +151,16 @@ struct PushMerge {
         try await requireRecordQuota(quota, on: sql)
         try await SyncRecordRows.recordApplied(newlyApplied, userID: userID, now: now, on: sql)
         var nextSeq = access.mapValues(\.lastSeq)
-        defer { positions = nextSeq.filter { $0.value != access[$0.key]!.lastSeq } }
         let rows = try changed.map { key in
             nextSeq[key.space]! += 1
             return SyncRecordRows.Row(key: key, columns: try records[key]!.columns(), seq: nextSeq[key.space]!,
                                       deleted: records[key]!.isDeleted)
         }
+        // NB: set here, not in a `defer`: Swift 6.3's optimizer crashed (signal 11, splitting this
+        // coroutine) on a `defer` that writes `self` in a mutating async method. A push that throws
+        // after this point is rolled back and signals nothing, whatever `positions` holds.
+        let moved = nextSeq.filter { $0.value != access[$0.key]!.lastSeq }
+        positions = moved
         // A space's records count against its owner.
         var grown: [String: Int64] = [:]
         for row in rows {
@@ -166,7 +170,7 @@ struct PushMerge {
             try await StorageUsage.add(bytes, for: ownerID, quota: byteQuota, on: sql)
         }
         try await SyncRecordRows.save(rows, authors: authors, now: now, on: sql)
-        for (space, seq) in nextSeq.sorted(by: { $0.key < $1.key }) where seq != access[space]!.lastSeq {
+        for (space, seq) in moved.sorted(by: { $0.key < $1.key }) {
             try await SpaceGate.advance(space, to: seq, on: sql)
         }
         var outcomes = self.outcomes

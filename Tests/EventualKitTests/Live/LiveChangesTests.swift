@@ -82,6 +82,95 @@ struct LiveChangesTests {
     }
 }
 
+extension LiveChangesTests {
+    /// Joining and being removed race the household's pushes: whatever the order, bob's live
+    /// query ends with every Home item while he is a member and none after he is removed, with
+    /// his timer an hour away (what arrived came by the channel: a signal, or the poke of a
+    /// membership change).
+    @Test(arguments: Backend.available)
+    func joiningAndBeingRemovedWhileTheHouseholdWritesEndsEqualToTheServer(_ backend: Backend) async throws {
+        try await withLiveServer(on: backend) { server, scratch in
+            // Given ann's Home, bob invited to it and live, ann's tablet writing to Home
+            let ann = try await registerPerson(server, name: "ann"), bob = try await registerPerson(server, name: "bob")
+            let annsPhone = try await Device.of(ann, server: server, folder: scratch.url.appendingPathComponent("ann-phone"))
+            let annsTablet = try await Device.of(ann, server: server, folder: scratch.url.appendingPathComponent("ann-tablet"))
+            let bobsPhone = try await Device.of(bob, server: server, folder: scratch.url.appendingPathComponent("bob"),
+                                                configuration: Self.liveOnly)
+            let home = try await annsPhone.spaces(of: ann).create(name: "Home")
+            try await annsPhone.spaces(of: ann).invite(bob.username, to: home)
+            #expect(await annsPhone.engine.syncNow().isComplete)
+            #expect(await annsTablet.engine.syncNow().isComplete)
+            await bobsPhone.engine.start()
+            try await waitUntilLive(bobsPhone.engine)
+            let bobSees = LiveSnapshots(bobsPhone)
+            let invitation = try #require(try await bobsPhone.spaces(of: bob).invitations().value.waiting.first(where: { $0.spaceID == home }))
+
+            // When bob accepts while the tablet puts twelve items into Home, one sync each
+            @Sendable func write(_ prefix: String) async throws {
+                for number in 1...12 {
+                    _ = try await annsTablet.put("\(prefix) \(number)", quantity: 1, in: home)
+                    _ = await annsTablet.engine.syncNow()
+                }
+            }
+            async let writes: Void = write("Before")
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...60)))
+            _ = try await bobsPhone.spaces(of: bob).accept(invitation.id)
+            try await writes
+            #expect(await annsTablet.engine.syncNow().isComplete)
+            // Then bob's list ends with the twelve, whether each came before or after he joined
+            try await bobSees.wait { snapshot in (1...12).allSatisfy { number in snapshot.rows.contains { $0.row.name == "Before \(number)" } } }
+
+            // When ann removes him while the tablet puts twelve more
+            async let more: Void = write("After")
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...60)))
+            try await annsPhone.spaces(of: ann).remove(bob.username, from: home)
+            #expect(await annsPhone.engine.syncNow().isComplete)
+            try await more
+            #expect(await annsTablet.engine.syncNow().isComplete)
+            // Then his list ends with none of Home's items, those written before the removal too
+            try await bobSees.wait { $0.rows.isEmpty }
+            #expect(bobsPhone.engine.currentStatus.isLive)
+            await bobSees.cancel()
+            await bobsPhone.engine.stop()
+        }
+    }
+
+    /// Signals that come while a pull is on its way: the pull that answers one must not be taken for
+    /// the answer to the next. A slow network (every chunk late) puts each of the tablet's pushes
+    /// in the middle of the phone's pull; the phone must end with every item.
+    @Test
+    func signalsHeardWhileAPullIsOnItsWayAreEachPulled() async throws {
+        try await withLiveServer { server, scratch in
+            let proxy = try await FaultProxy.start(upstreamPort: try #require(server.port), seed: 7)
+            do {
+                let ann = try await registerPerson(server, name: "ann")
+                let phone = try await Device.of(ann, server: URL(string: "http://127.0.0.1:\(proxy.port)")!,
+                                                folder: scratch.url.appendingPathComponent("phone"), configuration: Self.liveOnly)
+                let tablet = try await Device.of(ann, server: server, folder: scratch.url.appendingPathComponent("tablet"))
+                await phone.engine.start()
+                try await waitUntilLive(phone.engine)
+                let phoneSees = LiveSnapshots(phone)
+                // Given a network that delays every chunk by 40 to 120 ms, and never cuts
+                proxy.mode = .flaky(latency: .milliseconds(40)...(.milliseconds(120)), resetProbability: 0)
+                // When the tablet writes fifteen items, a sync each, faster than the phone pulls
+                for number in 1...15 {
+                    try await tablet.add("Item \(number)")
+                    #expect(await tablet.engine.syncNow().isComplete)
+                    try await Task.sleep(for: .milliseconds(Int.random(in: 0...80)))
+                }
+                // Then the phone shows all fifteen, its timer an hour away
+                try await phoneSees.wait { snapshot in (1...15).allSatisfy { number in snapshot.rows.contains { $0.row.name == "Item \(number)" } } }
+                await phoneSees.cancel()
+                await phone.engine.stop()
+            } catch {
+                await proxy.stop()
+                throw error
+            }
+            await proxy.stop()
+        }
+    }
+}
+
 /// Waits (up to 10 s) until the engine's live channel is up.
 func waitUntilLive(_ engine: SyncEngine) async throws {
     try await waitUntil { engine.currentStatus.isLive }
