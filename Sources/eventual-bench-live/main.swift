@@ -110,6 +110,8 @@ final class Recorder: Sendable {
         var signals: [Double] = []
         var crossed: [Double] = []
         var visible: [Double] = []
+        /// How long each push took to be answered: a signal cannot come before its push commits.
+        var answered: [Double] = []
         var failedPushes = 0
     }
 
@@ -125,6 +127,13 @@ final class Recorder: Sendable {
     func channelIsLive() { state.withLock { $0.live += 1 } }
     func channelEnded() { state.withLock { $0.ended += 1 } }
     func pushFailed() { state.withLock { $0.failedPushes += 1 } }
+
+    func pushAnswered(_ number: Int) {
+        let now = ContinuousClock.now
+        state.withLock { $0.answered.append(milliseconds(from: $0.pushes[number].start, to: now)) }
+    }
+
+    var pushAnsweredP95: Double { state.withLock { percentile($0.answered, 0.95) } }
 
     /// Notes push `number` as started now; answers its index.
     func pushStarts(space: String, writer: Person) -> Int {
@@ -418,7 +427,7 @@ func devices() async throws -> Never {
             let writer = household.members[[0, 2, 3, 4][step % 4]]
             let number = recorder.pushStarts(space: household.space, writer: writer)
             group.addTask {
-                if !(try await api.push(number, into: household.space, by: writer)) { recorder.pushFailed() }
+                if try await api.push(number, into: household.space, by: writer) { recorder.pushAnswered(number) } else { recorder.pushFailed() }
             }
             due += interval
             try await Task.sleep(until: due, clock: .continuous)
@@ -432,8 +441,8 @@ func devices() async throws -> Never {
     let final = recorder.figures
     for engine in running { await engine.stop() }
     let liveAtEnd = recorder.live - recorder.ended
-    print(String(format: "pushes %d (%d refused or failed) | signals heard %d, %d across servers | items shown by %d engines %d of %d | channels still open %d of %d",
-                 final.pushes, final.failed, final.signals.count, final.crossed.count, engines, final.visible.count,
+    print(String(format: "pushes %d (%d refused or failed, answered p95 %.1f ms) | signals heard %d, %d across servers | items shown by %d engines %d of %d | channels still open %d of %d",
+                 final.pushes, final.failed, recorder.pushAnsweredP95, final.signals.count, final.crossed.count, engines, final.visible.count,
                  expectedShown, liveAtEnd, deviceCount))
     guard final.failed == 0, missing.isEmpty, final.visible.count >= expectedShown, recorder.ended == 0 else {
         fail("\(final.failed) pushes failed, \(missing.count) members never heard of their household's last push (\(missing.prefix(5))), "

@@ -47,7 +47,7 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
                          appliedChangeRetention: configuration.appliedChangeRetention, logger: logger,
                          attachments: AttachmentStore(database: database, limits: configuration.attachmentLimits)),
             ShutdownReport(metrics: metrics, logger: logger),
-            parts.liveBus,
+            parts.liveBus, parts.live,
         ],
         logger: logger
     )

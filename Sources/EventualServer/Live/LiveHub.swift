@@ -54,6 +54,21 @@ final class LiveHub: Sendable {
         for connection in connections.withLock({ $0.values.flatMap(\.values) }) { connection.offerPull() }
     }
 
+    /// Closes the channels whose token `isGood` says is no longer good, asking once per token.
+    func closeChannels(ofTokensThatAreNot isGood: (String) async -> Bool) async {
+        var verdicts: [String: Bool] = [:]
+        for connection in connections.withLock({ $0.values.flatMap(\.values) }) {
+            let good: Bool
+            if let known = verdicts[connection.tokenHash] {
+                good = known
+            } else {
+                good = await isGood(connection.tokenHash)
+                verdicts[connection.tokenHash] = good
+            }
+            if !good { connection.close() }
+        }
+    }
+
     /// Closes the channels opened with a token now signed out.
     func signedOut(_ fingerprint: String) {
         for connection in connections.withLock({ $0.values.flatMap(\.values) }) where connection.tokenFingerprint == fingerprint {
@@ -70,6 +85,9 @@ final class LiveHub: Sendable {
 /// newest position of each space it is owed, never a queue: what waits is one number per space.
 final class LiveConnection: Sendable {
     let userID: String
+    /// The hash of the channel's token (its checks), and the part of it that names the channel
+    /// in a signal and a sign-out (`AccessToken.fingerprint(ofHash:)`).
+    let tokenHash: String
     let tokenFingerprint: String
     /// nil: every collection.
     private let collections: Set<String>?
@@ -85,9 +103,10 @@ final class LiveConnection: Sendable {
     /// Yields once after anything is owed (at most one wake waits, however many signals came).
     let wakes: AsyncStream<Void>
 
-    init(userID: String, tokenFingerprint: String, collections: Set<String>?) {
+    init(userID: String, tokenHash: String, collections: Set<String>?) {
         self.userID = userID
-        self.tokenFingerprint = tokenFingerprint
+        self.tokenHash = tokenHash
+        self.tokenFingerprint = AccessToken.fingerprint(ofHash: tokenHash)
         self.collections = collections
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
@@ -111,6 +130,11 @@ final class LiveConnection: Sendable {
     func close() {
         owed.withLock { $0.closed = true }
         wake.yield()
+        wake.finish()
+    }
+
+    /// Ends the channel's wakes without a close of the server's: the device went away.
+    func end() {
         wake.finish()
     }
 

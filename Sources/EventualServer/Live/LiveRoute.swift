@@ -6,15 +6,21 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOWebSocket
+import ServiceLifecycle
 
 /// `GET /v1/sync/live` upgraded to a WebSocket: a device's live channel (`LiveWire`).
 ///
 /// The token is checked before the upgrade (no channel for a token that is no good) and again
-/// every `recheck`, and a sign-out closes the channels of its token at once (`LiveHub.signedOut`):
-/// a channel whose token is no longer good is closed with `LiveWire.signedOutCode`, which tells
-/// the device not to come back until it signs in again. Pings every `heartbeat` (the WebSocket handler's) close a channel whose
-/// device stopped answering.
-struct LiveRoute: Sendable {
+/// every `recheck` (`run`, one sweep of every channel of the process), and a sign-out closes the
+/// channels of its token at once (`LiveHub.signedOut`): a channel whose token is no longer good is
+/// closed with `LiveWire.signedOutCode`, which tells the device not to come back until it signs in
+/// again. Pings every `heartbeat` (the WebSocket handler's) close a channel whose device stopped
+/// answering.
+///
+/// NB: a channel is one task beside the WebSocket handler's own two (its reader and pings): the
+/// writer runs in the handler's task and the token checks in one sweep for all. A task per check
+/// and one more for the reader made a channel cost the server 37 KB at 10,000 devices.
+struct LiveRoute: Service {
     typealias Handler = WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
 
     let tokens: BarcodeLookupReads
@@ -35,51 +41,54 @@ struct LiveRoute: Sendable {
               let record = try? await tokens.token(hash: AccessToken.hash(token)), record.isValid(at: UnixMillis.now()),
               case .success(let subscription) = parsed
         else { return .dontUpgrade }
-        let hash = AccessToken.hash(token)
-        let connection = LiveConnection(userID: record.userID, tokenFingerprint: AccessToken.fingerprint(ofHash: hash),
+        let connection = LiveConnection(userID: record.userID, tokenHash: AccessToken.hash(token),
                                         collections: subscription.map { Set($0.parts.map(\.collection)) })
         return .upgrade([:], { inbound, outbound, context in
-            try await serve(connection, tokenHash: hash, inbound: inbound, outbound: outbound)
+            try await serve(connection, inbound: inbound, outbound: outbound)
         })
     }
 
-    private func serve(_ connection: LiveConnection, tokenHash: String, inbound: WebSocketInboundStream,
-                       outbound: WebSocketOutboundWriter) async throws {
+    private func serve(_ connection: LiveConnection, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         hub.register(connection)
         defer { hub.unregister(connection) }
         let hello = LiveWire.Message(type: .live, heartbeat: Int(heartbeat.components.seconds))
         try await outbound.write(.text(Self.text(hello)))
         try await withThrowingTaskGroup(of: Void.self) { group in
-            // The writer: what is owed, when it is owed; a slow reader holds it here, at the
-            // socket's backpressure, while the owed positions coalesce in the connection.
-            group.addTask {
-                for await _ in connection.wakes where !connection.isClosed {
-                    for message in connection.take() { try await outbound.write(.text(Self.text(message))) }
-                }
-                if connection.isClosed {
-                    try await outbound.close(WebSocketErrorCode(codeNumber: Int(LiveWire.signedOutCode)), reason: "signed out")
-                }
-            }
             // The reader: a device sends nothing but pings, pongs and its close (the handler
-            // answers those); its channel ends when it closes.
+            // answers those); when it closes, or its socket fails, the writer stops too.
             group.addTask {
+                defer { connection.end() }
                 for try await _ in inbound {}
             }
-            // A token revoked elsewhere (the dashboard, its expiry) ends the channel by the next check.
-            group.addTask {
-                while !Task.isCancelled {
-                    try await Task.sleep(for: recheck)
-                    let record = try? await tokens.token(hash: tokenHash)
-                    if record?.isValid(at: UnixMillis.now()) != true {
-                        connection.close()
-                        return
+            // The writer, in this task: what is owed, when it is owed; a slow reader holds it here,
+            // at the socket's backpressure, while the owed positions coalesce in the connection.
+            for await _ in connection.wakes where !connection.isClosed {
+                for message in connection.take() { try await outbound.write(.text(Self.text(message))) }
+            }
+            if connection.isClosed {
+                try await outbound.close(WebSocketErrorCode(codeNumber: Int(LiveWire.signedOutCode)), reason: "signed out")
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// Every `recheck`, closes the channels whose token was revoked elsewhere (the dashboard) or
+    /// expired, each token read once. NB: a token that cannot be read now (the database is down)
+    /// keeps its channel until a check that can: a failed read is not a revocation.
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: recheck)
+                if Task.isCancelled { return }
+                await hub.closeChannels { hash in
+                    do {
+                        guard let record = try await tokens.token(hash: hash) else { return false }
+                        return record.isValid(at: UnixMillis.now())
+                    } catch {
+                        return true
                     }
                 }
             }
-            _ = try await group.next()
-            // NB: after a close the writer's close frame must go out before the others stop.
-            if connection.isClosed { _ = try? await group.next() }
-            group.cancelAll()
         }
     }
 

@@ -212,7 +212,7 @@ struct LiveChannelTests {
 
     @Test
     func aSlowReaderIsOwedOneNumberPerSpaceHoweverManySignalsCame() {
-        let connection = LiveConnection(userID: "bob", tokenFingerprint: "f", collections: ["pantry_items"])
+        let connection = LiveConnection(userID: "bob", tokenHash: String(repeating: "f", count: 64), collections: ["pantry_items"])
         for position in 1...100_000 { connection.offer(space: "s\(position % 3)", position: Int64(position)) }
         connection.offerPull()
         let owed = connection.take()
