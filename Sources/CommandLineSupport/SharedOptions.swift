@@ -43,7 +43,12 @@ public struct SharedOptions<Root: ParsableCommand>: ParsableArguments {
         let serverURL = try serverURL()
         var configuration = make(try dataDirectory(create: creating), serverURL)
         configuration.analyticsEnabled = analyticsEnabled
-        if let seconds = try answerTimeout() { configuration.timeouts.firstByte = .seconds(seconds) }
+        if let seconds = try answerTimeout() {
+            // NB: how long the server may take to start answering is also how long a command waits
+            // to learn whether it answers at all: 300 ms said "offline" of a link that takes longer.
+            configuration.timeouts.firstByte = .seconds(seconds)
+            configuration.localCommandSyncBudget = .seconds(seconds)
+        }
         if let timeZone = try timeZone() { configuration.timeZone = timeZone }
         return configuration
     }

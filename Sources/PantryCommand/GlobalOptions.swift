@@ -8,11 +8,8 @@ typealias GlobalOptions = SharedOptions<PantryCommand>
 extension GlobalOptions {
     func app() throws -> PantryApp { try PantryCommand.app(self, creating: true) }
 
-    /// The app's configuration: the answer timeout a slow link sets (`PANTRY_ANSWER_TIMEOUT`) is
-    /// also how long a command waits to learn whether the server answers at all, as in every app.
+    /// The app's configuration (`PANTRY_ANSWER_TIMEOUT` set on it as in every app).
     func configuration(creating: Bool) throws -> PantryConfiguration {
-        var configuration = try configuration(creating: creating, PantryConfiguration.init)
-        if let seconds = try answerTimeout() { configuration.device.localCommandSyncBudget = .seconds(seconds) }
-        return configuration
+        try configuration(creating: creating, PantryConfiguration.init)
     }
 }

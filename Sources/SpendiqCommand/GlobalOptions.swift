@@ -12,12 +12,7 @@ extension GlobalOptions {
     func app(creating: Bool = true) throws -> SpendingApp {
         var configuration = try configuration(creating: creating, SpendingConfiguration.init)
         guard creating || FileManager.default.fileExists(atPath: configuration.dataDirectory.path) else { throw SpendingError.notSignedIn }
-        if let seconds = try answerTimeout() {
-            configuration.networkReadTimeout = .seconds(seconds)
-            // NB: and how long a local command waits to learn whether the server answers at all
-            // (offers, retry): 300 ms said "offline" of a link that takes longer to answer.
-            configuration.localCommandSyncBudget = .seconds(seconds)
-        }
+        if let seconds = try answerTimeout() { configuration.networkReadTimeout = .seconds(seconds) }
         return SpendingApp(configuration: configuration)
     }
 }

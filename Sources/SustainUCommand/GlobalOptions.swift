@@ -10,9 +10,8 @@ extension GlobalOptions {
         var configuration = try configuration(RecyclingConfiguration.init)
         if let seconds = try answerTimeout() {
             // NB: how long the server may take to start answering is how long any wait on it may
-            // be, a local command's too.
+            // be (the shared options set a local command's; these are the app's own waits).
             configuration.refreshBudget = .seconds(seconds)
-            configuration.localCommandSyncBudget = .seconds(seconds)
             configuration.catchUpBudget = .seconds(max(3, seconds))
             configuration.scanBudget = .seconds(max(10, seconds))
         }

@@ -148,18 +148,10 @@ struct ItemSyncStateTests {
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs util-linux's script for a terminal"))
     func onATerminalTheWatchSaysItIsLiveAndAnotherPersonsChangeArrives() async throws {
         try await withLiveServer { server, scratch in
-            let ann = try await PantryPerson.signUp("ann", server: server, scratch: scratch)
-            let bob = try await PantryPerson.signUp("bob", server: server, scratch: scratch)
-            try await household(ann: ann, bob: bob)
-            try await ann.run(["add", "--name", "Milk", "--household", "Home"])
-            try await ann.run(["sync"])
-            try await bob.run(["sync"])
+            let (ann, bob) = try await Self.householdWithMilk(server: server, scratch: scratch)
             // When Bob watches his list on a terminal (script's), with syncs an hour apart
             let command = "timeout --preserve-status -s INT 14 '\(BuiltExecutable.path("pantry"))' list --watch --every 3600"
-            async let watched = BuiltExecutable.run("/usr/bin/script", ["-qfec", command, "/dev/null"], environment: [
-                "PANTRY_DATA_DIR": bob.pantry.dataDirectory.path, "PANTRY_SERVER": server.absoluteString, "PANTRY_ANSWER_TIMEOUT": "5",
-                "COLUMNS": "80",
-            ])
+            async let watched = BuiltExecutable.run("/usr/bin/script", ["-qfec", command, "/dev/null"], environment: Self.watching(bob, server).merging(["COLUMNS": "80"]) { $1 })
             // NB: while the watch is live (its line says so), Ann adds bread
             try await Task.sleep(for: .seconds(5))
             try await ann.run(["add", "--name", "Bread", "--household", "Home"])
@@ -183,19 +175,14 @@ struct ItemSyncStateTests {
     func watchReprintsWhenAnotherPersonsChangeArrivesAndEndsCleanlyOnASignal(signal: String) async throws {
         try await withLiveServer { server, scratch in
             // Given Ann and Bob's household with milk in it
-            let ann = try await PantryPerson.signUp("ann", server: server, scratch: scratch)
-            let bob = try await PantryPerson.signUp("bob", server: server, scratch: scratch)
-            try await household(ann: ann, bob: bob)
-            try await ann.run(["add", "--name", "Milk", "--household", "Home"])
-            try await ann.run(["sync"])
-            try await bob.run(["sync"])
+            let (ann, bob) = try await Self.householdWithMilk(server: server, scratch: scratch)
 
             // When Bob watches his list while Ann adds bread, until a signal ends the watch
             // NB: the watch syncs once at its start, then every hour: Ann's bread comes by the live channel
             // (or by that first sync, on a machine so slow the watch starts after Ann's sync).
             async let watched = BuiltExecutable.run("/usr/bin/timeout", [
                 "--preserve-status", "-s", signal, "15", BuiltExecutable.path("pantry"), "list", "--watch", "--json", "--every", "3600",
-            ], environment: ["PANTRY_DATA_DIR": bob.pantry.dataDirectory.path, "PANTRY_SERVER": server.absoluteString, "PANTRY_ANSWER_TIMEOUT": "5"])
+            ], environment: Self.watching(bob, server))
             try await Task.sleep(for: .seconds(3))
             try await ann.run(["add", "--name", "Bread", "--household", "Home"])
             try await ann.run(["sync"])
@@ -210,5 +197,22 @@ struct ItemSyncStateTests {
             #expect(Set(documents.last?.compactMap { $0["name"] as? String } ?? []) == ["Bread", "Milk"], "\(outcome.stdout)")
             #expect(documents.last?.first { $0["name"] as? String == "Bread" }?["changedBy"] as? String == ann.username)
         }
+    }
+
+    /// Ann and Bob, signed up, in Ann's household Home with her milk in it, both synced.
+    static func householdWithMilk(server: URL, scratch: ScratchFolder) async throws -> (ann: PantryPerson, bob: PantryPerson) {
+        let ann = try await PantryPerson.signUp("ann", server: server, scratch: scratch)
+        let bob = try await PantryPerson.signUp("bob", server: server, scratch: scratch)
+        try await household(ann: ann, bob: bob)
+        try await ann.run(["add", "--name", "Milk", "--household", "Home"])
+        try await ann.run(["sync"])
+        try await bob.run(["sync"])
+        return (ann, bob)
+    }
+
+    /// The environment of `person`'s `pantry` run by hand (not by `PantryPerson.run`): their
+    /// data folder, the server, 5 s for it to answer.
+    static func watching(_ person: PantryPerson, _ server: URL) -> [String: String] {
+        ["PANTRY_DATA_DIR": person.pantry.dataDirectory.path, "PANTRY_SERVER": server.absoluteString, "PANTRY_ANSWER_TIMEOUT": "5"]
     }
 }

@@ -47,30 +47,54 @@ struct LiveChangesTests {
 
     @Test
     func theChannelCutByTheNetworkIsOpenedAgainAndNothingWrittenMeanwhileIsMissed() async throws {
+        // Given ann's phone, behind a network that fails, live; her tablet on a good one
+        try await withPhoneBehindAProxy(seed: 1) { proxy, phone, tablet, phoneSees in
+            // When the network cuts the channel, and the tablet writes while it is down
+            proxy.mode = .refuse
+            try await waitUntil { !phone.engine.currentStatus.isLive }
+            try await tablet.add("Milk")
+            #expect(await tablet.engine.syncNow().isComplete)
+            // Then once the network is back the channel opens again and the phone has the milk
+            proxy.mode = .pass
+            try await waitUntilLive(phone.engine)
+            try await phoneSees.wait { $0.rows.contains { $0.row.name == "Milk" } }
+            // And what comes after arrives live again
+            try await tablet.add("Eggs")
+            #expect(await tablet.engine.syncNow().isComplete)
+            try await phoneSees.wait { $0.rows.contains { $0.row.name == "Eggs" } }
+        }
+    }
+
+    /// Runs `body` with ann's phone behind a fault proxy (seeded `seed`, passing at first), its
+    /// engine started with `liveOnly` and its channel up, her tablet straight on the server, and
+    /// the phone's live query; stops the query, the engine and the proxy whatever happens.
+    func withPhoneBehindAProxy(
+        seed: UInt64,
+        _ body: @Sendable (FaultProxy, Device, Device, LiveSnapshots) async throws -> Void
+    ) async throws {
         try await withLiveServer { server, scratch in
-            let proxy = try await FaultProxy.start(upstreamPort: try #require(server.port), seed: 1)
+            let proxy = try await FaultProxy.start(upstreamPort: try #require(server.port), seed: seed)
             do {
-                // Given ann's phone, behind a network that fails, live; her tablet on a good one
                 let ann = try await registerPerson(server, name: "ann")
                 let phone = try await Device.of(ann, server: URL(string: "http://127.0.0.1:\(proxy.port)")!,
                                                 folder: scratch.url.appendingPathComponent("phone"), configuration: Self.liveOnly)
                 let tablet = try await Device.of(ann, server: server, folder: scratch.url.appendingPathComponent("tablet"))
                 await phone.engine.start()
-                try await waitUntilLive(phone.engine)
-                let phoneSees = LiveSnapshots(phone)
-                // When the network cuts the channel, and the tablet writes while it is down
-                proxy.mode = .refuse
-                try await waitUntil { !phone.engine.currentStatus.isLive }
-                try await tablet.add("Milk")
-                #expect(await tablet.engine.syncNow().isComplete)
-                // Then once the network is back the channel opens again and the phone has the milk
-                proxy.mode = .pass
-                try await waitUntilLive(phone.engine)
-                try await phoneSees.wait { $0.rows.contains { $0.row.name == "Milk" } }
-                // And what comes after arrives live again
-                try await tablet.add("Eggs")
-                #expect(await tablet.engine.syncNow().isComplete)
-                try await phoneSees.wait { $0.rows.contains { $0.row.name == "Eggs" } }
+                let phoneSees: LiveSnapshots
+                do {
+                    try await waitUntilLive(phone.engine)
+                    phoneSees = LiveSnapshots(phone)
+                } catch {
+                    await phone.engine.stop()
+                    throw error
+                }
+                do {
+                    try await body(proxy, phone, tablet, phoneSees)
+                } catch {
+                    await phoneSees.cancel()
+                    await phone.engine.stop()
+                    throw error
+                }
                 await phoneSees.cancel()
                 await phone.engine.stop()
             } catch {
@@ -140,33 +164,17 @@ extension LiveChangesTests {
     /// in the middle of the phone's pull; the phone must end with every item.
     @Test
     func signalsHeardWhileAPullIsOnItsWayAreEachPulled() async throws {
-        try await withLiveServer { server, scratch in
-            let proxy = try await FaultProxy.start(upstreamPort: try #require(server.port), seed: 7)
-            do {
-                let ann = try await registerPerson(server, name: "ann")
-                let phone = try await Device.of(ann, server: URL(string: "http://127.0.0.1:\(proxy.port)")!,
-                                                folder: scratch.url.appendingPathComponent("phone"), configuration: Self.liveOnly)
-                let tablet = try await Device.of(ann, server: server, folder: scratch.url.appendingPathComponent("tablet"))
-                await phone.engine.start()
-                try await waitUntilLive(phone.engine)
-                let phoneSees = LiveSnapshots(phone)
-                // Given a network that delays every chunk by 40 to 120 ms, and never cuts
-                proxy.mode = .flaky(latency: .milliseconds(40)...(.milliseconds(120)), resetProbability: 0)
-                // When the tablet writes fifteen items, a sync each, faster than the phone pulls
-                for number in 1...15 {
-                    try await tablet.add("Item \(number)")
-                    #expect(await tablet.engine.syncNow().isComplete)
-                    try await Task.sleep(for: .milliseconds(Int.random(in: 0...80)))
-                }
-                // Then the phone shows all fifteen, its timer an hour away
-                try await phoneSees.wait { snapshot in (1...15).allSatisfy { number in snapshot.rows.contains { $0.row.name == "Item \(number)" } } }
-                await phoneSees.cancel()
-                await phone.engine.stop()
-            } catch {
-                await proxy.stop()
-                throw error
+        try await withPhoneBehindAProxy(seed: 7) { proxy, phone, tablet, phoneSees in
+            // Given a network that delays every chunk by 40 to 120 ms, and never cuts
+            proxy.mode = .flaky(latency: .milliseconds(40)...(.milliseconds(120)), resetProbability: 0)
+            // When the tablet writes fifteen items, a sync each, faster than the phone pulls
+            for number in 1...15 {
+                try await tablet.add("Item \(number)")
+                #expect(await tablet.engine.syncNow().isComplete)
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0...80)))
             }
-            await proxy.stop()
+            // Then the phone shows all fifteen, its timer an hour away
+            try await phoneSees.wait { snapshot in (1...15).allSatisfy { number in snapshot.rows.contains { $0.row.name == "Item \(number)" } } }
         }
     }
 }
