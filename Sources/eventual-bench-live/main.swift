@@ -64,6 +64,8 @@ func serve() async throws -> Never {
     var configuration = ServerConfiguration(database: database, logLevel: .error, bcryptCost: 4)
     // NB: every bench person registers from 127.0.0.1; the default limit is for a class behind one NAT.
     configuration.throttle.registrationsPerAddress = ThrottleRule(limit: 1_000_000, window: .seconds(3600))
+    // NB: BENCH_POOL sets the servers' PostgreSQL pool (--database-pool), to compare sizes.
+    configuration.databasePoolSize = ProcessInfo.processInfo.environment["BENCH_POOL"].flatMap { Int($0) }
     let (url, server) = try await BenchServer.start(configuration)
     // NB: straight to the file descriptor: the script reads the line while this process goes on.
     FileHandle.standardOutput.write(Data("ready \(url.port!) \(getpid())\n".utf8))

@@ -74,6 +74,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Most connections open at once (default: from the file-descriptor limit).")
     var maxConnections: Int?
 
+    @Option(help: "Most PostgreSQL connections this process holds at once (1 to 1000; default: two per core, at least 4).")
+    var databasePool: Int?
+
     @Option(help: "Token that opens GET /metrics (env EVENTUAL_METRICS_TOKEN); without one the route is off.")
     var metricsToken: String?
 
@@ -142,6 +145,10 @@ struct Serve: AsyncParsableCommand {
         configuration.quotas = quotas
         configuration.idleTimeout = .seconds(idleTimeout)
         configuration.maxConnections = maxConnections
+        if let databasePool {
+            guard (1...1000).contains(databasePool) else { throw ValidationError("--database-pool must be from 1 to 1000 connections") }
+            configuration.databasePoolSize = databasePool
+        }
         configuration.metricsToken = metricsToken ?? environment["EVENTUAL_METRICS_TOKEN"]
         switch (visionURL, visionModel) {
         case (nil, nil):

@@ -19,6 +19,7 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
     var options = Database.Options()
     options.busyTimeout = configuration.busyTimeout
     options.maxSQLiteBytes = configuration.maxSQLiteBytes
+    options.postgresPoolSize = configuration.databasePoolSize
     options.databaseWaited = { metrics.databaseWaited($0) }
     let database = try await Database.open(configuration.database, logger: logger, options: options)
     let parts: ServerParts

@@ -41,6 +41,8 @@ public struct ServerConfiguration: Sendable {
     public var maxConnections: Int?
     /// Bearer token that opens `GET /metrics`; nil leaves the route off.
     public var metricsToken: String?
+    /// Most PostgreSQL connections this process holds at once (nil: two per core, at least 4).
+    public var databasePoolSize: Int?
     /// Largest body of `POST /v1/recycling/scans`, which carries a photo of up to 4 MiB in base64.
     public var maxScanBodySize: Int = 6 * 1024 * 1024
     /// The OpenAI-compatible API that classifies scan photos (`/chat/completions` is appended);

@@ -34,6 +34,26 @@ struct BarcodeLookupReads: Sendable {
         return try reader.read { connection in try token(hash: hash, on: connection) }
     }
 
+    /// Of `hashes`, the tokens good at `now` (neither revoked nor expired), read
+    /// `tokensPerStatement` a statement: a sweep of every live channel's token is a few statements.
+    func goodTokens(among hashes: Set<String>, at now: Int64) async throws -> Set<String> {
+        var good: Set<String> = []
+        for chunk in hashes.sorted().chunks(of: Self.tokensPerStatement) {
+            let found = try await database.withConnection { sql in
+                try await sql.select().column("token_hash").from("access_tokens")
+                    .where("token_hash", .in, Array(chunk))
+                    .where("revoked_at", .is, SQLLiteral.null)
+                    .where("expires_at", .greaterThan, now)
+                    .all(decodingColumn: "token_hash", as: String.self)
+            }
+            good.formUnion(found)
+        }
+        return good
+    }
+
+    /// Bound values per statement of `goodTokens`, well under SQLite's and PostgreSQL's limits.
+    static let tokensPerStatement = 500
+
     /// The token's record and the GTIN's products, best first, read together, with the packaging
     /// catalogue's parts JSON for the GTIN when it has products and the catalogue knows it.
     func lookup(tokenHash: String, gtin: String) async throws -> (token: AccessTokenRecord?, products: [ProductRecord], packaging: String?) {

@@ -54,18 +54,16 @@ final class LiveHub: Sendable {
         for connection in connections.withLock({ $0.values.flatMap(\.values) }) { connection.offerPull() }
     }
 
-    /// Closes the channels whose token `isGood` says is no longer good, asking once per token.
-    func closeChannels(ofTokensThatAreNot isGood: (String) async -> Bool) async {
-        var verdicts: [String: Bool] = [:]
-        for connection in connections.withLock({ $0.values.flatMap(\.values) }) {
-            let good: Bool
-            if let known = verdicts[connection.tokenHash] {
-                good = known
-            } else {
-                good = await isGood(connection.tokenHash)
-                verdicts[connection.tokenHash] = good
-            }
-            if !good { connection.close() }
+    /// The hashes of the tokens the open channels were opened with, each once.
+    var tokenHashes: Set<String> {
+        connections.withLock { Set($0.values.flatMap(\.values).map(\.tokenHash)) }
+    }
+
+    /// Closes the channels opened with one of the tokens of `hashes`. NB: the tokens found no
+    /// longer good, not all but the good ones: a channel opened since the check was not checked.
+    func closeChannels(ofTokens hashes: Set<String>) {
+        for connection in connections.withLock({ $0.values.flatMap(\.values) }) where hashes.contains(connection.tokenHash) {
+            connection.close()
         }
     }
 

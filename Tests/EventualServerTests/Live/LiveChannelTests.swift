@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import SQLKit
 import Testing
 @testable import EventualServer
 
@@ -113,6 +114,67 @@ struct LiveChannelTests {
                 #expect(refused.messages.isEmpty)
             }
             tabletHears.close()
+        }
+    }
+
+    /// The periodic check: a token revoked or expired elsewhere (not by a sign-out here) loses its
+    /// channels within a check, saying so; every other channel stays, whoever holds it.
+    @Test(arguments: Backend.available)
+    func theCheckClosesTheChannelsOfTokensRevokedOrExpiredElsewhereAndNoOther(_ backend: Backend) async throws {
+        try await withServer(backend, mode: .live, configure: { $0.liveTokenRecheck = .milliseconds(300) }) { api, location in
+            let port = try #require(api.client.port)
+            let alice = try await api.signUp("alice"), bob = try await api.signUp("bob"), carol = try await api.signUp("carol")
+            let tablet = try await api.secondDevice(of: alice)
+            let alicesPhone = try await LiveProbe.open(port: port, token: alice.accessToken)
+            let alicesTablet = try await LiveProbe.open(port: port, token: tablet.accessToken)
+            let bobs = try await LiveProbe.open(port: port, token: bob.accessToken)
+            let carols = try await LiveProbe.open(port: port, token: carol.accessToken)
+            // When, straight in the database, alice's phone token expires and bob's is revoked
+            let database = try await Database.open(location, logger: Logger(label: "test"))
+            try await database.withConnection { sql in
+                try await sql.update("access_tokens").set("expires_at", to: Int64(1))
+                    .where("token_hash", .equal, AccessToken.hash(alice.accessToken)).run()
+                try await sql.update("access_tokens").set("revoked_at", to: UnixMillis.now())
+                    .where("token_hash", .equal, AccessToken.hash(bob.accessToken)).run()
+            }
+            await database.close()
+            // Then those two channels are closed by the next check, saying the device is signed out
+            #expect(await alicesPhone.waitForEnd(within: .seconds(10)))
+            #expect(await bobs.waitForEnd(within: .seconds(10)))
+            #expect(alicesPhone.closeCode == LiveWire.signedOutCode && bobs.closeCode == LiveWire.signedOutCode)
+            // And alice's tablet and carol keep theirs through more checks
+            try await Task.sleep(for: .seconds(1))
+            #expect(!alicesTablet.hasEnded && !carols.hasEnded)
+            alicesTablet.close()
+            carols.close()
+        }
+    }
+
+    /// The check's read: of any number of hashes (more than one statement's worth), exactly the
+    /// tokens neither expired nor revoked, whichever statement each falls in.
+    @Test(arguments: Backend.available)
+    func theCheckReadsGoodTokensAFewHundredAStatement(_ backend: Backend) async throws {
+        try await withServer(backend, mode: .router) { api, location in
+            let accounts = try await [api.signUp("ann"), api.signUp("ben"), api.signUp("cat")]
+            let database = try await Database.open(location, logger: Logger(label: "test"))
+            do {
+                let hashes = accounts.map { AccessToken.hash($0.accessToken) }
+                try await database.withConnection { sql in
+                    try await sql.update("access_tokens").set("revoked_at", to: UnixMillis.now()).where("token_hash", .equal, hashes[1]).run()
+                }
+                let reads = try await BarcodeLookupReads.prepare(database)
+                // NB: unknown hashes around the real ones, so that they land in different statements
+                let unknown = (0..<(2 * BarcodeLookupReads.tokensPerStatement + 1)).map { AccessToken.hash("no such token \($0)") }
+                let asked = Set(unknown + hashes)
+                #expect(try await reads.goodTokens(among: asked, at: UnixMillis.now()) == [hashes[0], hashes[2]])
+                // A moment after their expiry, none is good; and nothing asked, nothing found
+                #expect(try await reads.goodTokens(among: asked, at: Int64.max).isEmpty)
+                #expect(try await reads.goodTokens(among: [], at: UnixMillis.now()).isEmpty)
+            } catch {
+                await database.close()
+                throw error
+            }
+            await database.close()
         }
     }
 
