@@ -4,7 +4,8 @@ import Testing
 @Suite("eventual-server's arguments: a malformed one is one line and exit 64", .timeLimit(.minutes(2)), .tags(.endToEnd))
 struct ServerArgumentsTests {
     @Test(arguments: [["--port", "99999"], ["--port", "0"], ["--port=-1"], ["serve", "--port", "65536"], ["--port", "http"],
-                      ["--bcrypt-cost", "2"], ["--max-events-per-user-per-day=-5"], ["--max-failed-verifications", "0"]])
+                      ["--bcrypt-cost", "2"], ["--max-events-per-user-per-day=-5"], ["--max-failed-verifications", "0"],
+                      ["--database-pool", "0"], ["--database-pool=-3"], ["--database-pool", "1001"], ["--database-pool", "99999999999999999999"]])
     func aMalformedArgumentIsOneLineAndExit64AndNothingListens(_ arguments: [String]) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("eventual-arguments-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
