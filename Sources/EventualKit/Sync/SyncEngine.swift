@@ -149,8 +149,11 @@ public actor SyncEngine {
         // NB: an app without synced collections has nothing to be signalled (and no collection
         // named would subscribe it to every one).
         guard configuration.live.enabled, live == nil, !subscriptions.isEmpty else { return }
+        // NB: each collection once: subscriptions that split one collection (recent first, then
+        // the rest) name it twice, and the server refuses a channel that names one twice.
+        let collections = Set(subscriptions.flatMap(\.collections)).sorted()
         let channel = LiveLink(serverURL: link.serverURL, accessToken: link.accessToken,
-                               collections: subscriptions.flatMap(\.collections), settings: configuration.live, logger: logger)
+                               collections: collections, settings: configuration.live, logger: logger)
         live = Task { [weak self] in
             await channel.run { [weak self] event in await self?.heard(event) }
         }
