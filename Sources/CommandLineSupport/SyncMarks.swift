@@ -52,12 +52,21 @@ public struct SyncStateJSON: Encodable, Sendable {
 public struct WatchOptions: ParsableArguments {
     @Flag(help: "Keep the list on screen, printed again when it changes (a sync from another device too), until Ctrl-C.")
     public var watch = false
-    @Option(parsing: .unconditional, help: "With --watch: seconds between syncs while changes do not arrive live, 1 to 3600 (default 5).") public var every: Int?
+    @Option(parsing: .unconditional, help: "With --watch: seconds between syncs while changes do not arrive live, 1 to 3600 (default 5).",
+            transform: WatchOptions.seconds) public var every: Int?
 
     public init() {}
 
     /// Seconds between syncs while watching and the live channel is down.
     public var interval: Int { every ?? 5 }
+
+    /// `--every`'s value: a whole number of seconds. NB: a word or a fraction was refused without
+    /// the range; the range itself is checked in `validate`, with the value given.
+    static func seconds(_ text: String) throws -> Int {
+        // NB: ArgumentParser says before it which value of which option this is.
+        guard let seconds = Int(text) else { throw ValidationError("give whole seconds, from 1 to 3600") }
+        return seconds
+    }
 
     public func validate() throws {
         guard let every else { return }

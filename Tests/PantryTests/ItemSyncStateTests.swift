@@ -128,12 +128,19 @@ struct ItemSyncStateTests {
             let ann = try await PantryPerson.signUp("ann", server: server, scratch: scratch)
             for arguments in [["settle", "1a2b3c4d"], ["settle", "1a2b3c4d", "--keep-mine", "--discard"],
                               ["settle", "1a2b3c4d", "--discard", "--quantity", "1"], ["settle", "1a2b3c4d", "--keep-mine", "--quantity", "-1"],
-                              ["settle", "1a", "--discard"], ["list", "--watch", "--every", "0"], ["list", "--every", "5"]] {
+                              ["settle", "1a", "--discard"], ["list", "--watch", "--every", "0"], ["list", "--every", "5"],
+                              ["list", "--watch", "--every", "abc"], ["list", "--watch", "--every", "1.5"],
+                              ["list", "--watch", "--every", "99999999999999999999"]] {
                 let outcome = try await ann.pantry.run(arguments)
                 #expect(outcome.status == 64 && outcome.isOneLineError, "\(arguments): \(outcome.stderr)")
             }
             // --every alone was ignored before: it paces --watch, and says so
             #expect(try await ann.pantry.run(["list", "--every", "5"]).stderr.contains("--every is the pace of --watch"))
+            // A value that is no whole number says what is, as an out-of-range one does
+            for value in ["abc", "1.5", "99999999999999999999", "0"] {
+                let refused = try await ann.pantry.run(["list", "--watch", "--every", value]).stderr
+                #expect(refused.contains("1 to 3600") && refused.contains(value), "\(value): \(refused)")
+            }
             let none = try await ann.pantry.run(["settle", "1a2b3c4d", "--discard"])
             #expect(none.status == 1 && none.isOneLineError, "\(none.stderr)")
             #expect(try await ann.run(["failures"]).stdout == "Nothing was refused.\n")
