@@ -38,7 +38,16 @@ struct AccessTokenRecord: Sendable, Equatable {
     let expiresAt: Int64
     let revokedAt: Int64?
 
+    /// NB: the same rule as `goodHashes(among:at:on:)`'s query, for a record already read.
     func isValid(at now: Int64) -> Bool { revokedAt == nil && expiresAt > now }
+
+    /// The hashes among `hashes` whose token `isValid(at: now)`, in one statement.
+    static func goodHashes(among hashes: [String], at now: Int64, on sql: any SQLDatabase) -> SQLSelectBuilder {
+        sql.select().column("token_hash").from("access_tokens")
+            .where("token_hash", .in, hashes)
+            .where("revoked_at", .is, SQLLiteral.null)
+            .where("expires_at", .greaterThan, now)
+    }
 
     /// The query behind every authenticated request, written once for both databases and for
     /// the SQLite fast path.

@@ -40,11 +40,7 @@ struct BarcodeLookupReads: Sendable {
         var good: Set<String> = []
         for chunk in hashes.sorted().chunks(of: Self.tokensPerStatement) {
             let found = try await database.withConnection { sql in
-                try await sql.select().column("token_hash").from("access_tokens")
-                    .where("token_hash", .in, Array(chunk))
-                    .where("revoked_at", .is, SQLLiteral.null)
-                    .where("expires_at", .greaterThan, now)
-                    .all(decodingColumn: "token_hash", as: String.self)
+                try await AccessTokenRecord.goodHashes(among: Array(chunk), at: now, on: sql).all(decodingColumn: "token_hash", as: String.self)
             }
             good.formUnion(found)
         }
