@@ -6,7 +6,7 @@
 # user when run as root: PostgreSQL refuses to run as root), runs `swift test` with DATABASE_URL
 # set, and removes the cluster whatever happens. Arguments go to `swift test`
 # (`scripts/test.sh --filter SyncTests`). With DATABASE_URL already set, that database is used
-# and no cluster is started. With no arguments, the two fault soaks (tag .soak) run after the
+# and no cluster is started. With no arguments, the two fault soak suites (by name) run after the
 # rest, alone. Exits non-zero when either run fails.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -78,7 +78,7 @@ run_tests() {
     return "$part"
 }
 if (($# == 0)); then
-    # NB: the fault soaks (tag .soak) run after the rest, alone: beside the whole suite on two
+    # NB: the fault soak suites (named in SOAKS) run after the rest, alone: beside the whole suite on two
     # cores their seeds ran into their 400 ms deadlines, and a soak that drained too slowly or
     # ran past its time limit failed CI twice while proving nothing about sync.
     SOAKS='EventualKitTests\.(Analytics)?FaultSoakTests/'
