@@ -3,7 +3,6 @@ import EventualStorage
 import Foundation
 import Hummingbird
 import HummingbirdCore
-import HummingbirdWebSocket
 import Logging
 import OpenAPIHummingbird
 import OpenAPIRuntime
@@ -37,9 +36,7 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
     ])
     return Application(
         responder: parts.responder,
-        server: .liveHTTP1(idleTimeout: .nanoseconds(configuration.idleTimeout.nanoseconds),
-                           ws: .init(autoPing: .enabled(timePeriod: configuration.liveHeartbeat), closeTimeout: .seconds(5))
-        ) { request, _, _ in await parts.live.shouldUpgrade(request) },
+        server: .liveHTTP1(idleTimeout: .nanoseconds(configuration.idleTimeout.nanoseconds), live: parts.live),
         configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "eventual",
                              availableConnectionsDelegate: MaximumAvailableConnections(cap)),
         services: [

@@ -1,6 +1,5 @@
 import Hummingbird
 import HummingbirdCore
-import HummingbirdWebSocket
 import Logging
 import NIOCore
 
@@ -85,19 +84,5 @@ struct IdleGuardedChannel<Inner: ServerChildChannel>: ServerChildChannel {
 
     func handle(value: Value, logger: Logger) async {
         await inner.handle(value: value, logger: logger)
-    }
-}
-
-extension HTTPServerBuilder {
-    /// HTTP/1.1 with the live channel's WebSocket upgrade, every connection idle-guarded.
-    static func liveHTTP1(idleTimeout: TimeAmount, ws: WebSocketServerConfiguration,
-                          shouldUpgrade: @escaping @Sendable (HTTPRequest, any Channel, Logger) async throws
-                              -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>>) -> HTTPServerBuilder {
-        HTTPServerBuilder { responder in
-            IdleGuardedChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder,
-                                                                   configuration: .init(http1: .init(idleTimeout: idleTimeout), ws: ws),
-                                                                   shouldUpgrade: shouldUpgrade),
-                               timeout: idleTimeout)
-        }
     }
 }

@@ -81,6 +81,9 @@ final class LiveHub: Sendable {
 
 /// One device's channel: what it is owed, coalesced. A reader slower than the signals gets the
 /// newest position of each space it is owed, never a queue: what waits is one number per space.
+///
+/// Its socket's handler (`LiveSocket`) attaches a wake: called once when something becomes owed,
+/// not again until the handler has taken what is owed, however many signals come meanwhile.
 final class LiveConnection: Sendable {
     let userID: String
     /// The hash of the channel's token (its checks), and the part of it that names the channel
@@ -94,19 +97,18 @@ final class LiveConnection: Sendable {
         var positions: [String: Int64] = [:]
         var pull = false
         var closed = false
+        /// A wake was called and the handler has not taken since.
+        var woken = false
+        var wake: (@Sendable () -> Void)?
     }
 
     private let owed = Mutex(Owed())
-    private let wake: AsyncStream<Void>.Continuation
-    /// Yields once after anything is owed (at most one wake waits, however many signals came).
-    let wakes: AsyncStream<Void>
 
     init(userID: String, tokenHash: String, collections: Set<String>?) {
         self.userID = userID
         self.tokenHash = tokenHash
         self.tokenFingerprint = AccessToken.fingerprint(ofHash: tokenHash)
         self.collections = collections
-        (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     func subscribes(toAny names: [String]) -> Bool {
@@ -115,28 +117,41 @@ final class LiveConnection: Sendable {
     }
 
     func offer(space: String, position: Int64) {
-        owed.withLock { owed in owed.positions[space] = max(owed.positions[space] ?? 0, position) }
-        wake.yield()
+        owe { $0.positions[space] = max($0.positions[space] ?? 0, position) }
     }
 
     func offerPull() {
-        owed.withLock { $0.pull = true }
-        wake.yield()
+        owe { $0.pull = true }
     }
 
-    /// Ends the channel: the writer sends the close and stops.
+    /// Ends the channel: its handler sends the close. NB: it wakes the handler even when a wake
+    /// is pending, so a reader too slow to take its signals is still closed at once.
     func close() {
-        owed.withLock { $0.closed = true }
-        wake.yield()
-        wake.finish()
-    }
-
-    /// Ends the channel's wakes without a close of the server's: the device went away.
-    func end() {
-        wake.finish()
+        let wake = owed.withLock { owed -> (@Sendable () -> Void)? in
+            owed.closed = true
+            owed.woken = true
+            return owed.wake
+        }
+        wake?()
     }
 
     var isClosed: Bool { owed.withLock { $0.closed } }
+
+    /// Calls `wake` whenever something becomes owed (at once if something is), until `detach`.
+    func attach(_ wake: @escaping @Sendable () -> Void) {
+        let owing = owed.withLock { owed -> Bool in
+            owed.wake = wake
+            let owing = owed.closed || owed.pull || !owed.positions.isEmpty
+            owed.woken = owing
+            return owing
+        }
+        if owing { wake() }
+    }
+
+    /// Forgets the wake (the socket closed): nothing holds the handler after.
+    func detach() {
+        owed.withLock { $0.wake = nil }
+    }
 
     /// What is owed now, as the frames to send, and nothing owed after.
     func take() -> [LiveWire.Message] {
@@ -146,8 +161,19 @@ final class LiveConnection: Sendable {
             if !owed.positions.isEmpty { messages.append(LiveWire.Message(type: .moved, spaces: owed.positions)) }
             owed.positions = [:]
             owed.pull = false
+            owed.woken = false
             return messages
         }
+    }
+
+    private func owe(_ change: (inout Owed) -> Void) {
+        let wake = owed.withLock { owed -> (@Sendable () -> Void)? in
+            change(&owed)
+            guard !owed.woken else { return nil }
+            owed.woken = true
+            return owed.wake
+        }
+        wake?()
     }
 }
 

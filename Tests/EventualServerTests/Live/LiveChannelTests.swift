@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import SQLKit
+import Synchronization
 import Testing
 @testable import EventualServer
 
@@ -203,6 +204,40 @@ struct LiveChannelTests {
             #expect(ContinuousClock.now - started < .seconds(14), "the server kept a device that answers nothing")
             #expect(await offCooperativePool { silent.isClosedByPeer() })
         }
+    }
+
+    @Test(arguments: Backend.available)
+    func aStoppingServerClosesItsChannelsGoingAwayAndStopsEvenWithADeviceThatNeverReads(_ backend: Backend) async throws {
+        // NB: a channel is no task of the server's, so nothing cancels it at a stop: the stop must
+        // close it, or the server waits for ever (a stop that hung once hung every live test).
+        let held = Mutex<(LiveProbe?, RawConnection?, ContinuousClock.Instant?)>((nil, nil, nil))
+        try await withServer(backend, mode: .live) { api in
+            let port = try #require(api.client.port)
+            // Given a device holding its channel, and one that opened its channel and reads nothing
+            let alice = try await api.signUp("alice"), tablet = try await api.secondDevice(of: alice)
+            let device = try await LiveProbe.open(port: port, token: alice.accessToken)
+            let silent = try RawConnection(port: port, timeout: .seconds(30))
+            try silent.send("GET \(LiveWire.path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+                            + "Authorization: Bearer \(tablet.accessToken)\r\n\r\n")
+            try await Task.sleep(for: .milliseconds(300))
+            // When the server stops (the end of this block)
+            held.withLock { $0 = (device, silent, ContinuousClock.now) }
+        }
+        let (device, silent, stopping) = held.withLock { $0 }
+        let stopped = ContinuousClock.now
+        // Then it stopped at once, and the device heard it go away (and will come back)
+        #expect(stopped - (try #require(stopping)) < .seconds(5), "the server took \(stopped - stopping!) to stop")
+        let probe = try #require(device)
+        #expect(await probe.waitForEnd(within: .seconds(2)))
+        #expect(probe.wentAway, "the device did not hear the server go away")
+        #expect(probe.closeCode == nil, "a stop is not a sign-out: the device must come back")
+        // And the device that reads nothing finds the same close waiting, and its socket closed
+        // once the close timeout passed without its answer
+        let received = await offCooperativePool { silent!.readToEnd() }
+        #expect(received.hasPrefix("HTTP/1.1 101") && received.contains("server shutting down"), "\(received.prefix(300))")
+        #expect(ContinuousClock.now - stopped < .seconds(10))
+        #expect(await offCooperativePool { silent!.isClosedByPeer() })
     }
 
     @Test(.enabled(if: Backend.available.contains(.postgres), "server processes share a database only on PostgreSQL"))

@@ -13,6 +13,7 @@ final class LiveProbe: Sendable {
     private struct Heard {
         var messages: [LiveWire.Message] = []
         var closeCode: UInt16?
+        var wentAway = false
         var ended = false
     }
 
@@ -58,6 +59,7 @@ final class LiveProbe: Sendable {
             probe.heard.withLock { heard in
                 heard.ended = true
                 if let close, case .unknown(let code) = close.closeCode { heard.closeCode = code }
+                heard.wentAway = close?.closeCode == .goingAway
             }
         }
         guard requireLive else { return probe }
@@ -73,6 +75,8 @@ final class LiveProbe: Sendable {
     var hasEnded: Bool { heard.withLock { $0.ended } }
     /// The close code when the server closed with one of the private range (4000-4999).
     var closeCode: UInt16? { heard.withLock { $0.closeCode } }
+    /// Whether the server closed saying it is going away (it stops).
+    var wentAway: Bool { heard.withLock { $0.wentAway } }
 
     /// Waits until `condition` holds of what was heard, or `within` passes (false then).
     func waitUntil(within limit: Duration, _ condition: @Sendable ([LiveWire.Message]) -> Bool) async -> Bool {
