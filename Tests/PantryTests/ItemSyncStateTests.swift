@@ -206,6 +206,35 @@ struct ItemSyncStateTests {
         }
     }
 
+    /// What another command does on the same device shows in a watch at once: a write (its own
+    /// push never signals the device's channel) and a sign-out, which ends the watch.
+    @Test func aWatchShowsWhatAnotherCommandOnTheDeviceWritesAndEndsWhenItSignsOut() async throws {
+        try await withLiveServer { server, scratch in
+            let (_, bob) = try await Self.householdWithMilk(server: server, scratch: scratch)
+            // Given Bob watching his list, with syncs an hour apart
+            async let watched = BuiltExecutable.run("/usr/bin/timeout", [
+                "--preserve-status", "-s", "INT", "30", BuiltExecutable.path("pantry"), "list", "--watch", "--json", "--every", "3600",
+            ], environment: Self.watching(bob, server))
+            try await Task.sleep(for: .seconds(3))
+            // When another command of his adds tea, then, once the watch could show it, signs him out
+            let added = ContinuousClock.now
+            try await bob.run(["add", "--name", "Tea", "--household", "Home"])
+            try await Task.sleep(for: .seconds(4))
+            try await bob.run(["logout"])
+            let outcome = try await watched
+            let ended = ContinuousClock.now
+
+            // Then the watch showed the tea, then ended at the sign-out (not at the timeout's
+            // signal), saying why, with a status that is not success
+            let documents = try outcome.stdout.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [[String: Any]] ?? [] }
+            #expect(documents.first?.compactMap { $0["name"] as? String } == ["Milk"], "\(outcome.stdout)")
+            #expect(Set(documents.last?.compactMap { $0["name"] as? String } ?? []) == ["Milk", "Tea"], "\(outcome.stdout)")
+            #expect(ended - added < .seconds(15), "the watch went on after the sign-out")
+            #expect(outcome.status != 0 && outcome.stderr.contains("signed out"), "\(outcome.status) \(outcome.stderr)")
+            #expect(outcome.stderr.split(separator: "\n").count == 1, "\(outcome.stderr)")
+        }
+    }
+
     /// Ann and Bob, signed up, in Ann's household Home with her milk in it, both synced.
     static func householdWithMilk(server: URL, scratch: ScratchFolder) async throws -> (ann: PantryPerson, bob: PantryPerson) {
         let ann = try await PantryPerson.signUp("ann", server: server, scratch: scratch)

@@ -33,12 +33,13 @@ public struct Invitations<App: AppCommand>: AsyncParsableCommand {
             return
         }
         Delivery.sayIfSaved(cached)
-        if cached.value.awaitingEmailVerification {
-            Terminal.say("Confirm your email to see invitations sent to it: \(App.words.command) verify --resend.")
-        }
         guard !waiting.isEmpty else {
             // NB: with its email not confirmed, invitations to it may wait: "none" would not be true.
-            if !cached.value.awaitingEmailVerification { print("No invitation waits for you.") }
+            if cached.value.awaitingEmailVerification {
+                Terminal.say("Confirm your email to see invitations sent to it: \(App.words.command) verify --resend.")
+            } else {
+                print("No invitation waits for you.")
+            }
             return
         }
         var table = Table("ID", App.User.deviceApp.spaceNoun.uppercased(), "FROM", "AS", "SENT")
@@ -51,6 +52,10 @@ public struct Invitations<App: AppCommand>: AsyncParsableCommand {
         }
         print(table.render())
         Terminal.say("Answer with \(App.spaceCommand) accept ID or \(App.spaceCommand) decline ID.")
+        // NB: under the list, not above it: those shown were sent to the username, and more may wait.
+        if cached.value.awaitingEmailVerification {
+            Terminal.say("More may be sent to your email: confirm it to see them, \(App.words.command) verify --resend.")
+        }
     }
 }
 

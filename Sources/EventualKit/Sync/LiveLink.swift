@@ -19,6 +19,8 @@ struct LiveLink: Sendable {
     let collections: [String]
     let settings: LiveSettings
     let logger: Logger
+    /// Rung when a sync round reached the server while the channel is down (`LiveNudge`).
+    var nudges = LiveNudge()
 
     /// Holds the channel until the task is cancelled, or the server says the token is no good
     /// (then it returns `.signedOut` and the engine waits for a new sign-in).
@@ -42,7 +44,15 @@ struct LiveLink: Sendable {
                 failures = wasUp ? 0 : failures + 1
             }
             let ceiling = settings.backoff.ceilingMillis(afterFailures: failures)
-            try? await Task.sleep(for: .milliseconds(Int64(Double.random(in: 0...ceiling))))
+            // NB: a round that reached the server while this waits says it answers again: the
+            // channel is opened within the backoff's first step, not after the rest of a wait
+            // grown to two minutes. The rounds of ten thousand devices are spread by their own
+            // timers, and the first step's draw spreads them more.
+            if await nudges.sleep(for: .milliseconds(Int64(Double.random(in: 0...ceiling)))) {
+                failures = 0
+                let first = settings.backoff.ceilingMillis(afterFailures: 0)
+                try? await Task.sleep(for: .milliseconds(Int64(Double.random(in: 0...first))))
+            }
         }
     }
 
@@ -118,6 +128,79 @@ public struct LiveSettings: Sendable {
     public var intervalWhileLive: Duration = .seconds(15 * 60)
 
     public init() {}
+}
+
+/// Tells a live channel waiting to reconnect that the server answers again (`LiveLink.run`).
+/// A nudge while nothing waits is kept for the next wait (one, however many came). One task
+/// sleeps on it at a time.
+final class LiveNudge: Sendable {
+    private struct State {
+        var pending = false
+        /// The sleep under way, and its waiter once it waits.
+        var sleep = 0
+        var waiter: CheckedContinuation<Bool, Never>?
+        /// The sleep whose time ran out (or was cancelled) before it waited.
+        var expired = 0
+    }
+
+    private let state = Mutex(State())
+
+    func nudge() {
+        let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            guard let waiter = state.waiter else {
+                state.pending = true
+                return nil
+            }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume(returning: true)
+    }
+
+    /// Sleeps for `duration`, or until a nudge (or the task's cancellation): whether it was nudged.
+    func sleep(for duration: Duration) async -> Bool {
+        let sleep = state.withLock { state -> Int? in
+            if state.pending {
+                state.pending = false
+                return nil
+            }
+            state.sleep += 1
+            return state.sleep
+        }
+        guard let sleep else { return true }
+        let timer = Task { [self] in
+            try? await Task.sleep(for: duration)
+            expire(sleep)
+        }
+        defer { timer.cancel() }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { waiter in
+                let now = state.withLock { state -> Bool? in
+                    if state.pending {
+                        state.pending = false
+                        return true
+                    }
+                    if state.expired == sleep { return false }
+                    state.waiter = waiter
+                    return nil
+                }
+                if let now { waiter.resume(returning: now) }
+            }
+        } onCancel: {
+            expire(sleep)
+        }
+    }
+
+    /// Ends `sleep` un-nudged: at once if it waits, as soon as it does if not yet.
+    private func expire(_ sleep: Int) {
+        let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            guard state.sleep == sleep else { return nil }
+            state.expired = sleep
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: false)
+    }
 }
 
 /// A flag set once, read from another task.

@@ -28,6 +28,8 @@ public actor SyncEngine {
     private var listeners: [Task<Void, Never>] = []
     /// The live channel's task while the engine runs (`LiveLink`).
     private var live: Task<Void, Never>?
+    /// Tells the live channel, while it waits to reconnect, that a round reached the server.
+    private var liveNudge: LiveNudge?
     /// How often a background round runs when nothing else asks and the live channel is down
     /// (`start(every:)`; the configuration's when nil).
     private var chosenInterval: Duration?
@@ -41,6 +43,9 @@ public actor SyncEngine {
     private var signalledPullFailures = 0
     private var doorbell: CheckedContinuation<Void, Never>?
     private var rang = false
+    /// The live channel dropped while the engine waited on a timer set for a live channel: the
+    /// wait is set again, for a channel that is down.
+    private var retime = false
     private var pausedForSignIn = false
     private var offlineSinceLastDelivery = false
     /// The network came back: what waited out a backoff while it was gone goes in the next round,
@@ -152,8 +157,10 @@ public actor SyncEngine {
         // NB: each collection once: subscriptions that split one collection (recent first, then
         // the rest) name it twice, and the server refuses a channel that names one twice.
         let collections = Set(subscriptions.flatMap(\.collections)).sorted()
+        let nudge = LiveNudge()
+        liveNudge = nudge
         let channel = LiveLink(serverURL: link.serverURL, accessToken: link.accessToken,
-                               collections: collections, settings: configuration.live, logger: logger)
+                               collections: collections, settings: configuration.live, logger: logger, nudges: nudge)
         live = Task { [weak self] in
             await channel.run { [weak self] event in await self?.heard(event) }
         }
@@ -194,10 +201,21 @@ public actor SyncEngine {
         case .pull:
             ring()
         case .down:
+            // NB: the timer was set for a live channel (a quarter of an hour): it is set again, or
+            // nothing would sync until then. Not a round at once: after a server restart, ten
+            // thousand devices would all send one in the same second.
+            let wasLive = isLive
             setLive(false)
+            if wasLive, doorbell != nil {
+                retime = true
+                ring()
+            }
         case .signedOut:
             setLive(false)
             live = nil
+            // NB: the server closed the channel for a token no longer good (signed out in another
+            // process, revoked): a round hears the same, and the status says to sign in again.
+            ring()
         }
     }
 
@@ -233,12 +251,25 @@ public actor SyncEngine {
 
     /// Sleeps until something asks for a sync, or until the next entry is due, or the interval passes.
     private func waitForTrigger() async {
-        if rang {
-            rang = false
-            return
+        // After the live channel dropped: the first wait of the timer it falls back to, drawn
+        // from [0, interval] (ten thousand devices dropped by one restart spread over it).
+        var afterDrop: Duration?
+        while true {
+            if rang {
+                rang = false
+                return
+            }
+            await waitOnce(atMost: afterDrop)
+            guard retime else { return }
+            retime = false
+            afterDrop = .milliseconds(Int64(Double.random(in: 0...interval.fractionalMilliseconds)))
         }
+    }
+
+    private func waitOnce(atMost ceiling: Duration?) async {
         let now = UnixMillis.now()
         var wait = isLive ? max(interval, configuration.live.intervalWhileLive) : interval
+        if let ceiling { wait = min(wait, ceiling) }
         // NB: a signalled change that the last round failed to pull is not left to the timer
         // (an hour away while live): it is tried again as a failed entry would be.
         if signalled.contains(where: { $0.value > (covered[$0.key] ?? 0) }) {
@@ -310,6 +341,9 @@ public actor SyncEngine {
                               status: statusBroadcast, removeFiles: removeFiles, eventsNotBefore: eventsNotBefore)
         let report = await round.run(userAsked: userAsked, pull: pull, on: self)
         eventsNotBefore = round.eventsNotBefore
+        // NB: the server answers; a live channel waiting out its backoff (two minutes after a
+        // long outage) opens again now.
+        if !isLive, connectivity.current == .online { liveNudge?.nudge() }
         if pull, report.failure == nil {
             // NB: what was signalled before the round began is in what it pulled.
             covered.merge(signalledBefore) { max($0, $1) }

@@ -65,11 +65,60 @@ struct LiveChangesTests {
         }
     }
 
+    /// While the channel is down the timer syncs at its own pace, not the live one (an hour
+    /// here): the channel's reconnection may be a minute away.
+    @Test
+    func aDroppedChannelFallsBackToTheTimerAtItsOwnPace() async throws {
+        var configuration = SyncConfiguration.fast
+        configuration.interval = .seconds(1)
+        configuration.live.intervalWhileLive = .seconds(3600)
+        configuration.live.backoff = Backoff(initial: .seconds(60), maximum: .seconds(60))
+        try await withPhoneBehindAProxy(seed: 3, configuration: configuration) { proxy, phone, tablet, phoneSees in
+            // Given the network cuts the channel, which will not be opened again for up to a minute
+            proxy.mode = .refuse
+            try await waitUntil { !phone.engine.currentStatus.isLive }
+            // When the tablet writes milk meanwhile, and the network is back
+            try await tablet.add("Milk")
+            #expect(await tablet.engine.syncNow().isComplete)
+            proxy.mode = .pass
+            let back = ContinuousClock.now
+            // Then the phone's timer brings the milk within its second or so
+            try await phoneSees.wait { $0.rows.contains { $0.row.name == "Milk" } }
+            #expect(ContinuousClock.now - back < .seconds(4), "the milk came after \(ContinuousClock.now - back)")
+        }
+    }
+
+    /// A round that reached the server ends the channel's wait to reconnect (`LiveNudge`), however
+    /// long it had grown; a nudge while nothing waits is kept for the next wait, once.
+    @Test
+    func aNudgeEndsTheWaitToReconnectAndIsKeptOnceWhenNothingWaits() async throws {
+        let nudges = LiveNudge()
+        // A wait of a minute, nudged after 100 ms, ends then, nudged
+        let started = ContinuousClock.now
+        async let nudged = nudges.sleep(for: .seconds(60))
+        try await Task.sleep(for: .milliseconds(100))
+        nudges.nudge()
+        #expect(await nudged)
+        #expect(ContinuousClock.now - started < .seconds(5))
+        // A wait with no nudge runs its time, not nudged
+        #expect(await nudges.sleep(for: .milliseconds(50)) == false)
+        // Nudges while nothing waits end the next wait at once, and only that one
+        nudges.nudge()
+        nudges.nudge()
+        #expect(await nudges.sleep(for: .seconds(60)))
+        #expect(await nudges.sleep(for: .milliseconds(50)) == false)
+        // A cancelled wait ends at once, not nudged
+        let waiting = Task { await nudges.sleep(for: .seconds(60)) }
+        try await Task.sleep(for: .milliseconds(50))
+        waiting.cancel()
+        #expect(await waiting.value == false)
+    }
+
     /// Runs `body` with ann's phone behind a fault proxy (seeded `seed`, passing at first), its
     /// engine started with `liveOnly` and its channel up, her tablet straight on the server, and
     /// the phone's live query; stops the query, the engine and the proxy whatever happens.
     func withPhoneBehindAProxy(
-        seed: UInt64,
+        seed: UInt64, configuration: SyncConfiguration = Self.liveOnly,
         _ body: @Sendable (FaultProxy, Device, Device, LiveSnapshots) async throws -> Void
     ) async throws {
         try await withLiveServer { server, scratch in
@@ -77,7 +126,7 @@ struct LiveChangesTests {
             do {
                 let ann = try await registerPerson(server, name: "ann")
                 let phone = try await Device.of(ann, server: URL(string: "http://127.0.0.1:\(proxy.port)")!,
-                                                folder: scratch.url.appendingPathComponent("phone"), configuration: Self.liveOnly)
+                                                folder: scratch.url.appendingPathComponent("phone"), configuration: configuration)
                 let tablet = try await Device.of(ann, server: server, folder: scratch.url.appendingPathComponent("tablet"))
                 await phone.engine.start()
                 let phoneSees: LiveSnapshots

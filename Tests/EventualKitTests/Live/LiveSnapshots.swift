@@ -9,6 +9,8 @@ final class LiveSnapshots: Sendable {
     private final class Seen: Sendable {
         let snapshots = Mutex<[LiveSnapshot<Item>]>([])
         let fetches = Atomic<Int>(0)
+        /// What ended the query, if anything did.
+        let ended = Mutex<String?>(nil)
     }
     private let seen = Seen()
     private let task = Mutex<Task<Void, Never>?>(nil)
@@ -25,7 +27,10 @@ final class LiveSnapshots: Sendable {
             $0 = Task {
                 do {
                     for try await snapshot in stream { seen.snapshots.withLock { $0.append(snapshot) } }
-                } catch {}
+                    seen.ended.withLock { $0 = "the query ended" }
+                } catch {
+                    seen.ended.withLock { $0 = "the query failed: \(error)" }
+                }
             }
         }
     }
@@ -48,7 +53,8 @@ final class LiveSnapshots: Sendable {
             if let latest, condition(latest) { return }
             try await Task.sleep(for: .milliseconds(10))
         }
-        throw TestFailure("no snapshot came that satisfies the condition; the last: \(String(describing: latest))")
+        throw TestFailure("no snapshot came that satisfies the condition; the last: \(String(describing: latest))"
+                          + (seen.ended.withLock { $0 }.map { "; \($0)" } ?? ""))
     }
 
     /// Lets the observation deliver anything still on its way.
