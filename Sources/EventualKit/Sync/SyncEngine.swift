@@ -43,9 +43,14 @@ public actor SyncEngine {
     private var signalledPullFailures = 0
     private var doorbell: CheckedContinuation<Void, Never>?
     private var rang = false
-    /// The live channel dropped while the engine waited on a timer set for a live channel: the
-    /// wait is set again, for a channel that is down.
-    private var retime = false
+    /// Why the timer's wait must be set again before it ends (nil: it need not).
+    private var retime: Retime?
+    private enum Retime {
+        /// The live channel dropped while the engine waited on a timer set for a live channel.
+        case channelDropped
+        /// Another process queued a change, due before the timer.
+        case outboxChanged
+    }
     private var pausedForSignIn = false
     private var offlineSinceLastDelivery = false
     /// The network came back: what waited out a backoff while it was gone goes in the next round,
@@ -130,9 +135,24 @@ public actor SyncEngine {
         connectivity.start()
         let writes = store.writes
         let changes = connectivity.changes
+        let file = DatabaseFile(path: store.reader.path)
         listeners = [
             Task { [weak self] in
                 for await _ in writes { await self?.ring() }
+            },
+            // NB: `writes` are this process's. Another process on the device (a command beside a
+            // watching one) queues changes in the same outbox: the database file moving says so,
+            // and a change due then is sent now, not at the timer's live pace (a quarter of an hour).
+            Task { [weak self] in
+                guard let file else { return }
+                var seen = file.signature()
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    let now = file.signature()
+                    guard now != seen else { continue }
+                    seen = now
+                    await self?.outboxMayHaveGrown()
+                }
             },
             Task { [weak self] in
                 for await state in changes {
@@ -207,7 +227,7 @@ public actor SyncEngine {
             let wasLive = isLive
             setLive(false)
             if wasLive, doorbell != nil {
-                retime = true
+                retime = .channelDropped
                 ring()
             }
         case .signedOut:
@@ -240,6 +260,19 @@ public actor SyncEngine {
         }
     }
 
+    /// When a change waits and no round is running to take it: rings if it is due and the server
+    /// answers, else sets the timer again to its time. NB: the other process may have tried it
+    /// once already, and put it off by its backoff.
+    private func outboxMayHaveGrown() async {
+        guard current == nil, let due = try? await store.reader.read({ db in try OutboxTable.earliestDue(db) }) else { return }
+        if due <= UnixMillis.now(), connectivity.current == .online {
+            ring()
+        } else if doorbell != nil, retime == nil {
+            retime = .outboxChanged
+            ring()
+        }
+    }
+
     private func ring() {
         if let doorbell {
             self.doorbell = nil
@@ -260,9 +293,11 @@ public actor SyncEngine {
                 return
             }
             await waitOnce(atMost: afterDrop)
-            guard retime else { return }
-            retime = false
-            afterDrop = .milliseconds(Int64(Double.random(in: 0...interval.fractionalMilliseconds)))
+            guard let reason = retime else { return }
+            retime = nil
+            if reason == .channelDropped {
+                afterDrop = .milliseconds(Int64(Double.random(in: 0...interval.fractionalMilliseconds)))
+            }
         }
     }
 
