@@ -293,7 +293,13 @@ public actor SyncEngine {
                 return
             }
             await waitOnce(atMost: afterDrop)
-            guard let reason = retime else { return }
+            guard let reason = retime else {
+                // What rang meanwhile is in the round about to run.
+                rang = false
+                return
+            }
+            // NB: a ring that came after the one that set the wait again (the channel back up, a
+            // write) is not lost: `rang` returns at the top of the loop.
             retime = nil
             if reason == .channelDropped {
                 afterDrop = .milliseconds(Int64(Double.random(in: 0...interval.fractionalMilliseconds)))
@@ -325,7 +331,6 @@ public actor SyncEngine {
         }
         await withCheckedContinuation { continuation in doorbell = continuation }
         timer.cancel()
-        rang = false
     }
 
     // MARK: - Syncing
