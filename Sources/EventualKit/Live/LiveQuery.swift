@@ -70,7 +70,7 @@ extension LocalStore {
 /// This device's local data was removed while it was watched: the person signed out, or someone
 /// else signed in, in another process.
 public struct LocalDataRemoved: Error, CustomStringConvertible {
-    public var description: String { "this device's data was removed (signed out in another command): nothing more to show" }
+    public var description: String { "this device's data was removed (signed out elsewhere on this device): nothing more to show" }
 }
 
 /// One live query's observation, started again when another process commits (`LocalStore.stream`).
