@@ -6,6 +6,8 @@ import Synchronization
 public final class LiveValues<Value: Sendable>: Sendable {
     private final class Seen: Sendable {
         let values = Mutex<[Value]>([])
+        /// Set when the stream ended: the error it ended with, or nil.
+        let end = Mutex<(any Error)??>(nil)
     }
     private let seen = Seen()
     private let task = Mutex<Task<Void, Never>?>(nil)
@@ -15,7 +17,10 @@ public final class LiveValues<Value: Sendable>: Sendable {
         let running = Task {
             do {
                 for try await value in stream { seen.values.withLock { $0.append(value) } }
-            } catch {}
+                seen.end.withLock { $0 = .some(nil) }
+            } catch {
+                seen.end.withLock { $0 = .some(error) }
+            }
         }
         task.withLock { $0 = running }
     }
@@ -36,6 +41,16 @@ public final class LiveValues<Value: Sendable>: Sendable {
     /// Lets the stream deliver anything still on its way.
     public func letStragglersArrive() async throws {
         try await Task.sleep(for: .milliseconds(300))
+    }
+
+    /// Waits (up to 20 s) until the stream ends; returns the error it ended with, if any.
+    public func waitForEnd() async throws -> (any Error)? {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            if let end = seen.end.withLock({ $0 }) { return end }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw TestFailure("the stream did not end; the last value: \(String(describing: latest))")
     }
 
     public func cancel() async {

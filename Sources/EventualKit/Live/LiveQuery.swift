@@ -45,16 +45,15 @@ extension LocalStore {
 
     /// The observation's values, each new one once.
     ///
-    /// NB: GRDB sees the commits of this process only. Another process writing the same file (a
-    /// command run beside a watching one, an app extension) is seen by the file: every second
-    /// the database's and its WAL's size and time are read, and when they moved the observation
-    /// starts again and reads the query afresh (a value equal to the last is not yielded again).
-    /// A database file removed or replaced (the person signed out, or another signed in, in
-    /// another process) ends the stream with `LocalDataRemoved`.
+    /// NB: GRDB sees the commits of this process only. Another process's commit to the same file
+    /// (a command run beside a watching one, an app extension; `otherProcessEvents()`) starts
+    /// the observation again, which reads the query afresh (a value equal to the last is not
+    /// yielded again). A database file removed or replaced (the person signed out, or another
+    /// signed in, in another process) ends the stream with `LocalDataRemoved`.
     private func stream<Reducer: ValueReducer>(of observation: ValueObservation<Reducer>)
         -> AsyncThrowingStream<Reducer.Value, any Error> where Reducer.Value: Sendable & Equatable {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Reducer.Value.self, throwing: (any Error).self)
-        let query = ObservedQuery(observation: observation, reader: reader, continuation: continuation)
+        let query = ObservedQuery(observation: observation, store: self, continuation: continuation)
         query.start()
         continuation.onTermination = { _ in query.stop() }
         return stream
@@ -77,34 +76,32 @@ public struct LocalDataRemoved: Error, CustomStringConvertible {
 /// Everything runs on its queue.
 private final class ObservedQuery<Reducer: ValueReducer>: @unchecked Sendable where Reducer.Value: Sendable & Equatable {
     private let observation: ValueObservation<Reducer>
-    private let reader: any DatabaseReader
+    private let store: LocalStore
     private let continuation: AsyncThrowingStream<Reducer.Value, any Error>.Continuation
-    private let file: DatabaseFile?
     private let queue = DispatchQueue(label: "eventual.live-query")
     private var cancellable: AnyDatabaseCancellable?
-    private var timer: (any DispatchSourceTimer)?
-    private var seen: DatabaseFile.Signature?
+    private var otherProcesses: Task<Void, Never>?
     private var last: Reducer.Value?
     private var ended = false
 
-    init(observation: ValueObservation<Reducer>, reader: any DatabaseReader,
+    init(observation: ValueObservation<Reducer>, store: LocalStore,
          continuation: AsyncThrowingStream<Reducer.Value, any Error>.Continuation) {
         self.observation = observation
-        self.reader = reader
+        self.store = store
         self.continuation = continuation
-        self.file = DatabaseFile(path: reader.path)
     }
 
     func start() {
+        let events = Task { [store, queue] in
+            // NB: listening first, then reading the first value: a commit in between is heard.
+            let events = await store.otherProcessEvents()
+            queue.async { [weak self] in self?.observe() }
+            for await event in events {
+                queue.async { [weak self] in self?.otherProcess(event) }
+            }
+        }
         queue.async { [self] in
-            seen = file?.signature()
-            observe()
-            guard file != nil else { return }
-            let timer = DispatchSource.makeTimerSource(queue: queue)
-            timer.schedule(deadline: .now() + 1, repeating: 1, leeway: .milliseconds(100))
-            timer.setEventHandler { [weak self] in self?.checkFile() }
-            timer.resume()
-            self.timer = timer
+            if ended { events.cancel() } else { otherProcesses = events }
         }
     }
 
@@ -113,7 +110,8 @@ private final class ObservedQuery<Reducer: ValueReducer>: @unchecked Sendable wh
     }
 
     private func observe() {
-        cancellable = observation.start(in: reader, scheduling: .async(onQueue: queue)) { [weak self] error in
+        guard !ended else { return }
+        cancellable = observation.start(in: store.reader, scheduling: .async(onQueue: queue)) { [weak self] error in
             self?.end(throwing: error)
         } onChange: { [weak self] value in
             guard let self, !ended, value != last else { return }
@@ -122,53 +120,24 @@ private final class ObservedQuery<Reducer: ValueReducer>: @unchecked Sendable wh
         }
     }
 
-    private func checkFile() {
-        guard !ended, let file else { return }
-        guard let now = file.signature(), now.identity == seen?.identity else { return end(throwing: LocalDataRemoved()) }
-        guard now != seen else { return }
-        seen = now
-        cancellable?.cancel()
-        observe()
+    private func otherProcess(_ event: OtherProcessEvent) {
+        guard !ended else { return }
+        switch event {
+        case .committed:
+            cancellable?.cancel()
+            observe()
+        case .removed:
+            end(throwing: LocalDataRemoved())
+        }
     }
 
     private func end(throwing error: (any Error)?) {
         guard !ended else { return }
         ended = true
-        timer?.cancel()
-        timer = nil
+        otherProcesses?.cancel()
+        otherProcesses = nil
         cancellable?.cancel()
         cancellable = nil
         continuation.finish(throwing: error)
-    }
-}
-
-/// A database file and its WAL as the file system tells them: what moves when any process commits.
-struct DatabaseFile: Sendable {
-    let path: String
-
-    /// nil for a database in memory.
-    init?(path: String) {
-        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file::memory:") else { return nil }
-        self.path = path
-    }
-
-    struct Signature: Equatable {
-        /// Which file it is: another at the same path is another database.
-        var identity: UInt64
-        var moved: [Double]
-    }
-
-    /// nil when the database file is gone.
-    func signature() -> Signature? {
-        let files = FileManager.default
-        guard let database = try? files.attributesOfItem(atPath: path),
-              let identity = (database[.systemFileNumber] as? NSNumber)?.uint64Value else { return nil }
-        var moved = Self.moved(database)
-        moved += (try? files.attributesOfItem(atPath: path + "-wal")).map(Self.moved) ?? [-1, -1]
-        return Signature(identity: identity, moved: moved)
-    }
-
-    private static func moved(_ attributes: [FileAttributeKey: Any]) -> [Double] {
-        [(attributes[.size] as? NSNumber)?.doubleValue ?? -1, (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? -1]
     }
 }

@@ -17,6 +17,7 @@ public final class LocalStore: Sendable {
     /// This device's clock, in Unix milliseconds.
     let wallClock: @Sendable () -> Int64
     private let didWrite: ChangeSignal
+    private let otherProcesses: OtherProcesses
     /// The mirror of each synced collection, by the collection's name: where a rule that refers
     /// to another collection looks records up before a write, and where the records that refer
     /// to an attachment are found.
@@ -54,6 +55,7 @@ public final class LocalStore: Sendable {
         self.clock = HybridLogicalClock(node: node, resumingAfter: lastStamp, maxDrift: maxClockDrift, serverOffset: serverOffset,
                                         wallClock: wallClock)
         self.didWrite = ChangeSignal()
+        self.otherProcesses = OtherProcesses(writer: writer)
         // NB: an entry "in flight" when the process died may or may not have reached the server;
         // sending it again is safe (its id makes the server answer `duplicate`).
         try writer.write { db in try OutboxTable.resetInFlight(db) }
@@ -110,6 +112,11 @@ public final class LocalStore: Sendable {
 
     /// Fires after every committed `write(_:)`: the sync engine listens to send soon.
     public var writes: AsyncStream<Void> { didWrite.stream() }
+
+    /// What other processes on this device do to this database from now on (checked every
+    /// second, one check for all listeners): a commit, or the file removed. Never this process's
+    /// own writes. A store in memory has none: the stream ends at once.
+    public func otherProcessEvents() async -> AsyncStream<OtherProcessEvent> { await otherProcesses.events() }
 
     /// This device's node id in HLC stamps.
     public var node: String { clock.node }

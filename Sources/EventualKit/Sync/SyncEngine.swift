@@ -135,22 +135,16 @@ public actor SyncEngine {
         connectivity.start()
         let writes = store.writes
         let changes = connectivity.changes
-        let file = DatabaseFile(path: store.reader.path)
+        let store = store
         listeners = [
             Task { [weak self] in
                 for await _ in writes { await self?.ring() }
             },
             // NB: `writes` are this process's. Another process on the device (a command beside a
-            // watching one) queues changes in the same outbox: the database file moving says so,
-            // and a change due then is sent now, not at the timer's live pace (a quarter of an hour).
+            // watching one) queues changes in the same outbox: its commit says so, and a change
+            // due then is sent now, not at the timer's live pace (a quarter of an hour).
             Task { [weak self] in
-                guard let file else { return }
-                var seen = file.signature()
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(1))
-                    let now = file.signature()
-                    guard now != seen else { continue }
-                    seen = now
+                for await event in await store.otherProcessEvents() where event == .committed {
                     await self?.outboxMayHaveGrown()
                 }
             },
