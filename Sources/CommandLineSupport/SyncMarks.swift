@@ -85,6 +85,7 @@ public struct WatchOptions: ParsableArguments {
     public func run<Value: Sendable>(_ snapshots: AsyncThrowingStream<Value, any Error>, json: Bool, engine: SyncEngine,
                                      render: @escaping @Sendable (Value) throws -> String) async throws {
         let interval = interval
+        let live = engine.holdsLiveChannel
         let onTerminal = !json && Terminal.stdoutIsTTY
         // NB: the engine is not stopped after: the process ends with the watch, and a round in
         // flight is one the outbox takes up again at the next start, as after a crash.
@@ -101,7 +102,7 @@ public struct WatchOptions: ParsableArguments {
                 }
                 if onTerminal {
                     group.addTask {
-                        for await status in engine.status { next.yield(.footer(Self.footer(status, every: interval))) }
+                        for await status in engine.status { next.yield(.footer(Self.footer(status, every: interval, live: live))) }
                     }
                 }
                 var shown: String?, list: String?, footer: String?
@@ -112,7 +113,7 @@ public struct WatchOptions: ParsableArguments {
                     case .footer(let text): footer = text
                     }
                     guard let list else { continue }
-                    let text = onTerminal ? list + "\n\n" + (footer ?? Self.footer(engine.currentStatus, every: interval)) : list
+                    let text = onTerminal ? list + "\n\n" + (footer ?? Self.footer(engine.currentStatus, every: interval, live: live)) : list
                     guard text != shown else { continue }
                     shown = text
                     let page = json ? text + "\n" : (onTerminal ? "\u{1B}[H\u{1B}[2J" + text + "\n" : text + "\n\n")
@@ -137,12 +138,14 @@ public struct WatchOptions: ParsableArguments {
         case footer(String)
     }
 
-    /// The line under a watched list: how another device's change reaches it now.
-    static func footer(_ status: SyncStatus, every seconds: Int) -> String {
+    /// The line under a watched list: how another device's change reaches it now. `live`: the
+    /// engine holds a live channel (an app with no synced collections, SustainU, has none: its
+    /// changes are calls sent at each sync, and "not live" would say something is wrong).
+    static func footer(_ status: SyncStatus, every seconds: Int, live: Bool) -> String {
         let pace = seconds == 1 ? "every second" : "every \(seconds) s"
         if status.needsSignIn { return "○ signed out: sign in again to sync · Ctrl-C ends" }
         if status.isLive { return "● live: other devices' changes show as they are made · Ctrl-C ends" }
         if status.connectivity == .offline { return "○ offline: trying the server \(pace) · Ctrl-C ends" }
-        return "○ not live: syncing \(pace) · Ctrl-C ends"
+        return live ? "○ not live: syncing \(pace) · Ctrl-C ends" : "● syncing \(pace) · Ctrl-C ends"
     }
 }

@@ -164,10 +164,13 @@ public actor SyncEngine {
         startLive()
     }
 
+    /// Whether `start()` holds a live channel: it is enabled, and the app has synced collections.
+    /// NB: an app without synced collections has nothing to be signalled (and no collection
+    /// named would subscribe it to every one).
+    public nonisolated var holdsLiveChannel: Bool { configuration.live.enabled && !subscriptions.isEmpty }
+
     private func startLive() {
-        // NB: an app without synced collections has nothing to be signalled (and no collection
-        // named would subscribe it to every one).
-        guard configuration.live.enabled, live == nil, !subscriptions.isEmpty else { return }
+        guard holdsLiveChannel, live == nil else { return }
         // NB: each collection once: subscriptions that split one collection (recent first, then
         // the rest) name it twice, and the server refuses a channel that names one twice.
         let collections = Set(subscriptions.flatMap(\.collections)).sorted()
