@@ -74,7 +74,14 @@ struct LiveChangesTests {
         configuration.live.intervalWhileLive = .seconds(3600)
         configuration.live.backoff = Backoff(initial: .seconds(60), maximum: .seconds(60))
         try await withPhoneBehindAProxy(seed: 3, configuration: configuration) { proxy, phone, tablet, phoneSees in
-            // Given the network cuts the channel, which will not be opened again for up to a minute
+            // Given the phone's timer at its live pace, an hour: a round of its own ran while live
+            // NB: without this the timer set before the channel came up (a second) would bring
+            // the milk, and the test would pass without the fall back.
+            try await phone.add("Tea")
+            try await phoneSees.wait { $0.rows.contains { $0.row.name == "Tea" && $0.state == .confirmed } }
+            try await waitUntil { !phone.engine.currentStatus.isSyncing }
+            try await Task.sleep(for: .milliseconds(300))
+            // And the network cuts the channel, which will not be opened again for up to a minute
             proxy.mode = .refuse
             try await waitUntil { !phone.engine.currentStatus.isLive }
             // When the tablet writes milk meanwhile, and the network is back
