@@ -100,6 +100,12 @@ public struct WatchOptions: ParsableArguments {
                         next.finish(throwing: error)
                     }
                 }
+                // NB: a reader that went away (`| head`) ends the watch now, not at its next print,
+                // which may be hours away when nothing changes.
+                group.addTask {
+                    while !Terminal.stdoutReaderGone { try await Task.sleep(for: .milliseconds(250)) }
+                    next.finish()
+                }
                 if onTerminal {
                     group.addTask {
                         for await status in engine.status { next.yield(.footer(Self.footer(status, every: interval, live: live))) }

@@ -8,6 +8,13 @@ public enum Terminal {
     public static var stdoutIsTTY: Bool { isatty(STDOUT_FILENO) == 1 }
     public static var stdinIsTTY: Bool { isatty(STDIN_FILENO) == 1 }
     public static var stderrIsTTY: Bool { isatty(STDERR_FILENO) == 1 }
+    /// Whether whoever read standard output went away: the other end of a pipe closed (`| head`
+    /// took what it wanted) or the terminal hung up. Asks without waiting and without writing.
+    public static var stdoutReaderGone: Bool {
+        var descriptor = pollfd(fd: STDOUT_FILENO, events: 0, revents: 0)
+        guard poll(&descriptor, 1, 0) == 1 else { return false }
+        return descriptor.revents & Int16(POLLERR | POLLHUP) != 0
+    }
     public static var colours: Bool { stdoutIsTTY && ProcessInfo.processInfo.environment["NO_COLOR"] == nil }
 
     public enum Colour: String, Sendable {

@@ -206,6 +206,22 @@ struct ItemSyncStateTests {
         }
     }
 
+    /// A watch piped to a reader that took what it wanted (`| head -n 1`) ends then, with status
+    /// 0, not at its next print: nothing may change for hours.
+    @Test func aWatchWhoseReaderWentAwayEndsAtOnceThoughNothingChanges() async throws {
+        try await withLiveServer { server, scratch in
+            let (_, bob) = try await Self.householdWithMilk(server: server, scratch: scratch)
+            let watch = "timeout --preserve-status -s INT 30 '\(BuiltExecutable.path("pantry"))' list --watch --json --every 3600"
+            let started = ContinuousClock.now
+            let outcome = try await BuiltExecutable.run("/bin/bash", ["-c", "\(watch) | head -n 1; echo \"watch status ${PIPESTATUS[0]}\" >&2"],
+                                                        environment: Self.watching(bob, server))
+            #expect(ContinuousClock.now - started < .seconds(10), "the watch went on after head had its line")
+            let names = try (JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [[String: Any]])?.compactMap { $0["name"] as? String }
+            #expect(names == ["Milk"], "\(outcome.stdout)")
+            #expect(outcome.stderr == "watch status 0\n", "\(outcome.stderr)")
+        }
+    }
+
     /// What another command does on the same device shows in a watch at once: a write (its own
     /// push never signals the device's channel), sent by the watch when that command could not,
     /// and a sign-out, which ends the watch.
