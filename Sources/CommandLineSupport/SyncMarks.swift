@@ -111,15 +111,19 @@ public struct WatchOptions: ParsableArguments {
                         for await status in engine.status { next.yield(.footer(Self.footer(status, every: interval, live: live))) }
                     }
                 }
+                // NB: the first list is shown before the engine starts, which opens the channel at once.
+                var starting = engine.currentStatus
+                starting.isGoingLive = live
                 var shown: String?, list: String?, footer: String?
                 var started = false
                 for try await page in pages {
                     switch page {
                     case .list(let text): list = text
-                    case .footer(let text): footer = text
+                    // NB: what the status said before the engine started is `starting`'s.
+                    case .footer(let text): if started { footer = text }
                     }
                     guard let list else { continue }
-                    let text = onTerminal ? list + "\n\n" + (footer ?? Self.footer(engine.currentStatus, every: interval, live: live)) : list
+                    let text = onTerminal ? list + "\n\n" + (footer ?? Self.footer(starting, every: interval, live: live)) : list
                     guard text != shown else { continue }
                     shown = text
                     let page = json ? text + "\n" : (onTerminal ? "\u{1B}[H\u{1B}[2J" + text + "\n" : text + "\n\n")
@@ -152,6 +156,7 @@ public struct WatchOptions: ParsableArguments {
         if status.needsSignIn { return "○ signed out: sign in again to sync · Ctrl-C ends" }
         if status.isLive { return "● live: other devices' changes show as they are made · Ctrl-C ends" }
         if status.connectivity == .offline { return "○ offline: trying the server \(pace) · Ctrl-C ends" }
+        if live, status.isGoingLive { return "○ connecting to the server · Ctrl-C ends" }
         return live ? "○ not live: syncing \(pace) · Ctrl-C ends" : "● syncing \(pace) · Ctrl-C ends"
     }
 }

@@ -169,6 +169,8 @@ struct ItemSyncStateTests {
             let screens = outcome.stdout.components(separatedBy: "\u{1B}[H\u{1B}[2J").filter { !$0.isEmpty }
             let live = screens.filter { $0.contains("● live: other devices' changes show as they are made") }
             #expect(!live.isEmpty, "\(outcome.stdout)")
+            // And never that it was not live: before the channel opened it said it was connecting
+            #expect(!screens.contains { $0.contains("not live") }, "\(outcome.stdout)")
             #expect(screens.last?.contains("Bread") == true && screens.last?.contains("Milk") == true, "\(outcome.stdout)")
             // And every line of every screen fits 80 columns
             // NB: a terminal's lines end in "\r\n", one Character in Swift

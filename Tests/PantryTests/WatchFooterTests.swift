@@ -13,6 +13,11 @@ struct WatchFooterTests {
         #expect(WatchOptions.footer(status, every: 5, live: false) == "● syncing every 5 s · Ctrl-C ends")
         status.connectivity = .online
         #expect(WatchOptions.footer(status, every: 1, live: false) == "● syncing every second · Ctrl-C ends")
+        // While the channel opens for the first time
+        status.isGoingLive = true
+        #expect(WatchOptions.footer(status, every: 5, live: true) == "○ connecting to the server · Ctrl-C ends")
+        #expect(WatchOptions.footer(status, every: 5, live: false) == "● syncing every 5 s · Ctrl-C ends")
+        status.isGoingLive = false
         // Live
         status.isLive = true
         #expect(WatchOptions.footer(status, every: 5, live: true) == "● live: other devices' changes show as they are made · Ctrl-C ends")

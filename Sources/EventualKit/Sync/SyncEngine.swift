@@ -178,6 +178,7 @@ public actor SyncEngine {
         liveNudge = nudge
         let channel = LiveLink(serverURL: link.serverURL, accessToken: link.accessToken,
                                collections: collections, settings: configuration.live, logger: logger, nudges: nudge)
+        statusBroadcast.update { $0.isGoingLive = true }
         live = Task { [weak self] in
             await channel.run { [weak self] event in await self?.heard(event) }
         }
@@ -236,10 +237,14 @@ public actor SyncEngine {
         }
     }
 
+    /// NB: one update: "going live" then "live" with nothing between (a screen would flash "not live").
     private func setLive(_ up: Bool) {
-        guard isLive != up else { return }
+        guard isLive != up || statusBroadcast.current.isGoingLive else { return }
         isLive = up
-        statusBroadcast.update { $0.isLive = up }
+        statusBroadcast.update { status in
+            status.isLive = up
+            status.isGoingLive = false
+        }
     }
 
     /// After a sign-in: the live channel opens again with the new token.

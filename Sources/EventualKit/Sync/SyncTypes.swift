@@ -238,6 +238,9 @@ public struct SyncStatus: Sendable, Equatable {
     /// The live channel is up: another device's change starts a pull here as it is written,
     /// rather than at the next timer or write.
     public var isLive = false
+    /// The live channel is being opened for the first time since the engine started, neither up
+    /// nor failed yet: a screen says "connecting", not "not live", for those few milliseconds.
+    public var isGoingLive = false
 
     public init() {}
 
