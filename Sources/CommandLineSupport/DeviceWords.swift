@@ -112,8 +112,23 @@ public struct DeviceWords: Sendable {
             return signedOut(try await signOut())
         } catch SessionError.unsentChanges(let waiting, let refused, let refusedCalls) {
             throw unsent(waiting: waiting, refused: refused, refusedCalls: refusedCalls)
+        } catch SessionError.otherAppsUnsent(let apps) {
+            throw otherAppsUnsent(apps)
         }
     }
+
+    /// Why a sign-out was refused for other apps given the same data folder: "pantry shares this
+    /// data folder and its sign-in with sustainu (1 not yet on the server): …".
+    public func otherAppsUnsent(_ apps: [String: Int]) -> CLIError {
+        let commands = apps.map { (command: Self.command(ofDatabase: $0.key), count: $0.value) }.sorted { $0.command < $1.command }
+        let listed = commands.map { "\($0.command) (\($0.count) not yet on the server)" }.joined(separator: " and ")
+        let syncs = commands.map { "`\($0.command) sync`" }.joined(separator: " and ")
+        return CLIError("\(command) shares this data folder and its sign-in with \(listed), and signing out removes their data too: "
+                        + "run \(syncs) when online, or `\(command) logout --force` to sign out and lose it")
+    }
+
+    /// The command of an app by its database's name: "spendiq" for spending.sqlite.
+    static func command(ofDatabase name: String) -> String { name == "spending" ? "spendiq" : name }
 
     /// "Signed out alice." and what the sign-out lost, and whether the server has heard of it.
     public func signedOut(_ outcome: DeviceSignOut) -> String {

@@ -1,5 +1,6 @@
 import EventualAPI
 import Foundation
+import GRDB
 
 /// The accounts side of an app on one device, the same for every app and its only way to
 /// register and sign in: register (online only), sign in online or, for a while after the last
@@ -101,15 +102,16 @@ public struct DeviceAccounts: Sendable {
     public func signIn(email: String, password: String) async throws -> (session: Session, online: Bool) {
         var staleWaiting = 0
         if policy.wipesAfterOfflineAge, let saved = try vault.saved(), isPastOfflineAge(saved) {
-            let waiting = try unsentCounts(saved.userID).total
+            let waiting = try unsentEverywhere(saved.userID)
             if waiting == 0 { try await wipe(saved) } else { staleWaiting = waiting }
         }
         let previous = try vault.saved()
         let someoneElse = previous.map { $0.email.lowercased() != email.lowercased() } ?? false
         if let previous, someoneElse {
             let unsent = try unsentCounts(previous.userID)
-            if unsent.total > 0 {
-                throw SessionError.otherUserHasPendingChanges(username: previous.username, count: unsent.total, refused: unsent.failed)
+            let total = try unsentEverywhere(previous.userID)
+            if total > 0 {
+                throw SessionError.otherUserHasPendingChanges(username: previous.username, count: total, refused: unsent.failed)
             }
         }
         let session: Session
@@ -150,7 +152,7 @@ public struct DeviceAccounts: Sendable {
     /// the server, throws `offlineTooLong` (they must go online).
     public func enforceOfflineAge() async throws {
         guard policy.wipesAfterOfflineAge, let saved = try vault.saved(), isPastOfflineAge(saved) else { return }
-        let waiting = try unsentCounts(saved.userID).total
+        let waiting = try unsentEverywhere(saved.userID)
         guard waiting == 0 else { throw AccountError.offlineTooLong(days: offlineDays, waiting: waiting, email: saved.email) }
         try await wipe(saved)
         throw AccountError.wipedAfterOfflineAge(days: offlineDays)
@@ -163,6 +165,7 @@ public struct DeviceAccounts: Sendable {
     public func signOut(discarding: SignOutDiscard = .nothing, revokingWithin patience: Duration? = nil) async throws -> DeviceSignOut {
         guard let session = try vault.saved() else { throw AccountError.notSignedIn }
         let (counts, failedCalls) = try unsent(session.userID)
+        let others = otherAppsUnsent(session.userID)
         switch discarding {
         case .nothing where counts.pending > 0 || counts.failed > 0,
              .failed where counts.pending > 0:
@@ -170,6 +173,7 @@ public struct DeviceAccounts: Sendable {
         default:
             break
         }
+        if discarding != .everything, !others.isEmpty { throw SessionError.otherAppsUnsent(others) }
         if let patience {
             let serverURL = configuration.serverURL
             try await vault.signOut { token in
@@ -209,6 +213,35 @@ public struct DeviceAccounts: Sendable {
             .filter { $0.operation != RecordRefetch.operation && app.isPersonsWork($0) }
         let failed = entries.filter { $0.state == .failed }
         return (OutboxCounts(pending: entries.count - failed.count, failed: failed.count), failed.filter { $0.kind == .call }.count)
+    }
+
+    /// This app's unsent entries and every other app's in the person's folder: what removing the
+    /// folder would lose.
+    private func unsentEverywhere(_ userID: String) throws -> Int {
+        try unsentCounts(userID).total + otherAppsUnsent(userID).values.reduce(0, +)
+    }
+
+    /// The databases of other apps given the same data folder (they share the sign-in and the
+    /// person's folder), with their entries not on the server, by database name.
+    ///
+    /// NB: read without their migrations, which this app does not know, and with every entry
+    /// counted but a refetch (the device's housekeeping): what such an app would call its own
+    /// housekeeping (SpendiQ's last-seen calls) counts too. Better a sign-out refused once than
+    /// work lost. A database that cannot be read counts as one entry: its data may be anything.
+    func otherAppsUnsent(_ userID: String) -> [String: Int] {
+        let folder = configuration.userDirectory(userID)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        var unsent: [String: Int] = [:]
+        for name in names where name.hasSuffix(".sqlite") && name != configuration.databaseName {
+            let path = folder.appendingPathComponent(name).path
+            let count = (try? DatabaseQueue(path: path).read { db in
+                guard try db.tableExists("eventual_outbox") else { return 0 }
+                return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM eventual_outbox WHERE operation != ?",
+                                        arguments: [RecordRefetch.operation]) ?? 0
+            }) ?? 1
+            if count > 0 { unsent[String(name.dropLast(".sqlite".count)), default: 0] += count }
+        }
+        return unsent
     }
 
     private var offlineDays: Int { Int(configuration.maxOfflineAge.components.seconds / 86_400) }

@@ -56,6 +56,10 @@ public enum SessionError: Error, Equatable, CustomStringConvertible {
     /// Changes that wait to be sent, and changes the server refused (retry or discard those);
     /// `refusedCalls`: of the refused, those that are not a change of a record.
     case unsentChanges(waiting: Int, refused: Int, refusedCalls: Int = 0)
+    /// Other apps given the same data folder share the sign-in and the person's folder, and a
+    /// sign-out removes their databases too: these have entries not on the server, by the name
+    /// of their database ("pantry" for pantry.sqlite).
+    case otherAppsUnsent([String: Int])
     case corruptSecret(String)
     case server(String)
 
@@ -79,6 +83,10 @@ public enum SessionError: Error, Equatable, CustomStringConvertible {
             if waiting > 0 { parts.append("\(waiting) change(s) wait to be sent: sync first") }
             if refused > 0 { parts.append("\(refused) change(s) were refused by the server: retry or discard them") }
             return parts.joined(separator: "; ") + "; or sign out anyway and lose them"
+        case .otherAppsUnsent(let apps):
+            let listed = apps.sorted { $0.key < $1.key }.map { "\($0.value) of \($0.key)" }.joined(separator: ", ")
+            return "Other apps share this data folder and its sign-in, and signing out removes their data too: "
+                + "\(listed) not yet on the server; sync them first, or sign out anyway and lose them"
         case .corruptSecret(let reason): return "The saved sign-in is damaged (\(reason)): sign in again online"
         case .server(let message): return message
         }

@@ -53,6 +53,61 @@ struct DeviceAccountsTests {
         }
     }
 
+    /// Apps given one data folder share the sign-in and the person's folder: a sign-out, or a
+    /// sign-in as someone else, in one of them would remove the other's work with it.
+    @Test(.timeLimit(.minutes(2)))
+    func anotherAppsWorkInTheSameFolderIsNeverRemovedWithItsSignIn() async throws {
+        try await withLiveServer { server, scratch in
+            let user = try await registerUser(port: server.port!)
+            let folder = scratch.folder("phone")
+            func app(_ database: String, server: URL) -> DeviceAccounts {
+                DeviceAccounts(configuration: testConfiguration(folder, server: server, databaseName: database), app: testApp())
+            }
+            let pantry = app("pantry.sqlite", server: unreachableServer)
+            let (session, _) = try await app("pantry.sqlite", server: server).signIn(email: user.email, password: user.password)
+            // Given the other app, on the same folder, with an item it could not send
+            let other = app("other.sqlite", server: unreachableServer)
+            let otherDevice = try SignedInDevice(session: session, accounts: other)
+            try await addItem("Milk", to: otherDevice.store)
+            #expect(try pantry.unsentCounts(session.userID).total == 0)
+            // When this app signs out, or someone else signs in on it
+            await #expect(throws: SessionError.otherAppsUnsent(["other": 1])) { try await pantry.signOut() }
+            await #expect(throws: SessionError.otherAppsUnsent(["other": 1])) { try await pantry.signOut(discarding: .failed) }
+            let stranger = try await registerUser(port: server.port!, name: "stranger")
+            await #expect(throws: SessionError.otherUserHasPendingChanges(username: session.username, count: 1)) {
+                try await app("pantry.sqlite", server: server).signIn(email: stranger.email, password: stranger.password)
+            }
+            // Then the other app's item is still there, and the person still signed in
+            #expect(try await otherDevice.outbox.entries().count == 1)
+            #expect(try pantry.whoami()?.id == session.userID)
+            // When the other app has sent it, the sign-out goes through and removes the folder
+            let otherOnline = app("other.sqlite", server: server)
+            let resumed = try #require(try otherOnline.resume())
+            let online = try SignedInDevice(session: resumed, accounts: otherOnline)
+            let sent = try await online.sync()
+            #expect(sent.failure == nil, "\(String(describing: sent.failure))")
+            try await pantry.signOut()
+            #expect(!FileManager.default.fileExists(atPath: pantry.configuration.userDirectory(session.userID).path))
+        }
+    }
+
+    /// A sign-out with --force loses the other apps' work too, as it says.
+    @Test(.timeLimit(.minutes(2)))
+    func aForcedSignOutRemovesTheOtherAppsWorkToo() async throws {
+        try await withLiveServer { server, scratch in
+            let user = try await registerUser(port: server.port!)
+            let folder = scratch.folder("phone")
+            let accounts = DeviceAccounts(configuration: testConfiguration(folder, server: server), app: testApp())
+            let (session, _) = try await accounts.signIn(email: user.email, password: user.password)
+            let otherApp = DeviceAccounts(configuration: testConfiguration(folder, server: unreachableServer, databaseName: "other.sqlite"), app: testApp())
+            let other = try SignedInDevice(session: session, accounts: otherApp)
+            try await addItem("Milk", to: other.store)
+            let outcome = try await accounts.signOut(discarding: .everything)
+            #expect(outcome.username == session.username)
+            #expect(!FileManager.default.fileExists(atPath: accounts.configuration.userDirectory(session.userID).path))
+        }
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func withoutThePolicyAStaleSignInIsLeftAlone() async throws {
         try await withLiveServer { server, scratch in

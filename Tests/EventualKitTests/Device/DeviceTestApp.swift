@@ -17,8 +17,8 @@ func testApp(policy: AccountPolicy = AccountPolicy()) -> DeviceApp {
 
 /// A device's configuration in `folder`, talking to `server`, with quick password checks and
 /// patient deadlines and budgets (a machine busy with the whole suite answers slowly).
-func testConfiguration(_ folder: URL, server: URL, clock: (@Sendable () -> Int64)? = nil) -> DeviceConfiguration {
-    var configuration = DeviceConfiguration(dataDirectory: folder, serverURL: server, databaseName: "test.sqlite")
+func testConfiguration(_ folder: URL, server: URL, clock: (@Sendable () -> Int64)? = nil, databaseName: String = "test.sqlite") -> DeviceConfiguration {
+    var configuration = DeviceConfiguration(dataDirectory: folder, serverURL: server, databaseName: databaseName)
     configuration.passwordRounds = 100_000
     configuration.timeouts = .patient
     configuration.localCommandSyncBudget = .seconds(10)
