@@ -59,6 +59,19 @@ public struct DeviceWords: Sendable {
         return "Signed in as \(username)." + (note.map { " " + $0 } ?? "")
     }
 
+    /// What a command that wrote says when `what` ("the change", "your vote") did not reach the
+    /// server in the moment it waited: that it waits on this device, and, honestly, why; nil when
+    /// the round finished without a failure (sent, or refused: the caller says a refusal).
+    public func waiting(_ what: String, after report: SyncReport) -> String? {
+        guard report.finished else { return "The server has not answered yet: \(what) waits and is sent at the next sync." }
+        switch report.failure {
+        case .unreachable?: return "Offline: \(what) waits and is sent when the server can be reached."
+        case .unauthorized?: return "The server wants you to sign in again: \(what) waits until you do (`\(command) login`)."
+        case let failure?: return "Not sent yet (\(failure.description)): \(what) waits for the next sync."
+        case nil: return nil
+        }
+    }
+
     /// Why a sign-out was refused, and what clears each kind of unsent entry (`refusedCalls`: of
     /// the `refused`, those that are not a change of a record).
     public func unsent(waiting: Int, refused: Int, refusedCalls: Int = 0) -> CLIError {

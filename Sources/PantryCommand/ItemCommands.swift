@@ -21,9 +21,10 @@ struct Add: AsyncParsableCommand {
         let space = try destination.space(in: pantry)
         let picture = try photo.map { try AttachmentWords.prepare($0, option: "--photo", with: pantry.attachments) }
         let added = try await pantry.items.add(try item.details(name: name, description: description), space: space?.id, photo: picture)
-        await pantry.device.sync(.localBudget, pull: false)
+        let report = await pantry.device.sync(.localBudget, pull: false)
         print("Added \(added.name) (\(String(added.id.suffix(8))))\(DestinationOptions.to(space))"
             + (picture.map { " with its photo (\(ByteCount.text($0.size)))" } ?? "") + ".")
+        DeliveryNote.sayWaiting(after: report)
     }
 }
 
@@ -131,8 +132,9 @@ struct Consume: AsyncParsableCommand {
     func run() async throws {
         let pantry = try await global.app().open()
         let item = try await pantry.items.consume(id, quantity: try quantity.map { try ItemDetails.quantity(typed: $0) })
-        await pantry.device.sync(.localBudget, pull: false)
+        let report = await pantry.device.sync(.localBudget, pull: false)
         print(item.status == .consumed ? "Finished \(item.name)." : "\(item.name): \(ItemPrinting.quantity(item)) left.")
+        DeliveryNote.sayWaiting(after: report)
     }
 }
 
@@ -144,8 +146,9 @@ struct Remove: AsyncParsableCommand {
     func run() async throws {
         let pantry = try await global.app().open()
         let item = try await pantry.items.remove(id)
-        await pantry.device.sync(.localBudget, pull: false)
+        let report = await pantry.device.sync(.localBudget, pull: false)
         print("Threw away \(item.name).")
+        DeliveryNote.sayWaiting(after: report)
     }
 }
 
@@ -173,7 +176,8 @@ struct Edit: AsyncParsableCommand {
         let picture = try photo.map { try AttachmentWords.prepare($0, option: "--photo", with: pantry.attachments) }
         let edited = try await pantry.items.edit(id, try item.details(name: name, description: description), clearExpiry: noExpiry,
                                                  photo: picture)
-        await pantry.device.sync(.localBudget, pull: false)
+        let report = await pantry.device.sync(.localBudget, pull: false)
         print("Updated \(edited.name)" + (picture.map { " with its new photo (\(ByteCount.text($0.size)))" } ?? "") + ".")
+        DeliveryNote.sayWaiting(after: report)
     }
 }
