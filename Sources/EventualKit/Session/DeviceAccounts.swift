@@ -102,16 +102,15 @@ public struct DeviceAccounts: Sendable {
     public func signIn(email: String, password: String) async throws -> (session: Session, online: Bool) {
         var staleWaiting = 0
         if policy.wipesAfterOfflineAge, let saved = try vault.saved(), isPastOfflineAge(saved) {
-            let waiting = try unsentEverywhere(saved.userID)
+            let waiting = try unsentEverywhere(saved.userID).total
             if waiting == 0 { try await wipe(saved) } else { staleWaiting = waiting }
         }
         let previous = try vault.saved()
         let someoneElse = previous.map { $0.email.lowercased() != email.lowercased() } ?? false
         if let previous, someoneElse {
-            let unsent = try unsentCounts(previous.userID)
-            let total = try unsentEverywhere(previous.userID)
-            if total > 0 {
-                throw SessionError.otherUserHasPendingChanges(username: previous.username, count: total, refused: unsent.failed)
+            let unsent = try unsentEverywhere(previous.userID)
+            if unsent.total > 0 {
+                throw SessionError.otherUserHasPendingChanges(username: previous.username, count: unsent.total, refused: unsent.own.failed)
             }
         }
         let session: Session
@@ -152,7 +151,7 @@ public struct DeviceAccounts: Sendable {
     /// the server, throws `offlineTooLong` (they must go online).
     public func enforceOfflineAge() async throws {
         guard policy.wipesAfterOfflineAge, let saved = try vault.saved(), isPastOfflineAge(saved) else { return }
-        let waiting = try unsentEverywhere(saved.userID)
+        let waiting = try unsentEverywhere(saved.userID).total
         guard waiting == 0 else { throw AccountError.offlineTooLong(days: offlineDays, waiting: waiting, email: saved.email) }
         try await wipe(saved)
         throw AccountError.wipedAfterOfflineAge(days: offlineDays)
@@ -165,7 +164,6 @@ public struct DeviceAccounts: Sendable {
     public func signOut(discarding: SignOutDiscard = .nothing, revokingWithin patience: Duration? = nil) async throws -> DeviceSignOut {
         guard let session = try vault.saved() else { throw AccountError.notSignedIn }
         let (counts, failedCalls) = try unsent(session.userID)
-        let others = otherAppsUnsent(session.userID)
         switch discarding {
         case .nothing where counts.pending > 0 || counts.failed > 0,
              .failed where counts.pending > 0:
@@ -173,7 +171,10 @@ public struct DeviceAccounts: Sendable {
         default:
             break
         }
-        if discarding != .everything, !others.isEmpty { throw SessionError.otherAppsUnsent(others) }
+        if discarding != .everything {
+            let others = otherAppsUnsent(session.userID)
+            if !others.isEmpty { throw SessionError.otherAppsUnsent(others) }
+        }
         if let patience {
             let serverURL = configuration.serverURL
             try await vault.signOut { token in
@@ -215,10 +216,11 @@ public struct DeviceAccounts: Sendable {
         return (OutboxCounts(pending: entries.count - failed.count, failed: failed.count), failed.filter { $0.kind == .call }.count)
     }
 
-    /// This app's unsent entries and every other app's in the person's folder: what removing the
-    /// folder would lose.
-    private func unsentEverywhere(_ userID: String) throws -> Int {
-        try unsentCounts(userID).total + otherAppsUnsent(userID).values.reduce(0, +)
+    /// This app's unsent entries (`own`), and how many there are with every other app's in the
+    /// person's folder (`total`): what removing the folder would lose. Each database read once.
+    private func unsentEverywhere(_ userID: String) throws -> (own: OutboxCounts, total: Int) {
+        let own = try unsentCounts(userID)
+        return (own, own.total + otherAppsUnsent(userID).values.reduce(0, +))
     }
 
     /// The databases of other apps given the same data folder (they share the sign-in and the
