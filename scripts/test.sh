@@ -22,6 +22,7 @@ missing=()
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
 command -v chromium >/dev/null || missing+=(chromium)  # the dashboard's browser tests
 command -v wrk >/dev/null || missing+=(wrk)            # the benchmarks' smoke run
+command -v sqlite3 >/dev/null || missing+=(sqlite3)    # the server-restore tests copy a database with it
 if ((${#missing[@]})); then
     as_root=()
     if ((EUID != 0)); then

@@ -193,6 +193,10 @@ public struct DeviceWords: Sendable {
             throw CLIError(parts.joined(separator: "; ") + (clock.map { ". " + $0 } ?? ""))
         }
         var line = "Synced: \(done)."
+        if report.serverRestored {
+            line += " The server had been restored from an earlier copy: this device sent back "
+                + (report.sentBackAfterRestore == 0 ? "nothing (it held nothing)." : "the \(count(report.sentBackAfterRestore)) it held, so nothing is lost.")
+        }
         if report.restamped > 0 { line += " " + count(report.restamped, "stamped by a clock ahead was stamped again and sent.", "stamped by a clock ahead were stamped again and sent.") }
         return line + (clock.map { " " + $0 } ?? "")
     }

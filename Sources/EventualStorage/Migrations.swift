@@ -552,5 +552,20 @@ extension Migration {
                 SELECT 1 FROM sync_records r WHERE r.space_id = spaces.id AND r.collection = 'pantry_items')
             """,
         ]),
+        Migration(version: 16, name: "a history of commits", statements: [
+            // Every commit that moved a space's counter, with a random tag (`SyncHistory`): a
+            // device that names a tag this table does not hold saw a commit the server lost (a
+            // backup restored). The newest commits of spaces made before get a tag when first
+            // asked for (`SpaceGate.heads`).
+            """
+            CREATE TABLE sync_history (
+                space_id TEXT NOT NULL,
+                seq BIGINT NOT NULL,
+                tag TEXT NOT NULL,
+                PRIMARY KEY (space_id, seq)
+            )
+            """,
+            "CREATE INDEX sync_history_by_tag ON sync_history (tag)",
+        ]),
     ]
 }

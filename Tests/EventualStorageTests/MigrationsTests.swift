@@ -22,6 +22,7 @@ struct MigrationsTests {
         13: 0xf60a4a8f091c3223, // attachments
         14: 0xda7e4c1196b7ddf9, // who begins an upload
         15: 0x735099079a30795e, // a space belongs to one app
+        16: 0xdf2f0d0b1621ea5c, // a history of commits
     ]
 
     @Test func versionsCountUpFromOneWithoutGaps() {

@@ -23,15 +23,21 @@ public enum SyncWire {
         public let removed: [SpaceRef]?
         /// With `count=true`: how many records the subscription has still to send after this page.
         public let remaining: Int?
+        /// The newest commit of each of the person's spaces (`SyncHistory`); absent from an older server.
+        public let heads: [SyncHead]?
+        /// Of the tags the pull named in `seen`, those the server lost: it was restored since.
+        public let rewound: [String]?
 
         public init(changes: [PulledRecord], cursor: String, hasMore: Bool, spaces: [SpaceSummary]?, removed: [SpaceRef]?,
-                    remaining: Int? = nil) {
+                    remaining: Int? = nil, heads: [SyncHead]? = nil, rewound: [String]? = nil) {
             self.changes = changes
             self.cursor = cursor
             self.hasMore = hasMore
             self.spaces = spaces
             self.removed = removed
             self.remaining = remaining
+            self.heads = heads
+            self.rewound = rewound
         }
 
         /// The person's own space, whose records the engine keeps with no space id.
@@ -49,9 +55,12 @@ public enum SyncWire {
         public let space: String?
         /// The username of the person whose change the server applied last.
         public let changedBy: String?
+        /// Its merge state (`MergeState.text`); absent from an older server.
+        public let state: String?
 
         public init(collection: String, recordId: String, fields: [String: SyncValue], deleted: Bool, hlc: String, space: String?,
-                    changedBy: String?) {
+                    changedBy: String?, state: String? = nil) {
+            self.state = state
             self.collection = collection
             self.recordId = recordId
             self.fields = fields
@@ -74,9 +83,15 @@ public enum SyncWire {
     /// A push's answer: one result per change (`SyncPushResponse`).
     public struct PushAnswer: Decodable, Sendable {
         public let results: [PushResult]
+        /// The newest commit of each space the push wrote to (`SyncHistory`); absent from an older server.
+        public let heads: [SyncHead]?
+        /// Of the tags the push named in `seen`, those the server lost: it was restored since.
+        public let rewound: [String]?
 
-        public init(results: [PushResult]) {
+        public init(results: [PushResult], heads: [SyncHead]? = nil, rewound: [String]? = nil) {
             self.results = results
+            self.heads = heads
+            self.rewound = rewound
         }
     }
 
@@ -125,7 +140,7 @@ extension Components.Schemas.SyncRecord {
     public init(_ record: SyncWire.PulledRecord) throws {
         self.init(collection: record.collection, recordId: record.recordId,
                   fields: .init(additionalProperties: try OpenAPIObjectContainer(unvalidatedValue: record.fields.mapValues(\.anyValue))),
-                  deleted: record.deleted, hlc: record.hlc, space: record.space ?? "", changedBy: record.changedBy)
+                  deleted: record.deleted, hlc: record.hlc, space: record.space ?? "", changedBy: record.changedBy, state: record.state)
     }
 }
 
@@ -133,7 +148,8 @@ extension Components.Schemas.SyncPullResponse {
     public init(_ page: SyncWire.PulledPage) throws {
         self.init(changes: try page.changes.map(Components.Schemas.SyncRecord.init), cursor: page.cursor, hasMore: page.hasMore,
                   spaces: (page.spaces ?? []).map(Components.Schemas.SpaceSummary.init),
-                  removed: (page.removed ?? []).map(Components.Schemas.SpaceRef.init), remaining: page.remaining)
+                  removed: (page.removed ?? []).map(Components.Schemas.SpaceRef.init), remaining: page.remaining,
+                  heads: page.heads.map { $0.map(Components.Schemas.SyncHead.init) }, rewound: page.rewound)
     }
 }
 
@@ -157,6 +173,13 @@ extension Components.Schemas.SyncResult {
 
 extension Components.Schemas.SyncPushResponse {
     public init(_ answer: SyncWire.PushAnswer) throws {
-        self.init(results: try answer.results.map(Components.Schemas.SyncResult.init))
+        self.init(results: try answer.results.map(Components.Schemas.SyncResult.init),
+                  heads: answer.heads.map { $0.map(Components.Schemas.SyncHead.init) }, rewound: answer.rewound)
+    }
+}
+
+extension Components.Schemas.SyncHead {
+    public init(_ head: SyncHead) {
+        self.init(space: head.space, seq: Int(head.seq), tag: head.tag)
     }
 }

@@ -77,6 +77,7 @@ enum EngineSchema {
             try db.execute(sql: "ALTER TABLE eventual_spaces ADD COLUMN members TEXT")
         }
         ServerClockTable.register(in: &migrator)
+        ServerHistory.register(in: &migrator)
     }
 
     enum Key: String {

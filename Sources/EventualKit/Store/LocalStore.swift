@@ -239,6 +239,10 @@ struct ChangePayload: Codable, Sendable, Equatable {
     let fields: [String: SyncValue]
     let deltas: [String: Double]?
     let deleted: Bool
+    /// A record sent back after the server was restored (`ServerHistory.sendBack`), with the
+    /// server's merge state it had (`MergeState.text`); absent otherwise.
+    var restores: Bool? = nil
+    var state: String? = nil
 }
 
 extension JSONEncoder {

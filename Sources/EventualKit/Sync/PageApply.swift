@@ -42,7 +42,9 @@ struct PageApply: Sendable {
                 let message = "You are no longer a member of \(space.name)"
                 failed += try OutboxTable.failChanges(in: space.id, message: message, db: db).map { ($0, message) }
                 for record in lastSeen { try FailedChange.keep(record, db) }
+                try ServerHistory.forget(space: space.id, stamps: true, db)
             }
+            try ServerHistory.remember(page.heads ?? [], db)
             var pendingByCollection: [String: [String: PendingEdits]] = [:]
             for (collection, records) in Dictionary(grouping: records, by: \.collection) where collections[collection] != nil {
                 pendingByCollection[collection] = try OutboxTable.unacknowledgedEdits(
@@ -57,6 +59,7 @@ struct PageApply: Sendable {
                     logger.debug("pulled a record of an unknown collection", metadata: ["collection": "\(record.collection)"])
                     continue
                 }
+                try ServerHistory.note([record], db)
                 let pending = pendingByCollection[record.collection]?[record.recordID] ?? PendingEdits()
                 if pending != PendingEdits() { try FailedChange.keep(record, db) }
                 // NB: a delete waiting to be sent is the truth until the server hears it.

@@ -34,7 +34,9 @@ struct SyncPuller: Sendable {
     }
 
     /// Pulls each subscription in priority order. A server that no longer keeps what a cursor
-    /// missed (410) makes the device start over once, in the same round.
+    /// missed (410) makes the device start over once, in the same round; so does one that went
+    /// back in time (a backup restored: `ServerHistory`), after the device queued what it holds
+    /// of the spaces concerned to be sent back.
     func pull(_ report: inout SyncReport, on engine: isolated any SyncRoundHost) async throws {
         var startedOver = false
         while true {
@@ -63,6 +65,11 @@ struct SyncPuller: Sendable {
                 report.startedOver = true
                 logger.notice("the server no longer keeps what this device missed: starting over from a first sync")
                 try await startOver(on: engine)
+            } catch let rewound as ServerRewound where !startedOver {
+                startedOver = true
+                report.serverRestored = true
+                logger.notice("the server went back in time (restored from a backup): sending back what this device holds")
+                report.sentBackAfterRestore += try await startOver(sendingBack: rewound.tags, on: engine)
             }
         }
     }
@@ -70,16 +77,33 @@ struct SyncPuller: Sendable {
     /// The server answered 410 to a pull: the cursor is older than the deletions it keeps.
     private struct CursorExpired: Error {}
 
+    /// The server's history lost commits this device heard of (`SyncPullResponse.rewound`).
+    private struct ServerRewound: Error {
+        let tags: [String]
+    }
+
     /// Deletes every mirrored record no waiting change is about and sends every subscription back
     /// to a first pull, in one transaction: what the device has still to send stays and goes.
-    private func startOver(on engine: isolated any SyncRoundHost) async throws {
-        let mirrors = Array(collections.values)
-        try await store.writer.write { db in
+    /// With `sendingBack` (tags of commits the server lost), first queues every record and
+    /// deletion the device holds of their spaces to go back (`ServerHistory.sendBack`), so that
+    /// those are kept and sent too; returns how many were queued.
+    @discardableResult
+    private func startOver(sendingBack tags: [String] = [], on engine: isolated any SyncRoundHost) async throws -> Int {
+        let mirrors = Array(collections.values), collections = self.collections
+        let node = store.clock.node
+        let queued = try await store.writer.write { db in
+            var queued = 0
+            if !tags.isEmpty {
+                queued = try ServerHistory.sendBack(try ServerHistory.spaces(heardAs: tags, db), mirrors: collections, node: node, db)
+            }
+            try ServerHistory.forget(space: nil, stamps: false, db)
             for mirror in mirrors { try mirror.deleteRecordsWithoutWaitingChanges(in: db) }
             let holdsNothing = try mirrors.allSatisfy { try !$0.hasRecords(in: db) }
             try SubscriptionTable.startOver(fresh: holdsNothing, db: db)
+            return queued
         }
         engine.refreshStatus()
+        return queued
     }
 
     /// Pulls one subscription to its end, a page per transaction. While its first sync runs it
@@ -95,6 +119,7 @@ struct SyncPuller: Sendable {
                                               _ report: inout SyncReport) async throws {
         var row = subscription
         var remaining: Int?
+        let seen = try await store.reader.read { db in try ServerHistory.seenTags(db) }
         var ahead: Task<SyncWire.PulledPage, any Error>?
         defer { ahead?.cancel() }
         while true {
@@ -104,7 +129,7 @@ struct SyncPuller: Sendable {
                 ahead = nil
                 page = try await fetched.value
             } else {
-                page = try await fetchPage(row, since: row.since, counting: counting)
+                page = try await fetchPage(row, since: row.since, counting: counting, seen: seen)
             }
             connectivity.reportAnswer()
             let personalSpace = page.personalSpace
@@ -113,7 +138,7 @@ struct SyncPuller: Sendable {
             remaining = isLast ? 0 : page.remaining ?? max(0, (remaining ?? 0) - records.count)
             if !isLast {
                 let next = row, counted = !row.complete && (remaining ?? 0) <= 0
-                ahead = Task { try await self.fetchPage(next, since: page.cursor, counting: counted) }
+                ahead = Task { try await self.fetchPage(next, since: page.cursor, counting: counted, seen: seen) }
             }
             row.cursor = page.cursor
             if !row.complete {
@@ -140,18 +165,22 @@ struct SyncPuller: Sendable {
 
     /// One page of a subscription's pull from `since`. NB: `@concurrent`, off the engine's actor:
     /// the read-ahead fetches a page while the round writes the one before.
-    @concurrent private func fetchPage(_ row: SubscriptionRow, since: String?, counting: Bool) async throws -> SyncWire.PulledPage {
+    @concurrent private func fetchPage(_ row: SubscriptionRow, since: String?, counting: Bool, seen: [String]) async throws
+        -> SyncWire.PulledPage {
         var query = URLComponents()
         query.queryItems = [URLQueryItem(name: "limit", value: String(configuration.pullLimit))]
             + (since.map { [URLQueryItem(name: "since", value: $0)] } ?? [])
             + row.query.map { URLQueryItem(name: "collection", value: $0) }
             + (counting ? [URLQueryItem(name: "count", value: "true")] : [])
+            + (seen.isEmpty ? [] : [URLQueryItem(name: "seen", value: SyncHistory.seenValue(seen))])
         // NB: `+` in a bound is a plus, not a space, to the server.
         let encoded = (query.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
         let (response, body) = try await link.send(.get, "/v1/sync/pull?" + encoded, json: nil, operationID: "syncPull")
         if response.status.code == 410 { throw CursorExpired() }
         guard response.status == .ok else { throw RemoteFailure.answer(response.status.code, body) }
-        return try JSONDecoder().decode(SyncWire.PulledPage.self, from: body)
+        let page = try JSONDecoder().decode(SyncWire.PulledPage.self, from: body)
+        if let rewound = page.rewound, !rewound.isEmpty { throw ServerRewound(tags: rewound) }
+        return page
     }
 
     /// Puts a subscription's progress in the status, folded into its priority's.

@@ -57,9 +57,9 @@ struct SyncPusher {
                                       now: roundStart, before: position, db: db)
             }
             guard !batch.isEmpty else { return }
-            let results: [SyncWire.PushResult]
+            let answer: SyncWire.PushAnswer
             do {
-                results = try await send(batch)
+                answer = try await send(batch)
             } catch {
                 try await store.reschedule(batch, after: RemoteFailure.from(error), backoff: configuration.retry)
                 throw error
@@ -72,14 +72,15 @@ struct SyncPusher {
                 try await store.writer.write { db in try OutboxTable.makeAllDue(db) }
             }
             await store.learnServerTime(from: link)
-            try await record(results, for: batch, into: &report)
+            try await record(answer, for: batch, into: &report)
         }
     }
 
-    private nonisolated(nonsending) func send(_ batch: [OutboxEntry]) async throws -> [SyncWire.PushResult] {
-        let (response, body) = try await link.send(.post, "/v1/sync/push", json: SyncWire.pushBody(batch), operationID: "syncPush")
+    private nonisolated(nonsending) func send(_ batch: [OutboxEntry]) async throws -> SyncWire.PushAnswer {
+        let seen = try await store.reader.read { db in try ServerHistory.seenTags(db) }
+        let (response, body) = try await link.send(.post, "/v1/sync/push", json: SyncWire.pushBody(batch, seen: seen), operationID: "syncPush")
         guard response.status == .ok else { throw RemoteFailure.answer(response.status.code, body) }
-        return try JSONDecoder().decode(SyncWire.PushAnswer.self, from: body).results
+        return try JSONDecoder().decode(SyncWire.PushAnswer.self, from: body)
     }
 
     /// The server's answers to a batch, by what becomes of each change.
@@ -91,11 +92,12 @@ struct SyncPusher {
         var duplicates = 0
     }
 
-    private nonisolated(nonsending) mutating func record(_ results: [SyncWire.PushResult], for batch: [OutboxEntry],
+    private nonisolated(nonsending) mutating func record(_ answer: SyncWire.PushAnswer, for batch: [OutboxEntry],
                                                          into report: inout SyncReport) async throws {
-        let answers = classify(results, for: batch)
+        let answers = classify(answer.results, for: batch)
         report.duplicates += answers.duplicates
-        try await write(answers, for: batch)
+        // NB: a server that lost a commit this device heard of gives no heads; the pull finds out and sends back what it lost.
+        try await write(answers, for: batch, heads: (answer.rewound ?? []).isEmpty ? answer.heads ?? [] : [])
         restampedInRound.formUnion(answers.restamp.map(\.entry.id))
         report.sent += answers.done.count
         report.rejected += answers.rejected.count
@@ -139,12 +141,15 @@ struct SyncPusher {
     /// Writes the answers in one transaction: the changes the server took go, those it refused
     /// fail (with its record, to settle), clock refusals are stamped again or held, and the
     /// unanswered wait.
-    private nonisolated(nonsending) func write(_ answers: Answers, for batch: [OutboxEntry]) async throws {
+    private nonisolated(nonsending) func write(_ answers: Answers, for batch: [OutboxEntry], heads: [SyncHead]) async throws {
         let retryAt = UnixMillis.now() + configuration.retry.delay(afterFailures: 0).milliseconds
         let heldRetryAt = UnixMillis.now() + configuration.retry.delay(afterFailures: batch.map(\.attempts).max() ?? 0).milliseconds
         let clock = store.clock
         let serverRecords = try answers.refusals.compactMapValues { try $0.current.map { try JSONEncoder.sorted.encode($0) } }
+        let done = Set(answers.done)
         try await store.writer.write { db in
+            try ServerHistory.noteAcknowledged(batch.filter { done.contains($0.id) }, db)
+            try ServerHistory.remember(heads, db)
             try OutboxTable.remove(ids: answers.done, db: db)
             for (id, message) in answers.rejected {
                 let refusal = answers.refusals[id]

@@ -83,6 +83,11 @@ struct SyncRound {
                 }
             } else if shouldPull {
                 try await puller.pull(&report, on: engine)
+                if report.sentBackAfterRestore > 0 {
+                    // NB: what the restored server lost goes now, and what it then holds comes back, in this round.
+                    try await pusher.pushChangesAndSpaceCalls(&report, on: engine)
+                    try await puller.pull(&report, on: engine)
+                }
             }
             if configuration.sendsAnalytics, eventsNotBefore.map({ ContinuousClock.now >= $0 }) ?? true {
                 // NB: last: usage events never hold back a person's own changes.

@@ -14,6 +14,8 @@ public struct RemoteRecord: Sendable, Equatable {
     public let space: String?
     /// The username of the person whose change the server applied last, when it knows.
     public let changedBy: String?
+    /// The server's merge state of the record (`MergeState.text`), when it sends one.
+    public var state: String? = nil
 
     /// The record with every field of `collection` it does not carry (never set on the server) as
     /// null: what a row takes to become exactly the server's record, a refused value in a field
@@ -53,6 +55,14 @@ public protocol SyncedCollectionStore: Sendable {
     /// Deletes every record that no change waiting in the outbox is about: the device starts
     /// over from a first sync and keeps what it has still to send.
     func deleteRecordsWithoutWaitingChanges(in db: Database) throws
+    /// The records the device holds in `space` (nil: the person's own), each with its fields:
+    /// what it sends back to a server restored from an earlier copy.
+    func heldRecords(inSpace space: String?, in db: Database) throws -> [(id: String, fields: [String: SyncValue])]
+}
+
+extension SyncedCollectionStore {
+    /// None: a store that cannot list its records sends none back (its deletions still go).
+    public func heldRecords(inSpace space: String?, in db: Database) throws -> [(id: String, fields: [String: SyncValue])] { [] }
 }
 
 /// The local edits of one record that are still in the outbox.
@@ -180,6 +190,11 @@ public struct SyncReport: Sendable {
     /// the server keeps deleted records): the device started over from a first sync, keeping its
     /// waiting changes.
     public var startedOver = false
+    /// The server had gone back in time (a backup restored) since this device last heard it: the
+    /// device sent back this many records and deletions it held, and pulled again from nothing.
+    public var sentBackAfterRestore = 0
+    /// Whether the server was found restored in this round (`sentBackAfterRestore` may be 0).
+    public var serverRestored = false
     /// Why the round stopped early, if it did.
     public var failure: RemoteFailure?
     /// False when the caller's budget ran out before the round ended (`SyncEngine.syncNow`): the

@@ -7,7 +7,7 @@ extension SyncWire {
     /// NB: written by hand so that a change goes on the wire as the outbox stored it, spliced after
     /// its id, collection and record id: the generated client would decode each payload and wrap its
     /// fields in `OpenAPIObjectContainer`s, then encode them again.
-    static func pushBody(_ batch: [OutboxEntry]) -> Data {
+    static func pushBody(_ batch: [OutboxEntry], seen: [String] = []) -> Data {
         var body = Data(#"{"changes":["#.utf8)
         body.reserveCapacity(batch.reduce(32) { $0 + $1.payload.count + 120 })
         for (index, entry) in batch.enumerated() {
@@ -27,7 +27,14 @@ extension SyncWire {
             body.append(UInt8(ascii: ","))
             body.append(entry.payload.dropFirst())
         }
-        body.append(contentsOf: "]}".utf8)
+        body.append(UInt8(ascii: "]"))
+        if !seen.isEmpty {
+            // NB: tags are base64url, nothing to escape.
+            body.append(contentsOf: #","seen":["#.utf8)
+            body.append(contentsOf: seen.map { "\"\($0)\"" }.joined(separator: ",").utf8)
+            body.append(UInt8(ascii: "]"))
+        }
+        body.append(UInt8(ascii: "}"))
         return body
     }
 }
@@ -35,7 +42,9 @@ extension SyncWire {
 extension SyncWire.PulledRecord {
     /// The record, with no space when it is in `personalSpace`.
     func remote(personalSpace: String?) -> RemoteRecord {
-        RemoteRecord(collection: collection, recordID: recordId, fields: fields, deleted: deleted, hlc: hlc,
-                     space: space == personalSpace ? nil : space, changedBy: changedBy)
+        var record = RemoteRecord(collection: collection, recordID: recordId, fields: fields, deleted: deleted, hlc: hlc,
+                                  space: space == personalSpace ? nil : space, changedBy: changedBy)
+        record.state = state
+        return record
     }
 }

@@ -173,6 +173,22 @@ public struct TableMirror: SyncedCollectionStore {
         try db.execute(sql: "DELETE FROM \(table.quotedDatabaseIdentifier) WHERE space_id = ?", arguments: [space])
     }
 
+    public func heldRecords(inSpace space: String?, in db: Database) throws -> [(id: String, fields: [String: SyncValue])] {
+        let names = collection.fields.keys.sorted()
+        let columns = (["id"] + names).map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+        // NB: a collection not in spaces lives in the person's own space only.
+        guard isInSpaces || space == nil else { return [] }
+        let condition = isInSpaces ? "WHERE space_id IS ?" : ""
+        let rows = try Row.fetchAll(db, sql: "SELECT \(columns) FROM \(table.quotedDatabaseIdentifier) \(condition) ORDER BY id",
+                                    arguments: isInSpaces ? [space] : [])
+        return rows.compactMap { row in
+            guard let id = row["id"] as String? else { return nil }
+            var fields: [String: SyncValue] = [:]
+            for name in names { fields[name] = SyncValue.fromDatabaseValue(row[name]) ?? .null }
+            return (id, fields)
+        }
+    }
+
     public func hasRecords(in db: Database) throws -> Bool {
         try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table.quotedDatabaseIdentifier))") ?? false
     }

@@ -79,9 +79,49 @@ enum SpaceGate {
             .ignoringConflicts(with: ["space_id"]).run()
     }
 
-    /// Moves a locked space's counter to `seq`, the last a push took.
+    /// Moves a locked space's counter to `seq`, the last a push took, and files the commit in the
+    /// history with a new tag (`SyncHistory`).
     static func advance(_ spaceID: String, to seq: Int64, on sql: any SQLDatabase) async throws {
         try await sql.update("sync_counters").set("last_seq", to: seq).where("space_id", .equal, spaceID).run()
+        try await sql.insert(into: "sync_history").columns("space_id", "seq", "tag")
+            .values(SQLBind(spaceID), SQLBind(seq), SQLBind(SyncHistory.newTag())).run()
+    }
+
+    /// The newest commit of each of `spaceIDs` that has one (a space nothing was written to has none).
+    /// NB: a space whose newest commit predates the history gets its tag here, once.
+    static func heads(of spaceIDs: [String], on sql: any SQLDatabase) async throws -> [SyncHead] {
+        var heads: [SyncHead] = []
+        for chunk in Set(spaceIDs).sorted().chunks(of: idsPerStatement) {
+            let rows = try await sql.raw("""
+                SELECT c.space_id, c.last_seq, h.tag FROM sync_counters c
+                LEFT JOIN sync_history h ON h.space_id = c.space_id AND h.seq = c.last_seq
+                WHERE c.space_id IN (\(binds: Array(chunk))) AND c.last_seq > 0 ORDER BY c.space_id
+                """).all()
+            for row in rows {
+                let space = try row.decode(column: "space_id", as: String.self), seq = try row.decode(column: "last_seq", as: Int64.self)
+                if let tag = try row.decode(column: "tag", as: String?.self) {
+                    heads.append(SyncHead(space: space, seq: seq, tag: tag))
+                    continue
+                }
+                try await sql.insert(into: "sync_history").columns("space_id", "seq", "tag")
+                    .values(SQLBind(space), SQLBind(seq), SQLBind(SyncHistory.newTag()))
+                    .ignoringConflicts(with: ["space_id", "seq"]).run()
+                let tag = try await sql.select().column("tag").from("sync_history")
+                    .where("space_id", .equal, space).where("seq", .equal, seq).first()?.decode(column: "tag", as: String.self)
+                if let tag { heads.append(SyncHead(space: space, seq: seq, tag: tag)) }
+            }
+        }
+        return heads
+    }
+
+    /// Of `tags`, those the history does not hold: commits a device saw that the server lost.
+    static func unknownTags(_ tags: [String], on sql: any SQLDatabase) async throws -> [String] {
+        var known = Set<String>()
+        for chunk in Set(tags).sorted().chunks(of: idsPerStatement) {
+            let rows = try await sql.select().column("tag").from("sync_history").where("tag", .in, Array(chunk)).all()
+            for row in rows { known.insert(try row.decode(column: "tag", as: String.self)) }
+        }
+        return tags.filter { !known.contains($0) }
     }
 
     /// Each space's counter value now, those that exist.

@@ -16,6 +16,11 @@ struct ValidatedChange: Sendable, Equatable {
     /// Amounts added to counter fields.
     let deltas: [String: Double]
     let deleted: Bool
+    /// A record sent back after the server was restored (`SyncHistory`): its state as a device
+    /// held it, merged by its stamps, never refused for a deletion it predates.
+    var restores = false
+    /// With `restores`, the stamps its fields were set at and the deltas of its counters (`MergeState`).
+    var restoredState: MergeState?
 }
 
 /// Everything a push is checked for before its merge, in one place, in this order:
@@ -57,7 +62,8 @@ struct PushValidation: Sendable {
             SyncSubmission(id: change.id, space: change.space ?? userID, change: Result { () throws(SyncRejection) in
                 try validate(collection: change.collection, recordID: change.recordId, hlc: change.hlc,
                              fields: change.fields.additionalProperties.value,
-                             deltas: change.deltas?.additionalProperties ?? [:], deleted: change.deleted, now: now)
+                             deltas: change.deltas?.additionalProperties ?? [:], deleted: change.deleted, now: now,
+                             restores: change.restores ?? false, state: change.state)
             })
         }
     }
@@ -91,7 +97,7 @@ struct PushValidation: Sendable {
     /// The change in its collection's types, or the rule it breaks. `now` is Unix milliseconds.
     func validate(
         collection name: String, recordID: String, hlc: String, fields: [String: (any Sendable)?],
-        deltas: [String: Double] = [:], deleted: Bool, now: Int64
+        deltas: [String: Double] = [:], deleted: Bool, now: Int64, restores: Bool = false, state: String? = nil
     ) throws(SyncRejection) -> ValidatedChange {
         guard let collection = collections[name] else {
             let known = collections.keys.sorted().joined(separator: ", ")
@@ -130,9 +136,25 @@ struct PushValidation: Sendable {
                 problems.append("the delta of '\(field)' must be a finite number")
             }
         }
+        var restoredState: MergeState?
+        if restores, let state {
+            guard let parsed = MergeState(text: state) else {
+                throw SyncRejection("state must be a record's merge state as a pull sent it")
+            }
+            if let newest = parsed.newestStamp, newest.millis > now + drift {
+                problems.append("the state of \(recordID) holds a stamp ahead of the server's clock: check the device's clock")
+            }
+            for field in Set(parsed.stamps.keys).union(parsed.deltas.keys).sorted() where collection.fields[field] == nil {
+                problems.append("unknown field '\(field)' in \(collection.name)")
+            }
+            for field in parsed.deltas.keys.sorted() where collection.fields[field] != nil && collection.fields[field]?.type != .counter {
+                problems.append("field '\(field)' is not a counter: it has no deltas")
+            }
+            restoredState = parsed
+        }
         guard problems.isEmpty else { throw SyncRejection(problems.joined(separator: "; ")) }
         return ValidatedChange(collection: collection.name, recordID: recordID, stamp: stamp, fields: values,
-                               deltas: deltas, deleted: deleted)
+                               deltas: deltas, deleted: deleted, restores: restores, restoredState: restoredState)
     }
 
     /// `raw` (a value of the generated JSON containers) checked against a field's definition.

@@ -11,10 +11,26 @@ extension APIService {
         let userID = try await authenticatedUserID()
         let now = UnixMillis.now()
         let submissions = try pushValidation.submissions(of: body.changes, by: userID, now: now)
+        if let seen = body.seen, seen.count > SyncHistory.mostSeen || !seen.allSatisfy(SyncHistory.isTag) {
+            throw APIError.badRequest("seen must be at most \(SyncHistory.mostSeen) tags of a pull's or a push's heads"
+                + " (\(SyncHistory.tagLength) characters of A-Z, a-z, 0-9, - and _ each)")
+        }
         let by = RequestScope.current?.bearerToken.map { AccessToken.fingerprint(ofHash: AccessToken.hash($0)) }
         let (outcomes, moves) = try await sync.pushed(submissions, userID: userID, now: now, quota: quotas.syncRecordsPerUser,
                                                       byteQuota: quotas.bytesPerUser, by: by)
         for move in moves { await live.publish(.moved(move)) }
+        // NB: heads only when every commit the device heard of is still here: else it must not
+        // take this push's commits for the history it saw (its next pull finds out, and says so).
+        let rewound = try await sync.unknownTags(body.seen ?? [])
+        // NB: the spaces of duplicates too: the change was applied by an earlier push whose answer
+        // was lost, and its commit must be among those the device heard of.
+        let written = Set(moves.map(\.space)).union(zip(submissions, outcomes).compactMap { submission, outcome in
+            switch outcome {
+            case .applied, .duplicate: return submission.space
+            case .rejected, .refused: return nil
+            }
+        })
+        let heads = written.isEmpty || !rewound.isEmpty ? [] : try await sync.heads(of: written.sorted())
         var counts = (applied: 0, duplicate: 0, rejected: 0)
         for outcome in outcomes {
             switch outcome {
@@ -34,7 +50,7 @@ extension APIService {
                                            field: violation.field, current: current.map(\.pulled))
             }
         }
-        return .ok(.init(body: .json(try .init(SyncWire.PushAnswer(results: results)))))
+        return .ok(.init(body: .json(try .init(SyncWire.PushAnswer(results: results, heads: heads, rewound: rewound.isEmpty ? nil : rewound)))))
     }
 
     func syncPull(_ input: Operations.SyncPull.Input) async throws -> Operations.SyncPull.Output {
@@ -45,11 +61,20 @@ extension APIService {
             throw APIError.badRequest("limit must be from \(Self.pullLimits.lowerBound) to \(Self.pullLimits.upperBound), not \(limit)")
         }
         let subscription = try PullSubscription(parsing: input.query.collection)
+        var seen: [String] = []
+        if let value = input.query.seen {
+            guard let tags = SyncHistory.tags(inSeen: value) else {
+                throw APIError.badRequest("seen must be the tags of a pull's or a push's heads (at most \(SyncHistory.mostSeen)"
+                    + " of \(SyncHistory.tagLength) characters of A-Z, a-z, 0-9, - and _), joined by '.'")
+            }
+            seen = tags
+        }
         // NB: no `since` is a first pull, which sends no deleted record (an empty cursor, `s1`, sends them).
         let page = try await sync.pull(userID: userID, after: input.query.since == nil ? nil : cursor, limit: limit,
-                                       subscription: subscription, counting: input.query.count ?? false)
+                                       subscription: subscription, counting: input.query.count ?? false, seen: seen)
         let pulled = SyncWire.PulledPage(changes: page.records.map(\.pulled), cursor: page.cursor.token, hasMore: page.hasMore,
-                                         spaces: page.spaces, removed: page.removed, remaining: page.remaining)
+                                         spaces: page.spaces, removed: page.removed, remaining: page.remaining,
+                                         heads: page.heads, rewound: page.rewound.isEmpty ? nil : page.rewound)
         return .ok(.init(body: .json(try .init(pulled))))
     }
 
@@ -83,6 +108,6 @@ extension SyncedRecord {
     /// The record as the wire carries it: in a pull, a look-up by id, and as a rule's refusal's `current`.
     var pulled: SyncWire.PulledRecord {
         SyncWire.PulledRecord(collection: collection, recordId: recordID, fields: fields, deleted: isDeleted,
-                              hlc: newestStamp?.description ?? "", space: space, changedBy: changedBy)
+                              hlc: newestStamp?.description ?? "", space: space, changedBy: changedBy, state: state)
     }
 }

@@ -10,10 +10,20 @@ extension SyncStore {
     /// no deleted record is sent (see `SyncCursor`). `counting` adds how many records remain after
     /// the page. A cursor older than the deletions the server still keeps is refused
     /// (`Refusal.gone`): the device must start over.
+    ///
+    /// `seen` are the tags of the commits the device heard of last (`SyncHistory`): when the
+    /// history lost one, the server went back in time since (a backup restored), and the page
+    /// says so in `rewound`, with no record: pulling on from the cursor would skip the seqs the
+    /// restored server hands out again.
     func pull(userID: String, after cursor: SyncCursor?, limit: Int, subscription: PullSubscription? = nil,
-              counting: Bool = false) async throws -> SyncPage {
+              counting: Bool = false, seen: [String] = []) async throws -> SyncPage {
         try await database.withConnection { sql in
             let spaces = try await SpaceGate.memberships(of: userID, on: sql)
+            let rewound = seen.isEmpty ? [] : try await SpaceGate.unknownTags(seen, on: sql)
+            guard rewound.isEmpty else {
+                return SyncPage(records: [], cursor: cursor ?? SyncCursor(), hasMore: false, spaces: spaces, removed: [],
+                                heads: try await SpaceGate.heads(of: spaces.map(\.id), on: sql), rewound: rewound)
+            }
             let isPostgres = sql.dialect.name == "postgresql"
             let removed = try await Self.spacesLeft(by: userID, since: cursor, memberOf: spaces, on: sql)
             let from = try await Self.startingPoints(of: cursor, in: spaces, on: sql)
@@ -41,11 +51,13 @@ extension SyncStore {
             if counting {
                 remaining = hasMore ? try await count(in: spaces.map(\.id), after: next, subscription, isPostgres: isPostgres, on: sql) : 0
             }
+            // NB: read after the records, so that each head is at or past every seq the page holds.
+            let heads = try await SpaceGate.heads(of: spaces.map(\.id), on: sql)
             // NB: who is in each space travels with every page, so that each device of each member names the same people.
             let members = try await SpaceStore.members(of: spaces.filter { $0.kind == .shared }.map(\.id), on: sql)
             return SyncPage(records: records, cursor: next, hasMore: hasMore,
                             spaces: spaces.map { space in members[space.id].map(space.with(members:)) ?? space }, removed: removed,
-                            remaining: remaining)
+                            remaining: remaining, heads: heads)
         }
     }
 

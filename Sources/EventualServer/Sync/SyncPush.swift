@@ -91,7 +91,9 @@ struct PushMerge {
         let newestBefore = state.newestStamp
         // NB: the author of a record is whoever made its newest applied change: a change that
         // lost every comparison, or won only older ground, leaves the author shown as it was.
-        let authored = state.apply(change) && newestBefore.map { change.stamp > $0 } ?? true
+        let counters = Set((collections[change.collection]?.fields ?? [:]).filter { $0.value.type == .counter }.map(\.key))
+        let merged = change.restores ? state.restore(change, counters: counters) : state.apply(change)
+        let authored = merged && newestBefore.map { (change.restoredState?.newestStamp ?? change.stamp) > $0 } ?? true
         if let violation = violation(of: change, merged: state, before: before, in: submission.space) {
             refusals.append((outcomes.count, key, violation))
             return outcomes.append(.rejected(violation.message))
@@ -127,7 +129,8 @@ struct PushMerge {
     private func violation(of change: ValidatedChange, merged state: SyncRecordState, before: SyncRecordState?,
                            in spaceID: String) -> SyncRuleViolation? {
         // NB: a change made before a deletion it reaches after changes nothing: its author is told, not left to think it applied.
-        if before?.isDeleted == true, state.isDeleted, !change.deleted {
+        // A record sent back after a restore that a newer deletion beat stays deleted, unrefused: it is no person's edit.
+        if before?.isDeleted == true, state.isDeleted, !change.deleted, !change.restores {
             return SyncRuleViolation(code: SyncRuleViolation.deleted, field: "",
                                      message: "It was deleted on another device or by another member before this change reached the server")
         }

@@ -53,6 +53,38 @@ struct SyncRecordState: Sendable, Equatable {
         return changed
     }
 
+    /// Merges a record sent back after a restore (`ValidatedChange.restoredState`), stamp by stamp:
+    /// each field set at the stamp the state gives it (a counter at its value less the deltas that
+    /// followed the set), then each delta, then the delete. The same state merged twice, or two
+    /// devices' states of one record, end as the record was merged before. False when nothing changed.
+    mutating func restore(_ change: ValidatedChange, counters: Set<String>) -> Bool {
+        guard let merge = change.restoredState else { return apply(change) }
+        var changed = false
+        let byStamp = Dictionary(grouping: change.fields.keys.filter { merge.stamps[$0] != nil }) { merge.stamps[$0]! }
+        for (stamp, names) in byStamp.sorted(by: { $0.key < $1.key }) {
+            var fields: [String: SyncValue] = [:]
+            for name in names {
+                let value = change.fields[name]!
+                let after = merge.deltaSum(of: name)
+                fields[name] = counters.contains(name) && after != 0
+                    ? (Self.adding([-after], to: value)) : value
+            }
+            changed = apply(ValidatedChange(collection: change.collection, recordID: change.recordID, stamp: stamp, fields: fields,
+                                            deltas: [:], deleted: false)) || changed
+        }
+        for (name, list) in merge.deltas.sorted(by: { $0.key < $1.key }) {
+            for delta in list {
+                changed = apply(ValidatedChange(collection: change.collection, recordID: change.recordID, stamp: delta.stamp, fields: [:],
+                                                deltas: [name: delta.amount], deleted: false)) || changed
+            }
+        }
+        if let tombstone = merge.tombstone {
+            changed = apply(ValidatedChange(collection: change.collection, recordID: change.recordID, stamp: tombstone, fields: [:],
+                                            deltas: [:], deleted: true)) || changed
+        }
+        return changed
+    }
+
     /// A delete beats the edits stamped before it; an edit stamped after it brings the record back.
     var isDeleted: Bool {
         guard let tombstone else { return false }
@@ -72,6 +104,14 @@ struct SyncRecordState: Sendable, Equatable {
     private static func adding(_ amounts: [Double], to value: SyncValue) -> SyncValue {
         let total = amounts.reduce(value.doubleValue ?? 0, +)
         return Int64(exactly: total).map(SyncValue.integer) ?? .number(total)
+    }
+}
+
+extension SyncRecordState {
+    /// What the merge keeps beside the fields, as a pull sends it.
+    var merge: MergeState {
+        MergeState(stamps: stamps, deltas: deltas.mapValues { $0.map { MergeState.Delta(stamp: $0.stamp, amount: $0.amount) } },
+                   tombstone: tombstone)
     }
 }
 

@@ -31,9 +31,12 @@ struct SyncedRecord: Sendable, Equatable {
     let newestStamp: HLCStamp?
     let seq: Int64
     let changedBy: String?
+    /// Its merge state as a pull sends it (`MergeState.text`).
+    let state: String?
 
     init(space: String, collection: String, recordID: String, fields: [String: SyncValue], isDeleted: Bool, newestStamp: HLCStamp?,
-         seq: Int64, changedBy: String?) {
+         seq: Int64, changedBy: String?, state: String? = nil) {
+        self.state = state
         self.space = space
         self.collection = collection
         self.recordID = recordID
@@ -46,7 +49,7 @@ struct SyncedRecord: Sendable, Equatable {
 
     init(space: String, collection: String, recordID: String, state: SyncRecordState, seq: Int64, changedBy: String?) {
         self.init(space: space, collection: collection, recordID: recordID, fields: state.fields, isDeleted: state.isDeleted,
-                  newestStamp: state.newestStamp, seq: seq, changedBy: changedBy)
+                  newestStamp: state.newestStamp, seq: seq, changedBy: changedBy, state: state.merge.text)
     }
 
     /// A record as a pull reads it. NB: a pull of a first sync reads tens of thousands of rows:
@@ -64,7 +67,8 @@ struct SyncedRecord: Sendable, Equatable {
                   isDeleted: deleted == 1,
                   newestStamp: [SyncRecordState.newestStamp(in: [columns.fieldStamps, columns.counterDeltas]),
                                 columns.tombstone.flatMap(HLCStamp.init(parsing:))].compactMap { $0 }.max(),
-                  seq: seq, changedBy: changedBy)
+                  seq: seq, changedBy: changedBy,
+                  state: MergeState.text(stamps: columns.fieldStamps, deltas: columns.counterDeltas, tombstone: columns.tombstone))
     }
 }
 
@@ -82,6 +86,11 @@ struct SyncPage: Sendable {
     let removed: [SpaceRef]
     /// How many records the subscription has still to send after this page, when asked.
     var remaining: Int? = nil
+    /// The newest commit of each of the person's spaces (`SyncHistory`).
+    var heads: [SyncHead] = []
+    /// Of the tags the device said it saw, those the server's history lost: the page then holds
+    /// no record, and the device sends back what it has and starts over.
+    var rewound: [String] = []
 }
 
 /// Spaces' synced records: pushes merged per field, and pulls of what changed after a cursor.
@@ -117,6 +126,17 @@ struct SyncStore: Sendable {
     let database: Database
     /// The collections whose rules pushes are checked against.
     var collections: [String: SyncCollection] = SyncCollections.all
+
+    /// The newest commit of each of `spaceIDs` (`SyncHistory`).
+    func heads(of spaceIDs: [String]) async throws -> [SyncHead] {
+        try await database.withConnection { sql in try await SpaceGate.heads(of: spaceIDs, on: sql) }
+    }
+
+    /// Of `tags`, those the history does not hold (`SyncHistory`).
+    func unknownTags(_ tags: [String]) async throws -> [String] {
+        guard !tags.isEmpty else { return [] }
+        return try await database.withConnection { sql in try await SpaceGate.unknownTags(tags, on: sql) }
+    }
 }
 
 /// A record's place: its space, its collection and its id.
