@@ -8,7 +8,7 @@
 # Usage: scripts/restore-check.sh   (builds first; prints each device's items and PASS or FAIL)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-swift build >&2
+swift build >/dev/null 2>&1 || swift build >&2
 BIN="$(swift build --show-bin-path)"
 WORK="$(mktemp -d /tmp/eventual-restore.XXXXXX)"
 PORT=$((20000 + RANDOM % 20000))
@@ -29,6 +29,8 @@ items() { pantry "$1" list --json | python3 -c 'import json,sys; d=json.load(sys
 start_server
 echo "alice-pass-1" | pantry a1 register --username alice --email alice@example.com --password-stdin >/dev/null
 echo "bob-pass-12" | pantry b register --username bob --email bob@example.com --password-stdin >/dev/null
+echo "alice-pass-1" | pantry a1 login --email alice@example.com --password-stdin >/dev/null
+echo "bob-pass-12" | pantry b login --email bob@example.com --password-stdin >/dev/null
 echo "alice-pass-1" | pantry a2 login --email alice@example.com --password-stdin >/dev/null
 pantry a1 household create Home >/dev/null
 pantry a1 household use Home >/dev/null
