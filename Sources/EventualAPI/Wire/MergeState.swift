@@ -33,6 +33,10 @@ public struct MergeState: Sendable, Equatable {
         self.tombstone = tombstone
     }
 
+    /// The key of `stamps` that holds the stamp of the newest change that made the record (an
+    /// insert on a device): a record made again after its deletion starts clean. No field is named so.
+    public static let madeKey = ""
+
     /// Most characters of a state a change may send back.
     public static let maxTextLength = 262_144
 

@@ -22,6 +22,21 @@ enum OutboxTable {
         return id
     }
 
+    /// Queues changes ahead of everything waiting, in the order given (a record sent back after a
+    /// restore is older than any change waiting to be made to it).
+    static func prepend(changes: [(operation: String, recordID: String, space: String?, payload: Data)], db: Database) throws {
+        guard !changes.isEmpty else { return }
+        let first = (try Int64.fetchOne(db, sql: "SELECT MIN(position) FROM eventual_outbox") ?? 1) - Int64(changes.count)
+        let now = UnixMillis.now()
+        for (offset, change) in changes.enumerated() {
+            try db.execute(sql: """
+                INSERT INTO eventual_outbox (position, id, kind, operation, record_id, space, payload, created_at)
+                VALUES (?, ?, 'change', ?, ?, ?, ?, ?)
+                """, arguments: [first + Int64(offset), UUIDv7.make(millis: now), change.operation, change.recordID, change.space,
+                                 change.payload, now])
+        }
+    }
+
     static func hasPending(coalescingKey: String, db: Database) throws -> Bool {
         try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM eventual_outbox WHERE coalescing_key = ? AND state = 'pending')",
                           arguments: [coalescingKey]) ?? false

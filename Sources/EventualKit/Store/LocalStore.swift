@@ -176,7 +176,8 @@ public final class LocalTransaction {
         }
         let stamp = clock.tick()
         stampedChanges = true
-        let payload = ChangePayload(hlc: stamp.description, fields: fields, deltas: deltas.isEmpty ? nil : deltas, deleted: deleted)
+        var payload = ChangePayload(hlc: stamp.description, fields: fields, deltas: deltas.isEmpty ? nil : deltas, deleted: deleted)
+        if createsRecord { payload.creates = true }
         return try OutboxTable.append(
             kind: .change, operation: collection.name, recordID: recordID, space: space,
             payload: try JSONEncoder.sorted.encode(payload), coalescingKey: nil, createsRecord: createsRecord, db: db
@@ -243,6 +244,18 @@ struct ChangePayload: Codable, Sendable, Equatable {
     /// server's merge state it had (`MergeState.text`); absent otherwise.
     var restores: Bool? = nil
     var state: String? = nil
+    /// The change made its record (an insert): made again after a deletion, the record starts
+    /// clean on the server; absent otherwise.
+    var creates: Bool? = nil
+
+    /// The same change with another stamp (a refusal for this device's clock).
+    func stamped(_ hlc: String) -> ChangePayload {
+        var copy = ChangePayload(hlc: hlc, fields: fields, deltas: deltas, deleted: deleted)
+        copy.restores = restores
+        copy.state = state
+        copy.creates = creates
+        return copy
+    }
 }
 
 extension JSONEncoder {

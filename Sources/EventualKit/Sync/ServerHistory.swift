@@ -118,7 +118,7 @@ enum ServerHistory {
 
     // MARK: - Sending back
 
-    /// Queues, for each of `spaces` (the server's ids), every record of it whose server state this
+    /// Queues ahead of everything waiting, for each of `spaces` (the server's ids), every record of it whose server state this
     /// device keeps, with that state (`restores`), and its own acknowledged changes the state does
     /// not hold yet, as they were sent; returns how many entries. A record the device holds with
     /// no state and nothing waiting (held from before states were kept) goes with the oldest stamp,
@@ -126,7 +126,10 @@ enum ServerHistory {
     /// so that a rule's lookup finds them.
     static func sendBack(_ spaces: [String], mirrors: [String: any SyncedCollectionStore], node: String, _ db: Database) throws -> Int {
         let oldest = HLCStamp(millis: 0, counter: 0, node: node)
-        var queued = 0
+        var queued: [(operation: String, recordID: String, space: String?, payload: Data)] = []
+        func queue(_ collection: SyncCollection, _ recordID: String, _ payload: ChangePayload, space: String?, _ db: Database) throws {
+            queued.append((collection.name, recordID, space, try JSONEncoder.sorted.encode(payload)))
+        }
         for space in spaces {
             let local: String? = try SpaceTable.isPersonal(space, db) ? nil : space
             for mirror in ordered(mirrors) {
@@ -144,11 +147,9 @@ enum ServerHistory {
                                                                       fields: fields.filter { collection.fields[$0.key] != nil },
                                                                       deltas: nil, deleted: false, restores: true, state: text),
                                   space: local, db)
-                        queued += 1
                     }
                     for change in (row["acknowledged"] as String?).flatMap({ try? JSONDecoder().decode([ChangePayload].self, from: Data($0.utf8)) }) ?? [] {
                         try queue(collection, recordID, change, space: local, db)
-                        queued += 1
                     }
                 }
                 for held in try mirror.heldRecords(inSpace: local, in: db) where !known.contains(held.id) {
@@ -160,17 +161,13 @@ enum ServerHistory {
                     let state = MergeState(stamps: fields.mapValues { _ in oldest })
                     try queue(collection, held.id, ChangePayload(hlc: oldest.description, fields: fields, deltas: nil, deleted: false,
                                                                  restores: true, state: state.text), space: local, db)
-                    queued += 1
                 }
             }
         }
-        return queued
-    }
-
-    private static func queue(_ collection: SyncCollection, _ recordID: String, _ payload: ChangePayload, space: String?,
-                              _ db: Database) throws {
-        _ = try OutboxTable.append(kind: .change, operation: collection.name, recordID: recordID, space: space,
-                                   payload: try JSONEncoder.sorted.encode(payload), coalescingKey: nil, db: db)
+        // NB: ahead of everything waiting: a change made since to one of these records is newer, and
+        // one the restored server refused for a record it lost goes again once the record is back.
+        try OutboxTable.prepend(changes: queued, db: db)
+        return queued.count
     }
     /// The mirrors, a collection that another refers to before the one that refers to it.
     private static func ordered(_ mirrors: [String: any SyncedCollectionStore]) -> [any SyncedCollectionStore] {

@@ -69,7 +69,7 @@ struct SyncPuller: Sendable {
                 startedOver = true
                 report.serverRestored = true
                 logger.notice("the server went back in time (restored from a backup): sending back what this device holds")
-                report.sentBackAfterRestore += try await startOver(sendingBack: rewound.tags, on: engine)
+                report.sentBackAfterRestore += try await startOver(sendingBack: rewound, on: engine)
             }
         }
     }
@@ -77,9 +77,11 @@ struct SyncPuller: Sendable {
     /// The server answered 410 to a pull: the cursor is older than the deletions it keeps.
     private struct CursorExpired: Error {}
 
-    /// The server's history lost commits this device heard of (`SyncPullResponse.rewound`).
+    /// The server's history lost commits this device heard of (`SyncPullResponse.rewound`), and
+    /// the spaces the person is in as that page said (the engine may not have heard them yet).
     private struct ServerRewound: Error {
         let tags: [String]
+        let spaces: [SpaceSummary]?
     }
 
     /// Deletes every mirrored record no waiting change is about and sends every subscription back
@@ -88,13 +90,16 @@ struct SyncPuller: Sendable {
     /// deletion the device holds of their spaces to go back (`ServerHistory.sendBack`), so that
     /// those are kept and sent too; returns how many were queued.
     @discardableResult
-    private func startOver(sendingBack tags: [String] = [], on engine: isolated any SyncRoundHost) async throws -> Int {
+    private func startOver(sendingBack rewound: ServerRewound? = nil, on engine: isolated any SyncRoundHost) async throws -> Int {
         let mirrors = Array(collections.values), collections = self.collections
         let node = store.clock.node
         let queued = try await store.writer.write { db in
             var queued = 0
-            if !tags.isEmpty {
-                queued = try ServerHistory.sendBack(try ServerHistory.spaces(heardAs: tags, db), mirrors: collections, node: node, db)
+            if let rewound {
+                // NB: the spaces first: a device whose pulls never got through knows no personal space,
+                // and its own records, kept without a space id, must be found there.
+                if let spaces = rewound.spaces { try SpaceTable.replace(with: spaces, db: db) }
+                queued = try ServerHistory.sendBack(try ServerHistory.spaces(heardAs: rewound.tags, db), mirrors: collections, node: node, db)
             }
             try ServerHistory.forget(space: nil, stamps: false, db)
             for mirror in mirrors { try mirror.deleteRecordsWithoutWaitingChanges(in: db) }
@@ -179,7 +184,7 @@ struct SyncPuller: Sendable {
         if response.status.code == 410 { throw CursorExpired() }
         guard response.status == .ok else { throw RemoteFailure.answer(response.status.code, body) }
         let page = try JSONDecoder().decode(SyncWire.PulledPage.self, from: body)
-        if let rewound = page.rewound, !rewound.isEmpty { throw ServerRewound(tags: rewound) }
+        if let rewound = page.rewound, !rewound.isEmpty { throw ServerRewound(tags: rewound, spaces: page.spaces) }
         return page
     }
 

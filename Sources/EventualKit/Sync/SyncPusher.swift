@@ -90,11 +90,14 @@ struct SyncPusher {
         /// Refused for this device's clock: re-stamped the first time in a round, held after that.
         var restamp: [(entry: OutboxEntry, message: String)] = [], held: [(id: String, message: String)] = []
         var duplicates = 0
+        /// Refused by a server restored from a backup that this device has not sent back what it
+        /// lost yet: tried again after that, never failed for it (the record it is about may be among what comes back).
+        var afterRestore: [String] = []
     }
 
     private nonisolated(nonsending) mutating func record(_ answer: SyncWire.PushAnswer, for batch: [OutboxEntry],
                                                          into report: inout SyncReport) async throws {
-        let answers = classify(answer.results, for: batch)
+        let answers = classify(answer.results, for: batch, serverRestored: !(answer.rewound ?? []).isEmpty)
         report.duplicates += answers.duplicates
         // NB: a server that lost a commit this device heard of gives no heads; the pull finds out and sends back what it lost.
         try await write(answers, for: batch, heads: (answer.rewound ?? []).isEmpty ? answer.heads ?? [] : [])
@@ -110,7 +113,7 @@ struct SyncPusher {
         }
     }
 
-    private func classify(_ results: [SyncWire.PushResult], for batch: [OutboxEntry]) -> Answers {
+    private func classify(_ results: [SyncWire.PushResult], for batch: [OutboxEntry], serverRestored: Bool) -> Answers {
         let byID = Dictionary(results.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var answers = Answers()
         for entry in batch {
@@ -120,6 +123,8 @@ struct SyncPusher {
             case .duplicate:
                 answers.done.append(entry.id)
                 answers.duplicates += 1
+            case .rejected where serverRestored:
+                answers.afterRestore.append(entry.id)
             case .rejected:
                 let message = result.message ?? "rejected by the server"
                 guard isClockRefusal(entry, message: message) else {
@@ -156,13 +161,19 @@ struct SyncPusher {
                 try OutboxTable.markFailed(id: id, message: message, code: refusal?.code, field: refusal?.field,
                                            serverRecord: serverRecords[id], db: db)
             }
+            if !answers.afterRestore.isEmpty {
+                // NB: the pull finds the restore out, and what it sends back goes before these (`ServerHistory.sendBack`).
+                try OutboxTable.reschedule(ids: answers.afterRestore, retryAt: 0,
+                                           error: "the server was restored from an earlier copy: sent again once it has what it lost",
+                                           countsAsAttempt: false, db: db)
+            }
             if !answers.unanswered.isEmpty {
                 try OutboxTable.reschedule(ids: answers.unanswered, retryAt: retryAt, error: "the server did not answer for this change",
                                            countsAsAttempt: true, db: db)
             }
             for (entry, message) in answers.restamp {
                 let change = try JSONDecoder().decode(ChangePayload.self, from: entry.payload)
-                let restamped = ChangePayload(hlc: clock.tick().description, fields: change.fields, deltas: change.deltas, deleted: change.deleted)
+                let restamped = change.stamped(clock.tick().description)
                 try OutboxTable.replacePayload(id: entry.id, payload: try JSONEncoder.sorted.encode(restamped), error: message, db: db)
             }
             if !answers.restamp.isEmpty { try EngineSchema.saveLastStamp(clock.latest, db) }

@@ -46,8 +46,14 @@ struct APIService: APIProtocol {
     /// The signed-in user's id, from the request's bearer token, or a 401.
     func authenticatedUserID() async throws -> String {
         guard let token = RequestScope.current?.bearerToken else { throw Self.missingToken }
-        guard let record = try await lookupReads.token(hash: AccessToken.hash(token)), record.isValid(at: UnixMillis.now()) else {
+        let hash = AccessToken.hash(token), now = UnixMillis.now()
+        guard let record = try await lookupReads.token(hash: hash), record.isValid(at: now) else {
             throw Self.invalidToken
+        }
+        let lifetime = Int64(AccessToken.lifetime * 1000)
+        if record.expiresAt < now + lifetime - Int64(AccessToken.renewedAfter * 1000) {
+            // NB: a renewal that fails costs the person nothing now: the token is good, and the next request renews it.
+            try? await accounts.renewToken(hash: hash, now: now, expiresAt: now + lifetime)
         }
         return record.userID
     }

@@ -5,6 +5,10 @@ import Foundation
 /// so that logout (revocation) is one update and every server process sees it at once.
 enum AccessToken {
     static let lifetime: TimeInterval = 7 * 24 * 3600
+    /// A token in use is renewed to a whole `lifetime` from its use once this much of it has gone:
+    /// a sliding window, so that an active person never types their password again, while a token
+    /// unused for `lifetime` still expires (and a revoked one stays revoked).
+    static let renewedAfter: TimeInterval = 3600
 
     /// A new random token.
     static func generate() -> String {

@@ -144,6 +144,16 @@ struct AccountStore: Sendable {
         }
     }
 
+    /// Moves a good token's expiry to `expiresAt`, when that is later (`AccessToken.renewedAfter`).
+    func renewToken(hash: String, now: Int64, expiresAt: Int64) async throws {
+        try await database.withConnection { sql in
+            try await sql.update("access_tokens").set("expires_at", to: expiresAt)
+                .where("token_hash", .equal, hash).where("revoked_at", .is, SQLLiteral.null)
+                .where("expires_at", .greaterThan, now).where("expires_at", .lessThan, expiresAt)
+                .run()
+        }
+    }
+
     func revokeToken(hash: String, at now: Int64) async throws {
         try await database.withConnection { sql in
             try await sql.update("access_tokens").set("revoked_at", to: now)

@@ -21,6 +21,8 @@ struct ValidatedChange: Sendable, Equatable {
     var restores = false
     /// With `restores`, the stamps its fields were set at and the deltas of its counters (`MergeState`).
     var restoredState: MergeState?
+    /// The change made the record on its device (an insert): made again after a deletion, it starts clean.
+    var creates = false
 }
 
 /// Everything a push is checked for before its merge, in one place, in this order:
@@ -63,7 +65,7 @@ struct PushValidation: Sendable {
                 try validate(collection: change.collection, recordID: change.recordId, hlc: change.hlc,
                              fields: change.fields.additionalProperties.value,
                              deltas: change.deltas?.additionalProperties ?? [:], deleted: change.deleted, now: now,
-                             restores: change.restores ?? false, state: change.state)
+                             restores: change.restores ?? false, state: change.state, creates: change.creates ?? false)
             })
         }
     }
@@ -97,7 +99,7 @@ struct PushValidation: Sendable {
     /// The change in its collection's types, or the rule it breaks. `now` is Unix milliseconds.
     func validate(
         collection name: String, recordID: String, hlc: String, fields: [String: (any Sendable)?],
-        deltas: [String: Double] = [:], deleted: Bool, now: Int64, restores: Bool = false, state: String? = nil
+        deltas: [String: Double] = [:], deleted: Bool, now: Int64, restores: Bool = false, state: String? = nil, creates: Bool = false
     ) throws(SyncRejection) -> ValidatedChange {
         guard let collection = collections[name] else {
             let known = collections.keys.sorted().joined(separator: ", ")
@@ -144,7 +146,8 @@ struct PushValidation: Sendable {
             if let newest = parsed.newestStamp, newest.millis > now + drift {
                 problems.append("the state of \(recordID) holds a stamp ahead of the server's clock: check the device's clock")
             }
-            for field in Set(parsed.stamps.keys).union(parsed.deltas.keys).sorted() where collection.fields[field] == nil {
+            for field in Set(parsed.stamps.keys).union(parsed.deltas.keys).sorted()
+            where collection.fields[field] == nil && field != MergeState.madeKey {
                 problems.append("unknown field '\(field)' in \(collection.name)")
             }
             for field in parsed.deltas.keys.sorted() where collection.fields[field] != nil && collection.fields[field]?.type != .counter {
@@ -154,7 +157,7 @@ struct PushValidation: Sendable {
         }
         guard problems.isEmpty else { throw SyncRejection(problems.joined(separator: "; ")) }
         return ValidatedChange(collection: collection.name, recordID: recordID, stamp: stamp, fields: values,
-                               deltas: deltas, deleted: deleted, restores: restores, restoredState: restoredState)
+                               deltas: deltas, deleted: deleted, restores: restores, restoredState: restoredState, creates: creates)
     }
 
     /// `raw` (a value of the generated JSON containers) checked against a field's definition.

@@ -50,7 +50,32 @@ struct SyncRecordState: Sendable, Equatable {
             tombstone = change.stamp
             changed = true
         }
+        if change.creates, stamps[Self.madeKey].map({ $0 < change.stamp }) ?? true {
+            stamps[Self.madeKey] = change.stamp
+            changed = true
+        }
+        if changed { clearWhatCameBeforeItWasMadeAgain() }
         return changed
+    }
+
+    /// Where `stamps` keeps the stamp of the newest change that made the record (a device's
+    /// insert): no field is ever named so.
+    static let madeKey = MergeState.madeKey
+
+    /// A record made again after its deletion starts clean: what was set or added before the
+    /// deletion is empty (a counter counts from what was added after it). NB: a function of the
+    /// newest make and the newest delete, so the order changes arrive in does not matter: an edit
+    /// older than the delete that arrives after the record was made again is cleared too.
+    private mutating func clearWhatCameBeforeItWasMadeAgain() {
+        guard let made = stamps[Self.madeKey], let tombstone, tombstone < made else { return }
+        for name in Set(stamps.keys).union(deltas.keys) where name != Self.madeKey {
+            let setBefore = stamps[name].map { $0 < tombstone } ?? true
+            let list = deltas[name] ?? []
+            let after = list.filter { $0.stamp > tombstone }
+            if after.count != list.count { deltas[name] = after.isEmpty ? nil : after }
+            guard setBefore, fields[name] != nil else { continue }
+            fields[name] = after.isEmpty ? .null : Self.adding(after.map(\.amount), to: .null)
+        }
     }
 
     /// Merges a record sent back after a restore (`ValidatedChange.restoredState`), stamp by stamp:
@@ -81,6 +106,12 @@ struct SyncRecordState: Sendable, Equatable {
         if let tombstone = merge.tombstone {
             changed = apply(ValidatedChange(collection: change.collection, recordID: change.recordID, stamp: tombstone, fields: [:],
                                             deltas: [:], deleted: true)) || changed
+        }
+        if let made = merge.stamps[Self.madeKey] {
+            var making = ValidatedChange(collection: change.collection, recordID: change.recordID, stamp: made, fields: [:],
+                                         deltas: [:], deleted: false)
+            making.creates = true
+            changed = apply(making) || changed
         }
         return changed
     }
