@@ -10,8 +10,8 @@
 /// queued after it.
 ///
 /// A record id of a length not allowed, and a text longer than its field allows, the server
-/// refuses for the change alone (`rejected`, the rest of the push applied); the engine refuses
-/// them too, so that the person hears at once, and a change is never larger than its fields allow.
+/// rejects for the change alone (`rejected`, the rest of the push applied), as it does a value of
+/// another type than its field's: such a change fails with the server's words, to be settled.
 public enum SyncChangeLimits {
     /// The most changes one push carries.
     public static let maxChanges = 500
@@ -59,12 +59,11 @@ public enum SyncChangeLimits {
         return "must be at most \(maxLength) characters long, not \(text.count)"
     }
 
-    /// The first thing in a change of a record of `collection` that the server would refuse it
-    /// for, whole or alone, by the rules above; nil when there is none. What the engine checks
-    /// before a change enters the outbox.
+    /// The first thing in a change of a record of `collection` that would make the server refuse
+    /// its whole push; nil when there is none. What the engine checks before a change enters the outbox.
     public static func problem(inChangeOf collection: SyncCollection, recordID: String, space: String?,
                                fields: [String: SyncValue], deltas: [String: Double]) -> SyncChangeProblem? {
-        if let reason = problem(withName: recordID) ?? problem(withRecordIDLength: recordID) {
+        if let reason = problem(withName: recordID) {
             return SyncChangeProblem(collection: collection.name, subject: "the record id", reason: reason)
         }
         if let space, let reason = problem(withSpaceID: space) {
@@ -74,7 +73,7 @@ public enum SyncChangeLimits {
             let reason: String?
             switch value {
             case .string(let text):
-                reason = problem(withText: text) ?? collection.fields[name].flatMap { problem(withText: text, of: $0) }
+                reason = problem(withText: text)
             case .integer, .number:
                 reason = value.doubleValue.flatMap(problem(withNumber:))
             case .boolean, .null:

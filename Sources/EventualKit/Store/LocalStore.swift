@@ -227,8 +227,9 @@ public enum LocalStoreError: Error, Equatable, CustomStringConvertible {
     case notFinite(field: String)
     /// A change that names a space, of a collection whose records are a person's own.
     case notInSpaces(collection: String)
-    /// A change the server would refuse (`SyncChangeLimits`): a control character, a number no
-    /// record holds, an id or a text of a length not allowed. Refused before anything is queued.
+    /// A change the server would refuse its whole push for (`SyncChangeLimits`): a control
+    /// character, a number no record holds, a space id of a length not allowed. Refused before
+    /// anything is queued.
     case refusedByServer(SyncChangeProblem)
 
     public var description: String {

@@ -23,10 +23,8 @@ struct SyncChangeLimitsTests {
         #expect(Self.problem(["description": "next\u{85}line"]) == "description of a pantry_items record must not contain a line break")
     }
 
-    @Test func anIdMayHoldNoControlCharacterAndMustBeOfTheLengthsAllowed() {
+    @Test func anIdMayHoldNoControlCharacterAndASpaceIdMustBeOfTheLengthsAllowed() {
         #expect(Self.problem(recordID: "item\t1") == "the record id of a pantry_items record must not contain a tab")
-        #expect(Self.problem(recordID: "") == "the record id of a pantry_items record must be 1 to 128 characters long, not 0")
-        #expect(Self.problem(recordID: String(repeating: "é", count: 129))?.hasSuffix("must be 1 to 128 characters long, not 129") == true)
         #expect(Self.problem(space: String(repeating: "s", count: 129)) == "the space id of a pantry_items record must be 1 to 128 characters long")
         #expect(Self.problem(space: "home\u{1B}") == "the space id of a pantry_items record must not contain an escape character")
     }
@@ -42,10 +40,15 @@ struct SyncChangeLimitsTests {
         #expect(Self.problem(["boughtAt": .integer(-SyncValue.largestMagnitude)]) == nil)
     }
 
-    @Test func aTextLongerThanItsFieldAllowsIsRefused() {
-        #expect(Self.problem(["name": .string(String(repeating: "n", count: 201))])
-            == "name of a pantry_items record must be at most 200 characters long, not 201")
-        #expect(Self.problem(["name": .string(String(repeating: "n", count: 200))]) == nil)
+    @Test func whatTheServerRejectsForTheChangeAloneIsNoProblemOfThePush() {
+        // NB: the server rejects these for the change alone, in its own words: they fail, to be settled
+        #expect(Self.problem(["name": .string(String(repeating: "n", count: 201))]) == nil)
+        #expect(Self.problem(recordID: "") == nil && Self.problem(recordID: String(repeating: "é", count: 129)) == nil)
+        // And the server says them with these words
+        #expect(SyncChangeLimits.problem(withText: String(repeating: "n", count: 201), of: SyncField(.string, maxLength: 200))
+            == "must be at most 200 characters long, not 201")
+        #expect(SyncChangeLimits.problem(withRecordIDLength: "") == "must be 1 to 128 characters long, not 0")
+        #expect(SyncChangeLimits.problem(withRecordIDLength: String(repeating: "é", count: 128)) == nil)
     }
 
     @Test func textRulesNameTheCharacterAsControlCharactersDo() {
