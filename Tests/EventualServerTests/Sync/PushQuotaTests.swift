@@ -154,6 +154,30 @@ struct PushQuotaTests {
     }
 
     @Test(arguments: Backend.available)
+    func twoPushesForOneOwnerAtOnceNeverStorePastTheQuota(_ backend: Backend) async throws {
+        try await Fixture.with(backend) { fixture in
+            let sync = SyncStore(database: fixture.database), alice = Fixture.alice, bob = Fixture.bob, home = fixture.home
+            // When alice pushes to her own space and bob to her Home at once, each more than her quota holds
+            for round in 0..<3 {
+                let applied = try await withThrowingTaskGroup(of: Int.self) { group in
+                    for (userID, space) in [(alice, alice), (bob, home)] {
+                        group.addTask {
+                            let outcomes = try await sync.push((0..<8).map { Self.change("\(userID)-\(round)-\($0)", to: space) },
+                                                               userID: userID, now: UnixMillis.now(), quota: 10 * (round + 1))
+                            return Self.kinds(outcomes).filter { $0 == "applied" }.count
+                        }
+                    }
+                    return try await group.reduce(0, +)
+                }
+                // Then together they store exactly what fits, whichever went first
+                #expect(applied == 10, "round \(round): \(applied)")
+            }
+            let stored = try await fixture.database.withConnection { sql in try await SyncRecordRows.count(ownedBy: alice, on: sql) }
+            #expect(stored == 30)
+        }
+    }
+
+    @Test(arguments: Backend.available)
     func aSpaceWhoseEveryChangeIsRefusedDoesNotMove(_ backend: Backend) async throws {
         try await Fixture.with(backend) { fixture in
             let sync = SyncStore(database: fixture.database), alice = Fixture.alice
