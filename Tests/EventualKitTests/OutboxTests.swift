@@ -54,6 +54,34 @@ struct OutboxTests {
         #expect(try JSONDecoder().decode(Position.self, from: entries[1].payload).lat == 2)
     }
 
+    @Test func aBatchOfChangesIsClaimedByTheBytesItsPushTakesOnTheWire() async throws {
+        let scratch = try ScratchFolder(); defer { scratch.remove() }
+        let store = try makeStore(scratch)
+        // Given changes of long record ids, some in a space, with text that is escaped on the wire
+        for index in 0..<40 {
+            try await store.write { tx in
+                try tx.recordChange(SyncCollections.pantryItems, id: String(repeating: "👍", count: 100) + "\"\(index)",
+                                    fields: ["name": .string(String(repeating: "\\", count: 200)), "description": "two\n\tlines"],
+                                    space: index % 2 == 0 ? String(repeating: "é", count: 128) : nil)
+            }
+        }
+        // When batches are claimed by a budget of 20,000 bytes
+        var batches: [[OutboxEntry]] = []
+        while true {
+            let batch = try await store.writer.write { db in try OutboxTable.claim(kind: .change, limit: 500, maxBytes: 20_000, now: .max, db: db) }
+            if batch.isEmpty { break }
+            batches.append(batch)
+        }
+        // Then each push body fits the budget, and is as large as the budget allows
+        #expect(batches.map(\.count).reduce(0, +) == 40)
+        for (index, batch) in batches.enumerated() {
+            let body = SyncWire.pushBody(batch).count
+            #expect(body <= 20_000, "\(body)")
+            #expect(SyncWire.pushBodyEnvelope + batch.map(SyncWire.pushBytes(of:)).reduce(0, +) - body <= 2, "counted exactly, give or take a comma")
+            if index < batches.count - 1 { #expect(body + SyncWire.pushBytes(of: batches[index + 1][0]) > 20_000 - 2) }
+        }
+    }
+
     @Test func anInFlightEntryIsNotReplacedByCoalescing() async throws {
         let scratch = try ScratchFolder(); defer { scratch.remove() }
         let store = try makeStore(scratch)

@@ -95,6 +95,36 @@ struct TableMirrorTests {
         #expect(try row("a")?["name"] as String? == "Milk")
     }
 
+    // MARK: - What the server would refuse
+
+    @Test func aChangeTheServerWouldRefuseIsRefusedBeforeAnythingIsWrittenOrQueued() async throws {
+        // Given a record on the device
+        try await store.write { tx in try mirror.insert("a", ["name": "Milk", "quantity": 2], in: tx) }
+        // When a write carries what the server would refuse its whole push for (a control character, a number no record holds)
+        let refused: [(String, @Sendable (LocalTransaction) throws -> Void)] = [
+            ("name of a pantry_items record must not contain a NUL byte", { tx in try mirror.insert("b", ["name": "Oat\u{0}milk"], in: tx) }),
+            ("the record id of a pantry_items record must not contain a tab", { tx in try mirror.insert("b\tc", ["name": "Oat"], in: tx) }),
+            ("description of a pantry_items record must not contain an escape character",
+             { tx in try mirror.update("a", setting: ["description": "\u{1B}[31mred"], in: tx) }),
+            ("the amount added to quantity of a pantry_items record must be a finite number from -9007199254740991 to 9007199254740991, not 1e+17",
+             { tx in try mirror.update("missing", adding: ["quantity": 1e17], in: tx) }),
+            ("boughtAt of a pantry_items record must be a finite number from -9007199254740991 to 9007199254740991, not 9.223372036854776e+18",
+             { tx in try mirror.update("missing", setting: ["boughtAt": .integer(.max)], in: tx) }),
+        ]
+        for (words, write) in refused {
+            // Then it is refused with one line saying what, and nothing is written or queued
+            await #expect { try await store.write(write) } throws: { error in
+                (error as? LocalStoreError)?.description == words
+            }
+        }
+        #expect(try row("a")?["name"] as String? == "Milk" && row("a")?["quantity"] as Double? == 2)
+        #expect(try row("b") == nil)
+        #expect(try changes().count == 1)
+        // While a tab and line breaks in a text are text, and go
+        try await store.write { tx in try mirror.update("a", setting: ["description": "two\n\tlines"], in: tx) }
+        #expect(try changes().count == 2)
+    }
+
     // MARK: - Counters
 
     @Test func amountsAddedToACounterAddUpInTheRowAndTravelAsDeltas() async throws {

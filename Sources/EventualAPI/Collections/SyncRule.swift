@@ -43,6 +43,11 @@ public struct SyncRuleViolation: Error, Sendable, Hashable {
     /// Not a rule's: a change of a record deleted by a newer change, which it does not bring
     /// back. Refused so that its author hears it, rather than see it vanish.
     public static let deleted = "deleted"
+    /// Not a rule's: a change that would take the owner of its space past a quota (a new record
+    /// past their synced records, or bytes past what they may store). Refused alone: the rest of
+    /// its push applies, and it waits among the failures until the person discards it or, once
+    /// there is room, sends it again.
+    public static let quota = "quota"
 }
 
 extension SyncCollection {

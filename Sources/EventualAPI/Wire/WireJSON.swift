@@ -92,6 +92,18 @@ public enum WireJSON {
         data.append(contentsOf: literal.utf8)
     }
 
+    /// The bytes `appendString` writes for `text`, quotes included.
+    public static func stringLength(_ text: String) -> Int {
+        guard needsEscaping(text) else { return text.utf8.count + 2 }
+        return text.unicodeScalars.reduce(2) { length, scalar in
+            switch scalar {
+            case "\"", "\\", "\n", "\r", "\t": return length + 2
+            case _ where scalar.value < 0x20: return length + 6
+            default: return length + String(scalar).utf8.count
+            }
+        }
+    }
+
     private static func needsEscaping(_ text: String) -> Bool {
         text.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
     }

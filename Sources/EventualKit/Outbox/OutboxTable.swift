@@ -46,8 +46,10 @@ enum OutboxTable {
         try db.execute(sql: "UPDATE eventual_outbox SET state = 'pending', next_attempt_at = 0 WHERE state = 'inFlight'")
     }
 
-    /// The oldest due entries of a kind, up to `limit` and about `maxBytes` of payload, marked in
-    /// flight: only those queued before `position`, and no call to one of `excluding`, when given.
+    /// The oldest due entries of a kind, up to `limit` and `maxBytes` (of changes, the bytes of the
+    /// push that carries them; of calls, about that of payload), marked in flight: only those
+    /// queued before `position`, and no call to one of `excluding`, when given. The first entry
+    /// goes whatever its size.
     static func claim(kind: OutboxEntry.Kind, limit: Int, maxBytes: Int, now: Int64, before position: Int64? = nil,
                       excluding operations: Set<String> = [], db: Database) throws -> [OutboxEntry] {
         let rows = try Row.fetchAll(db, sql: """
@@ -57,11 +59,13 @@ enum OutboxTable {
             ORDER BY position LIMIT ?
             """, arguments: [kind.rawValue, now, position ?? .max] + StatementArguments(operations.sorted()) + [limit])
         var entries: [OutboxEntry] = []
-        var bytes = 0
+        var bytes = kind == .change ? SyncWire.pushBodyEnvelope : 0
         for row in rows {
             let entry = OutboxEntry(row: row)
-            if !entries.isEmpty, bytes + entry.payload.count > maxBytes { break }
-            bytes += entry.payload.count + 200
+            // NB: a change counts what it takes in the push's body, as the server's body limit does.
+            let cost = kind == .change ? SyncWire.pushBytes(of: entry) : entry.payload.count + 200
+            if !entries.isEmpty, bytes + cost > maxBytes { break }
+            bytes += cost
             entries.append(entry)
         }
         guard !entries.isEmpty else { return [] }

@@ -174,6 +174,11 @@ public final class LocalTransaction {
             }
             guard amount.isFinite else { throw LocalStoreError.notFinite(field: name) }
         }
+        // NB: checked before the change is queued, by the server's own rules: a change it refuses
+        // whole would be sent again, and refused again, for ever, holding up everything after it.
+        if let problem = SyncChangeLimits.problem(inChangeOf: collection, recordID: recordID, space: space, fields: fields, deltas: deltas) {
+            throw LocalStoreError.refusedByServer(problem)
+        }
         let stamp = clock.tick()
         stampedChanges = true
         var payload = ChangePayload(hlc: stamp.description, fields: fields, deltas: deltas.isEmpty ? nil : deltas, deleted: deleted)
@@ -223,6 +228,10 @@ public enum LocalStoreError: Error, Equatable, CustomStringConvertible {
     case notFinite(field: String)
     /// A change that names a space, of a collection whose records are a person's own.
     case notInSpaces(collection: String)
+    /// A change the server would refuse its whole push for (`SyncChangeLimits`): a control
+    /// character, a number no record holds, a space id of a length not allowed. Refused before
+    /// anything is queued.
+    case refusedByServer(SyncChangeProblem)
 
     public var description: String {
         switch self {
@@ -230,6 +239,7 @@ public enum LocalStoreError: Error, Equatable, CustomStringConvertible {
         case .notACounter(let collection, let field): return "'\(field)' of \(collection) is not a counter: set it instead"
         case .notFinite(let field): return "the amount added to '\(field)' must be a finite number"
         case .notInSpaces(let collection): return "the records of \(collection) are one person's: they cannot be put in a space"
+        case .refusedByServer(let problem): return problem.description
         }
     }
 }

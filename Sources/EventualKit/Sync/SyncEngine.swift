@@ -386,7 +386,7 @@ public actor SyncEngine {
         // NB: the server answers; a live channel waiting out its backoff (two minutes after a
         // long outage) opens again now.
         if !isLive, connectivity.current == .online { liveNudge?.nudge() }
-        if pull, report.failure == nil {
+        if pull, report.pullFinished {
             // NB: what was signalled before the round began is in what it pulled.
             covered.merge(signalledBefore) { max($0, $1) }
             signalledPullFailures = 0

@@ -5,8 +5,8 @@ import Logging
 
 /// The push phase of a round: claims the changes in batches, sends them, records the server's
 /// answer for each one, re-stamps (once in a round) a change refused only because this device's
-/// clock ran ahead, and puts a batch back after a failed request. Made per round: it keeps what
-/// the round re-stamped.
+/// clock ran ahead, sends a batch the server refused whole again one change at a time, and puts a
+/// batch back after a failed request. Made per round: it keeps what the round re-stamped.
 struct SyncPusher {
     private let store: LocalStore
     private let link: ServerLink
@@ -61,8 +61,14 @@ struct SyncPusher {
             do {
                 answer = try await send(batch)
             } catch {
-                try await store.reschedule(batch, after: RemoteFailure.from(error), backoff: configuration.retry)
-                throw error
+                let failure = RemoteFailure.from(error)
+                guard batch.count > 1, Self.refusesSomeChange(failure) else {
+                    try await store.reschedule(batch, after: failure, backoff: configuration.retry)
+                    throw error
+                }
+                connectivity.reportAnswer()
+                try await pushOneByOne(batch, refusedWhole: failure, &report)
+                continue
             }
             connectivity.reportAnswer()
             if engine.takeNetworkReturn(countingOffline: !madeDueInRound) {
@@ -74,6 +80,43 @@ struct SyncPusher {
             await store.learnServerTime(from: link)
             try await record(answer, for: batch, into: &report)
         }
+    }
+
+    /// Sends a batch the server refused whole again one change at a time: the changes it takes go,
+    /// and one it still refuses alone fails with its words, to be settled, instead of the whole
+    /// batch waiting for ever behind it.
+    ///
+    /// NB: this server refuses a push whole only for a change the engine refuses before queueing
+    /// it (`SyncChangeLimits`), but an older server refused a push whole past a quota (413), and an
+    /// outbox may hold changes queued by an older engine that checked less.
+    private nonisolated(nonsending) mutating func pushOneByOne(_ batch: [OutboxEntry], refusedWhole: RemoteFailure,
+                                                               _ report: inout SyncReport) async throws {
+        logger.notice("push refused whole: sending its changes one at a time", metadata: ["reason": "\(refusedWhole)"])
+        for (index, entry) in batch.enumerated() {
+            let answer: SyncWire.PushAnswer
+            do {
+                answer = try await send([entry])
+            } catch {
+                let failure = RemoteFailure.from(error)
+                guard Self.refusesSomeChange(failure) else {
+                    try await store.reschedule(Array(batch[index...]), after: failure, backoff: configuration.retry)
+                    throw error
+                }
+                try await store.writer.write { db in try OutboxTable.markFailed(id: entry.id, message: failure.description, db: db) }
+                logger.warning("change rejected", metadata: ["id": "\(entry.id)", "message": "\(failure.description)"])
+                report.rejected += 1
+                report.rejections.append((entry.id, failure.description))
+                continue
+            }
+            try await record(answer, for: [entry], into: &report)
+        }
+    }
+
+    /// Whether the server refused a push whole for what one of its changes holds (400 unreadable,
+    /// 413 too large or past a quota), rather than for who sent it or when.
+    static func refusesSomeChange(_ failure: RemoteFailure) -> Bool {
+        if case .rejected(let status, _) = failure { return status == 400 || status == 413 }
+        return false
     }
 
     private nonisolated(nonsending) func send(_ batch: [OutboxEntry]) async throws -> SyncWire.PushAnswer {

@@ -18,7 +18,9 @@ protocol SyncRoundHost: Actor {
 /// One sync round: takes in the server's time, makes the waiting entries due when a person asked
 /// or the network came back, pushes the changes and space calls (`SyncPusher`), runs the other
 /// calls (`CallRunner`), pulls (`SyncPuller`) and sends usage events; a failure stops it and goes
-/// into its report. Made per round from the engine's dependencies.
+/// into its report. A failure to deliver that the server answered (a push it failed or refused
+/// whole) stops only the delivering: the pull still runs (`pullsAfter`). Made per round from the
+/// engine's dependencies.
 ///
 /// NB: it runs on the engine's actor (`on engine: isolated`, and `nonisolated(nonsending)` in the
 /// phases), as it did when it was the engine's own methods: the engine's state and status change
@@ -69,14 +71,13 @@ struct SyncRound {
             _ = try? await store.writer.write { db in try OutboxTable.makeAllDue(db) }
         }
         do {
-            try await pusher.pushChangesAndSpaceCalls(&report, on: engine)
-            try await callRunner.runCalls(&report)
+            let undelivered = try await deliver(&report, on: engine)
             if collections.isEmpty {
                 // NB: an app without synced collections (its data is the server's answers to its
                 // calls) has nothing to pull; the account's other apps' records are not its business.
                 // Its last sync is a whole round, or one that delivered what waited (a scan sent
                 // by the command that made it is a sync to the person, not "never").
-                if shouldPull || report.sent + report.calls > 0 {
+                if undelivered == nil, shouldPull || report.sent + report.calls > 0 {
                     // NB: by the server's time when this device's clock is off (see `SignedInDevice.status`).
                     let now = store.clock.now()
                     try await store.writer.write { db in try EngineSchema.setValue(String(now), for: .lastSyncAt, db) }
@@ -85,18 +86,19 @@ struct SyncRound {
                 try await puller.pull(&report, on: engine)
                 if report.sentBackAfterRestore > 0 {
                     // NB: what the restored server lost goes now, and what it then holds comes back, in this round.
-                    try await pusher.pushChangesAndSpaceCalls(&report, on: engine)
-                    try await puller.pull(&report, on: engine)
+                    if try await deliver(&report, on: engine) == nil { try await puller.pull(&report, on: engine) }
                 }
             }
-            if configuration.sendsAnalytics, eventsNotBefore.map({ ContinuousClock.now >= $0 }) ?? true {
+            report.pullFinished = shouldPull
+            if undelivered == nil, configuration.sendsAnalytics, eventsNotBefore.map({ ContinuousClock.now >= $0 }) ?? true {
                 // NB: last: usage events never hold back a person's own changes.
                 try await sendUsageEvents(&report)
             }
-            status.update { $0.lastError = nil }
+            if undelivered == nil { status.update { $0.lastError = nil } }
         } catch {
             let failure = RemoteFailure.from(error)
-            report.failure = failure
+            // NB: a pull that fails after a failed push leaves the push's failure in the report: it came first.
+            report.failure = report.failure ?? failure
             engine.roundStopped(by: failure)
         }
         await store.learnServerTime(from: link)
@@ -104,6 +106,35 @@ struct SyncRound {
             report.clockAheadBySeconds = -offset / 1000
         }
         return report
+    }
+
+    /// Pushes the changes and space calls, then runs the other calls. A failure the server answered
+    /// (`pullsAfter`) goes into the report and is returned, the rest of the delivering left for the
+    /// next round; any other is thrown and stops the round.
+    private mutating func deliver(_ report: inout SyncReport, on engine: isolated any SyncRoundHost) async throws -> RemoteFailure? {
+        do {
+            try await pusher.pushChangesAndSpaceCalls(&report, on: engine)
+            try await callRunner.runCalls(&report)
+            return nil
+        } catch {
+            let failure = RemoteFailure.from(error)
+            guard Self.pullsAfter(failure) else { throw failure }
+            report.failure = failure
+            engine.roundStopped(by: failure)
+            return failure
+        }
+    }
+
+    /// Whether a round whose delivering failed so still pulls: when the server answered (it failed,
+    /// or refused the push whole, as an older server does past a quota), what others changed may
+    /// still come, and a device must never stop hearing of it for what it cannot send. Not when no
+    /// answer came (offline: the pull would wait out its deadlines for nothing), nor after a 401
+    /// (the pull is refused too, and sync waits for a new sign-in).
+    static func pullsAfter(_ failure: RemoteFailure) -> Bool {
+        switch failure {
+        case .transient, .rejected: return true
+        case .unreachable, .unauthorized: return false
+        }
     }
 
     /// Sends the waiting usage events; a server that cannot file them now says when to try again.

@@ -119,7 +119,8 @@ public struct CallDeferred: Error, Sendable, Equatable {
 public struct SyncConfiguration: Sendable {
     /// Changes per push request (the server takes up to 500).
     public var batchSize = 500
-    /// Bytes of payload per push request, about.
+    /// The most bytes of a push request's body (the server takes 1 MiB by default); a change
+    /// larger alone goes alone.
     public var maxBatchBytes = 1024 * 1024
     /// Records per pull request.
     public var pullLimit = 500
@@ -195,8 +196,11 @@ public struct SyncReport: Sendable {
     public var sentBackAfterRestore = 0
     /// Whether the server was found restored in this round (`sentBackAfterRestore` may be 0).
     public var serverRestored = false
-    /// Why the round stopped early, if it did.
+    /// Why the round stopped early, if it did. A push the server failed or refused whole stops
+    /// only the sending: the round still pulls, and this says why the changes wait.
     public var failure: RemoteFailure?
+    /// The round pulled everything it was to pull (whatever became of its push).
+    var pullFinished = false
     /// False when the caller's budget ran out before the round ended (`SyncEngine.syncNow`): the
     /// round goes on in the background, and this report counts nothing of it.
     public var finished = true

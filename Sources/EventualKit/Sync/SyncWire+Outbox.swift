@@ -39,6 +39,21 @@ extension SyncWire {
     }
 }
 
+extension SyncWire {
+    /// What `pushBody` takes around a batch's changes: `{"changes":[` and `]}`.
+    static let pushBodyEnvelope = 15
+
+    /// The bytes a change entry takes in `pushBody`, its separating comma included: what a batch
+    /// claims, so that a push never grows past the bytes it was allowed (and a server's body limit).
+    static func pushBytes(of entry: OutboxEntry) -> Int {
+        // NB: `{"id":`, `,"collection":`, `,"recordId":`, the `,` before the payload's members and one between changes.
+        var bytes = 6 + 14 + 12 + 1 + 1 + entry.payload.count - 1
+        bytes += WireJSON.stringLength(entry.id) + WireJSON.stringLength(entry.operation) + WireJSON.stringLength(entry.recordID ?? "")
+        if let space = entry.space { bytes += 9 + WireJSON.stringLength(space) }
+        return bytes
+    }
+}
+
 extension SyncWire.PulledRecord {
     /// The record, with no space when it is in `personalSpace`.
     func remote(personalSpace: String?) -> RemoteRecord {

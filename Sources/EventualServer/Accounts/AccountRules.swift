@@ -1,3 +1,4 @@
+import EventualAPI
 import Foundation
 
 /// What makes a username, an email address and a password acceptable at registration: exactly the

@@ -23,9 +23,36 @@ struct StorageUsage: Sendable {
             .first()
         let stored = try row?.decode(column: "bytes", as: Int64.self) ?? delta
         guard delta < 0 || stored <= quota else {
-            throw Refusal.quotaExceeded("Quota reached: this would store \(ByteCount.text(stored)) for you, and at most \(ByteCount.text(quota)) are"
-                + " allowed. \(advice)")
+            throw Refusal.quotaExceeded(refusal(storing: stored, quota: quota, advice: advice))
         }
+    }
+
+    /// What each of `userIDs` stores, their counts locked until the transaction ends: a write
+    /// that decides change by change what fits (a push) decides on the count it will commit on.
+    /// NB: in sorted order, so that two such writes never wait on each other in a circle; and taken
+    /// after the spaces' locks (`SpaceGate.enter`), as every write that holds both takes them.
+    static func locked(_ userIDs: Set<String>, on sql: any SQLDatabase) async throws -> [String: Int64] {
+        var stored: [String: Int64] = [:]
+        for userID in userIDs.sorted() {
+            // NB: an upsert that changes nothing, for its row lock: `SELECT … FOR UPDATE` is not
+            // SQLite's (whose writer holds the whole database already), and finds no row to lock
+            // for someone who never stored a byte.
+            let row = try await sql.insert(into: "storage_usage").columns("user_id", "bytes")
+                .values(SQLBind(userID), SQLBind(Int64(0)))
+                .onConflict(with: ["user_id"]) { update in
+                    update.set("bytes", to: SQLColumn("bytes", table: "storage_usage"))
+                }
+                .returning("bytes")
+                .first()
+            stored[userID] = try row?.decode(column: "bytes", as: Int64.self) ?? 0
+        }
+        return stored
+    }
+
+    /// Why a write is refused that would store `total` bytes for `whom` ("you", "the owner of Home").
+    static func refusal(storing total: Int64, quota: Int64, for whom: String = "you",
+                        advice: String = "Delete records or products you no longer need, or send smaller images") -> String {
+        "Quota reached: this would store \(ByteCount.text(total)) for \(whom), and at most \(ByteCount.text(quota)) are allowed. \(advice)"
     }
 
     /// The bytes a synced record's columns take.

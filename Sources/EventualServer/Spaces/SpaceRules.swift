@@ -1,3 +1,5 @@
+import EventualAPI
+
 /// What a space call accepts: exactly the `pattern`, `minLength` and `maxLength` of `NewSpace`,
 /// `NewInvitation` and the path parameters in `openapi.yaml`. Lengths count Unicode code points.
 enum SpaceRules {

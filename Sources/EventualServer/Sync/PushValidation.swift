@@ -26,23 +26,19 @@ struct ValidatedChange: Sendable, Equatable {
 }
 
 /// Everything a push is checked for before its merge, in one place, in this order:
-/// 1. the whole push: at most `maxChanges` changes, and no NUL or control character in an id, a
-///    name or a value, and ids of the lengths allowed: else a 400 naming the change and field,
-///    nothing applied;
+/// 1. the whole push: at most `SyncChangeLimits.maxChanges` changes, and no change the push cannot
+///    be read with (`SyncChangeLimits`: a control character in an id, a name or a value, an id of a
+///    length not allowed): else a 400 naming the change and field, nothing applied;
 /// 2. each change against its collection: known collection and fields, values of their types,
 ///    a stamp not too far ahead of the server's clock: else that change alone is `rejected`.
-/// What a merged record must satisfy (its collection's `rules`) is checked by the merge
-/// (`PushMerge`), which alone knows the record as merged.
+/// What a merged record must satisfy (its collection's `rules`) and the quotas are checked by the
+/// merge (`PushMerge`), which alone knows the record as merged.
 ///
 /// NB: a refusal of the first kind is a 400 rather than one change's `rejected`: a change id that
 /// cannot be stored whole cannot be remembered either, and before this check such a batch
-/// answered 500 on every retry, stalling the device's outbox for good.
+/// answered 500 on every retry, stalling the device's outbox for good. The engine refuses such a
+/// change on the device by the same rules, so that none of its pushes is refused whole.
 struct PushValidation: Sendable {
-    static let maxChanges = 500
-    static let changeIDLengths = 1...128
-    static let spaceIDLengths = 1...128
-    static let recordIDLengths = 1...128
-
     let collections: [String: SyncCollection]
     /// How far ahead of the server's clock a stamp may be.
     let maxClockDrift: Duration
@@ -55,11 +51,11 @@ struct PushValidation: Sendable {
     /// The push's changes as the store takes them (a change without a space goes to `userID`'s
     /// personal one), or the 400 that refuses the push whole.
     func submissions(of changes: [Components.Schemas.SyncChange], by userID: String, now: Int64) throws(APIError) -> [SyncSubmission] {
-        guard changes.count <= Self.maxChanges else {
-            throw APIError.badRequest("a push carries at most \(Self.maxChanges) changes, not \(changes.count): send them in several batches")
+        guard changes.count <= SyncChangeLimits.maxChanges else {
+            throw APIError.badRequest("a push carries at most \(SyncChangeLimits.maxChanges) changes, not \(changes.count):"
+                + " send them in several batches")
         }
-        for (index, change) in changes.enumerated() { try Self.checkText(of: change, at: "changes[\(index)]") }
-        for (index, change) in changes.enumerated() { try Self.checkLengths(of: change, at: "changes[\(index)]") }
+        for (index, change) in changes.enumerated() { try Self.requireReadable(change, at: "changes[\(index)]") }
         return changes.map { change in
             SyncSubmission(id: change.id, space: change.space ?? userID, change: Result { () throws(SyncRejection) in
                 try validate(collection: change.collection, recordID: change.recordId, hlc: change.hlc,
@@ -70,29 +66,21 @@ struct PushValidation: Sendable {
         }
     }
 
-    /// Refuses a change whose text cannot be stored whole: a NUL or a control character in an id,
-    /// a name or a value.
-    private static func checkText(of change: Components.Schemas.SyncChange, at path: String) throws(APIError) {
-        try TextRules.check(change.id, field: "\(path).id")
-        try TextRules.check(change.collection, field: "\(path).collection")
-        try TextRules.check(change.recordId, field: "\(path).recordId")
-        try TextRules.check(change.hlc, field: "\(path).hlc")
-        if let space = change.space { try TextRules.check(space, field: "\(path).space") }
-        for (name, value) in change.fields.additionalProperties.value {
-            try TextRules.check(name, field: "\(path).fields (a field name)")
-            if let text = value as? String {
-                try TextRules.check(text, field: "\(path).fields.\(name)", .multiLine)
-            }
+    /// Refuses a change the push cannot be read with (`SyncChangeLimits`): one whose text cannot
+    /// be stored whole (a NUL or a control character in an id, a name or a value), or whose change
+    /// id or space id is of a length not allowed.
+    private static func requireReadable(_ change: Components.Schemas.SyncChange, at path: String) throws(APIError) {
+        func require(_ problem: String?, _ field: String) throws(APIError) {
+            if let problem { throw APIError.badRequest("\(path).\(field) \(problem)") }
         }
-    }
-
-    /// Refuses a change whose id or space id is of a length not allowed.
-    private static func checkLengths(of change: Components.Schemas.SyncChange, at path: String) throws(APIError) {
-        guard changeIDLengths.contains(change.id.unicodeScalars.count) else {
-            throw APIError.badRequest("\(path).id must be 1 to \(changeIDLengths.upperBound) characters long")
-        }
-        if let space = change.space, !spaceIDLengths.contains(space.unicodeScalars.count) {
-            throw APIError.badRequest("\(path).space must be 1 to \(spaceIDLengths.upperBound) characters long")
+        try require(SyncChangeLimits.problem(withChangeID: change.id), "id")
+        try require(SyncChangeLimits.problem(withName: change.collection), "collection")
+        try require(SyncChangeLimits.problem(withName: change.recordId), "recordId")
+        try require(SyncChangeLimits.problem(withName: change.hlc), "hlc")
+        if let space = change.space { try require(SyncChangeLimits.problem(withSpaceID: space), "space") }
+        for (name, value) in change.fields.additionalProperties.value.sorted(by: { $0.key < $1.key }) {
+            try require(SyncChangeLimits.problem(withName: name), "fields (a field name)")
+            if let text = value as? String { try require(SyncChangeLimits.problem(withText: text), "fields.\(name)") }
         }
     }
 
@@ -105,9 +93,7 @@ struct PushValidation: Sendable {
             let known = collections.keys.sorted().joined(separator: ", ")
             throw SyncRejection("unknown collection '\(name)' (known: \(known))")
         }
-        guard Self.recordIDLengths.contains(recordID.count) else {
-            throw SyncRejection("recordId must be 1 to \(Self.recordIDLengths.upperBound) characters long, not \(recordID.count)")
-        }
+        if let problem = SyncChangeLimits.problem(withRecordIDLength: recordID) { throw SyncRejection("recordId \(problem)") }
         guard let stamp = HLCStamp(parsing: hlc) else {
             throw SyncRejection("hlc '\(hlc.prefix(100))' is not a stamp of the form <13-digit Unix ms>-<5-digit counter>-<node id>")
         }
@@ -175,9 +161,7 @@ struct PushValidation: Sendable {
                     throw SyncRejection("field '\(name)' must be a calendar date YYYY-MM-DD, not '\(text.prefix(40))'")
                 }
             }
-            if let maxLength = field.maxLength, text.count > maxLength {
-                throw SyncRejection("field '\(name)' must be at most \(maxLength) characters long, not \(text.count)")
-            }
+            if let problem = SyncChangeLimits.problem(withText: text, of: field) { throw SyncRejection("field '\(name)' \(problem)") }
             return .string(text)
         case .integer:
             if raw is Bool { throw wrongType }

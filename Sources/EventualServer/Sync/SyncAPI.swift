@@ -88,8 +88,8 @@ extension APIService {
         else { throw APIError.badRequest("collection must be a collection's name: 1 to 64 of a-z, 0-9 and _, starting with a letter") }
         for id in input.query.id {
             try TextRules.check(id, field: "id")
-            guard PushValidation.recordIDLengths.contains(id.unicodeScalars.count) else {
-                throw APIError.badRequest("id must be 1 to \(PushValidation.recordIDLengths.upperBound) characters long, not \(id.unicodeScalars.count)")
+            guard SyncChangeLimits.recordIDLengths.contains(id.unicodeScalars.count) else {
+                throw APIError.badRequest("id must be 1 to \(SyncChangeLimits.recordIDLengths.upperBound) characters long, not \(id.unicodeScalars.count)")
             }
         }
         guard (1...Self.mostRecordsAsked).contains(input.query.id.count) else {

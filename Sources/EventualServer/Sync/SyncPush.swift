@@ -3,9 +3,9 @@ import EventualStorage
 import SQLKit
 
 extension SyncStore {
-    /// Applies a batch in one transaction and answers each change, in order. A batch that would
-    /// take a space's owner past `quota` records or past `byteQuota` stored bytes is refused whole
-    /// (`Refusal.quotaExceeded`).
+    /// Applies a batch in one transaction and answers each change, in order. A change that would
+    /// take its space's owner past `quota` records or past `byteQuota` stored bytes is refused
+    /// alone (`PushQuotas`), the rest of the batch applied.
     func push(_ submissions: [SyncSubmission], userID: String, now: Int64, quota: Int = .max,
               byteQuota: Int64 = .max) async throws -> [SyncOutcome] {
         try await pushed(submissions, userID: userID, now: now, quota: quota, byteQuota: byteQuota, by: nil).outcomes
@@ -19,16 +19,18 @@ extension SyncStore {
                 byteQuota: Int64 = .max, by: String?) async throws -> (outcomes: [SyncOutcome], moves: [LiveMove]) {
         let collections = self.collections
         return try await database.transaction { sql in
-            var merge = try await PushMerge(submissions, userID: userID, now: now, collections: collections, on: sql)
+            var merge = try await PushMerge(submissions, userID: userID, now: now, collections: collections, quota: quota,
+                                            byteQuota: byteQuota, on: sql)
             for submission in submissions { try await merge.take(submission, on: sql) }
-            let outcomes = try await merge.commit(quota: quota, byteQuota: byteQuota, on: sql)
+            let outcomes = try await merge.commit(on: sql)
             return (outcomes, try await merge.moves(by: by, on: sql))
         }
     }
 }
 
 /// One batch merged into the records it changes, in its push's transaction: made under the
-/// counter locks of its spaces, change by change in the batch's order, then written at once.
+/// counter locks of its spaces, change by change in the batch's order, each change checked
+/// against its collection's rules and its owner's quotas as it comes, then written at once.
 struct PushMerge {
     private let userID: String
     private let now: Int64
@@ -40,6 +42,10 @@ struct PushMerge {
     private let stored: [SyncRecordKey: (state: SyncRecordState, bytes: Int64)]
     /// The records the batch changes, as merged so far.
     private var records: [SyncRecordKey: SyncRecordState]
+    /// The columns of each record the batch changed, as merged so far, and the bytes they take.
+    private var written: [SyncRecordKey: (columns: SyncRecordState.Columns, bytes: Int64)] = [:]
+    /// What the owners of the batch's spaces may still store.
+    private var quotas: PushQuotas
     /// The records its rules may look up that it does not change (see `referencedStates`).
     private let referenced: [SyncRecordKey: SyncRecordState]
     /// Where a rule's lookup may find a record: the spaces the batch writes, and those its references were read in.
@@ -56,14 +62,16 @@ struct PushMerge {
     /// The newest seq of each space the commit wrote to.
     private var positions: [String: Int64] = [:]
 
-    /// Locks the batch's spaces and reads what its merge needs.
+    /// Locks the batch's spaces, then their owners' counts (`PushQuotas`), and reads what its merge needs.
     init(_ submissions: [SyncSubmission], userID: String, now: Int64, collections: [String: SyncCollection],
-         on sql: any SQLDatabase) async throws {
+         quota: Int, byteQuota: Int64, on sql: any SQLDatabase) async throws {
         self.userID = userID
         self.now = now
         self.collections = collections
         let access = try await SpaceGate.enter(Set(submissions.map(\.space)).sorted(), as: userID, now: now, on: sql)
         self.access = access
+        quotas = try await PushQuotas(records: quota, bytes: byteQuota, userID: userID,
+                                      owners: Set(access.values.filter { $0.refusalToWrite == nil }.map(\.ownerID)), on: sql)
         appliedIDs = try await SyncRecordRows.appliedChangeIDs(among: submissions.map(\.id), of: userID, on: sql)
         let keys = submissions.compactMap { submission -> SyncRecordKey? in
             guard case .success(let change) = submission.change, access[submission.space]?.refusalToWrite == nil else { return nil }
@@ -98,6 +106,16 @@ struct PushMerge {
             refusals.append((outcomes.count, key, violation))
             return outcomes.append(.rejected(violation.message))
         }
+        // NB: a new record, a tombstone included, is a row more for the owner; so is the first
+        // change of a record that an earlier change of this batch was refused for.
+        let columns = try state.columns()
+        let bytes = StorageUsage.bytes(of: columns)
+        let grown = bytes - (written[key]?.bytes ?? stored[key]?.bytes ?? 0)
+        if let refusal = try await quotas.take(creates: before == nil, grown: grown, in: access[submission.space]!, on: sql) {
+            refusals.append((outcomes.count, key, refusal))
+            return outcomes.append(.rejected(refusal.message))
+        }
+        written[key] = (columns, bytes)
         // NB: a change that lost every comparison still moves its record to a new seq.
         // Its device skipped the winning values in an earlier pull (its own edit was
         // pending then, and pending edits are never overwritten); this brings them back.
@@ -149,14 +167,12 @@ struct PushMerge {
     }
 
     /// Writes the merged records, each with the next seq of its space, and answers each change.
-    /// NB: the quotas are checked first: a batch past one is refused whole, nothing written.
-    mutating func commit(quota: Int, byteQuota: Int64, on sql: any SQLDatabase) async throws -> [SyncOutcome] {
-        try await requireRecordQuota(quota, on: sql)
+    mutating func commit(on sql: any SQLDatabase) async throws -> [SyncOutcome] {
         try await SyncRecordRows.recordApplied(newlyApplied, userID: userID, now: now, on: sql)
         var nextSeq = access.mapValues(\.lastSeq)
-        let rows = try changed.map { key in
+        let rows = changed.map { key in
             nextSeq[key.space]! += 1
-            return SyncRecordRows.Row(key: key, columns: try records[key]!.columns(), seq: nextSeq[key.space]!,
+            return SyncRecordRows.Row(key: key, columns: written[key]!.columns, seq: nextSeq[key.space]!,
                                       deleted: records[key]!.isDeleted)
         }
         // NB: set here, not in a `defer`: Swift 6.3's optimizer crashed (signal 11, splitting this
@@ -164,13 +180,15 @@ struct PushMerge {
         // after this point is rolled back and signals nothing, whatever `positions` holds.
         let moved = nextSeq.filter { $0.value != access[$0.key]!.lastSeq }
         positions = moved
-        // A space's records count against its owner.
+        // A space's records count against its owner. NB: the byte quota let each change through
+        // or refused it as it came (`take`), on counts locked for this push: the commit only adds
+        // what it let through, and never refuses the push whole.
         var grown: [String: Int64] = [:]
         for row in rows {
-            grown[access[row.key.space]!.ownerID, default: 0] += StorageUsage.bytes(of: row.columns) - (stored[row.key]?.bytes ?? 0)
+            grown[access[row.key.space]!.ownerID, default: 0] += written[row.key]!.bytes - (stored[row.key]?.bytes ?? 0)
         }
         for (ownerID, bytes) in grown.sorted(by: { $0.key < $1.key }) {
-            try await StorageUsage.add(bytes, for: ownerID, quota: byteQuota, on: sql)
+            try await StorageUsage.add(bytes, for: ownerID, quota: .max, on: sql)
         }
         try await SyncRecordRows.save(rows, authors: authors, now: now, on: sql)
         for (space, seq) in moved.sorted(by: { $0.key < $1.key }) {
@@ -194,21 +212,6 @@ struct PushMerge {
         return positions.keys.sorted().map { space in
             LiveMove(space: space, position: positions[space]!, collections: (collections[space] ?? []).sorted(),
                      members: members[space] ?? [], by: by)
-        }
-    }
-
-    /// Refuses the batch when the records it creates would take a space's owner past `quota`.
-    private func requireRecordQuota(_ quota: Int, on sql: any SQLDatabase) async throws {
-        guard quota < .max else { return }
-        let created = Dictionary(grouping: changed.lazy.filter { stored[$0] == nil }) { access[$0.space]!.ownerID }
-        for (ownerID, keys) in created.sorted(by: { $0.key < $1.key }) {
-            let count = try await SyncRecordRows.count(ownedBy: ownerID, on: sql)
-            guard count + keys.count <= quota else {
-                let whose = ownerID == userID ? "you store" : "the owner of \(access[keys[0].space]!.name) stores"
-                throw Refusal.quotaExceeded("Quota reached: \(whose) \(count) synced records and this push adds \(keys.count);"
-                    + " at most \(quota) are allowed. Delete records you no longer need (deleting an existing record frees nothing"
-                    + " until it is purged), or push fewer new ones")
-            }
         }
     }
 

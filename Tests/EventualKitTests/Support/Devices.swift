@@ -6,6 +6,7 @@ import GRDB
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import OpenAPIRuntime
 import Testing
 @testable import EventualKit
 
@@ -62,11 +63,12 @@ final class Device: Sendable {
     init(folder: URL, serverURL: URL, timeout: Duration = .seconds(30),
          timeouts: ServerLink.Timeouts = ServerLink.Timeouts(connect: .seconds(10), firstByte: .seconds(20)),
          configuration: SyncConfiguration = .fast, calls: [String: CallHandler] = [:], uploadingAttachments: Bool = false,
-         migrations: [LocalMigration] = [itemsMigration], wallClock: @escaping @Sendable () -> Int64 = { UnixMillis.now() }) throws {
+         migrations: [LocalMigration] = [itemsMigration], middlewares: [any ClientMiddleware] = [],
+         wallClock: @escaping @Sendable () -> Int64 = { UnixMillis.now() }) throws {
         store = try LocalStore(path: folder.appendingPathComponent("store.sqlite").path, migrations: migrations, wallClock: wallClock)
         let vault = SessionVault(secrets: FileSecretStore(directory: folder.appendingPathComponent("secrets")), rounds: 100_000)
         self.vault = vault
-        link = ServerLink(serverURL: serverURL, timeout: timeout, timeouts: timeouts) { vault.accessToken }
+        link = ServerLink(serverURL: serverURL, timeout: timeout, timeouts: timeouts, middlewares: middlewares) { vault.accessToken }
         attachments = Attachments(folder: folder.appendingPathComponent("attachments"), store: store, link: link)
         engine = SyncEngine(store: store, link: link, collections: [TableMirror(SyncCollections.pantryItems, table: "items")],
                             calls: uploadingAttachments ? attachments.uploads.merging(calls) { _, given in given } : calls, configuration: configuration,
@@ -106,6 +108,13 @@ final class Device: Sendable {
                 fields["category"] = .string(category)
             }
             try tx.recordChange(SyncCollections.pantryItems, id: id, fields: fields, space: space)
+        }
+    }
+
+    func rename(_ id: String, to name: String) async throws {
+        try await store.write { tx in
+            try tx.db.execute(sql: "UPDATE items SET name = ? WHERE id = ?", arguments: [name, id])
+            try tx.recordChange(SyncCollections.pantryItems, id: id, fields: ["name": .string(name)], space: try Self.space(of: id, tx.db))
         }
     }
 

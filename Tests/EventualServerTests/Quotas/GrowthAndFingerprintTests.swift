@@ -43,17 +43,26 @@ struct GrowthAndFingerprintTests {
     }
 
     @Test(arguments: Backend.available)
-    func syncRecordsPastTheQuotaAreA413WithAClearMessage(_ backend: Backend) async throws {
+    func aSyncRecordPastTheQuotaIsRejectedAloneWithCodeQuotaAndAClearMessage(_ backend: Backend) async throws {
         try await withServer(backend, configure: { $0.quotas.syncRecordsPerUser = 3 }) { api in
+            // Given a person who stores three records, the most allowed
             let account = try await api.signUp()
             let three = (0..<3).map { SyncChangeJSON(recordId: "item-\($0)", hlc: Stamps.at(-1000), fields: pantryItem()) }
             #expect(try await api.pushed(three, as: account).map(\.status) == ["applied", "applied", "applied"])
-            // Editing an existing record still works at the quota
-            _ = try await api.pushed([SyncChangeJSON(recordId: "item-0", hlc: Stamps.at(-500), fields: ["name": "Edited"])], as: account)
-            // A new record is refused
-            let fourth = try await api.push([SyncChangeJSON(recordId: "item-3", hlc: Stamps.at(-1000), fields: pantryItem())], as: account)
-            #expect(fourth.status == .contentTooLarge, "\(fourth.text)")
-            #expect(try fourth.error().message.contains("Quota"))
+            // When they push a new record with an edit of an existing one
+            let results = try await api.pushed([
+                SyncChangeJSON(recordId: "item-3", hlc: Stamps.at(-1000), fields: pantryItem()),
+                SyncChangeJSON(recordId: "item-0", hlc: Stamps.at(-500), fields: ["name": "Edited"]),
+            ], as: account)
+            // Then the push is answered (200), the new record alone rejected with code quota, saying whose quota it is
+            #expect(results.map(\.status) == ["rejected", "applied"])
+            #expect(results[0].code == "quota")
+            let message = try #require(results[0].message)
+            #expect(message.contains("Quota reached: you store 3 synced records") && message.contains("at most 3"), "\(message)")
+            // And the edit went, the refused record is not stored
+            let stored = try await api.pulledRecords(as: account)
+            #expect(stored.keys.sorted() == ["item-0", "item-1", "item-2"])
+            #expect(stored["item-0"]?.fields["name"] == "Edited")
             // And another user is unaffected
             let other = try await api.signUp()
             #expect(try await api.pushed([SyncChangeJSON(recordId: "x", hlc: Stamps.at(-1000), fields: pantryItem())], as: other)
@@ -76,7 +85,7 @@ struct GrowthAndFingerprintTests {
     }
 
     @Test(arguments: Backend.available)
-    func storedBytesPastTheQuotaAreA413AndShrinkingFreesRoom(_ backend: Backend) async throws {
+    func aSyncChangePastTheByteQuotaIsRejectedAloneAndShrinkingFreesRoom(_ backend: Backend) async throws {
         // NB: 4,000 bytes hold two records of a 1,500-byte description (plus their stamps), not three.
         try await withServer(backend, configure: { $0.quotas.bytesPerUser = 4_000 }) { api in
             let account = try await api.signUp()
@@ -85,16 +94,19 @@ struct GrowthAndFingerprintTests {
                 SyncChangeJSON(recordId: id, hlc: Stamps.at(age), fields: pantryItem(["description": .string(description)]))
             }
             #expect(try await api.pushed([item("a", long, -3000), item("b", long, -3000)], as: account).map(\.status) == ["applied", "applied"])
-            // When a third such record comes, the whole push is refused with a message naming the quota
-            let third = try await api.push([item("c", long, -3000)], as: account)
-            #expect(third.status == .contentTooLarge, "\(third.text)")
-            let message = try third.error().message
+            // When a third such record comes with a small one
+            let results = try await api.pushed([item("c", long, -3000), item("d", "Oat", -3000)], as: account)
+            // Then the third alone is rejected with code quota and a message naming the quota, and the small one fits
+            #expect(results.map(\.status) == ["rejected", "applied"])
+            #expect(results[0].code == "quota")
+            let message = try #require(results[0].message)
             // (its sizes as the device says them: 4,000 bytes is "4 KiB", not "0.0 MiB")
-            #expect(message.contains("Quota") && message.contains("at most 4 KiB"), "\(message)")
-            // And nothing of it was stored: a pull has only a and b
-            #expect(try await api.pulledRecords(as: account).keys.sorted() == ["a", "b"])
-            // Shrinking a record always goes through, and frees room for the third
-            #expect(try await api.pushed([item("a", "Oat", -2000)], as: account).map(\.status) == ["applied"])
+            #expect(message.contains("Quota") && message.contains("at most 4 KiB") && message.contains("for you"), "\(message)")
+            // And nothing of it was stored: a pull has a, b and d
+            #expect(try await api.pulledRecords(as: account).keys.sorted() == ["a", "b", "d"])
+            // Shrinking records always goes through, and frees room for the third
+            #expect(try await api.pushed([item("a", "Oat", -2000), item("b", "Oat", -2000)], as: account).map(\.status)
+                == ["applied", "applied"])
             #expect(try await api.pushed([item("c", long, -1000)], as: account).map(\.status) == ["applied"])
             // Another user has a quota of their own
             let other = try await api.signUp()

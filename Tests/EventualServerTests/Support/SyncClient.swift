@@ -18,6 +18,8 @@ struct SyncResultJSON: Decodable, Equatable {
     let id: String
     let status: String
     let message: String?
+    /// A refusal's code (a rule's, `deleted` or `quota`), when it has one.
+    var code: String? = nil
 }
 
 struct SyncRecordJSON: Decodable, Equatable {
