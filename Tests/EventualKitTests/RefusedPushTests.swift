@@ -144,20 +144,25 @@ struct RefusedPushTests {
         }
     }
 
+    /// Queues a change as an engine that let a NUL through did, with the entry id `old-change`.
+    private func queueUnreadableChange(on device: Device) async throws {
+        let payload = try JSONEncoder.sorted.encode(ChangePayload(
+            hlc: HLCStamp(millis: UnixMillis.now() - 1000, counter: 0, node: "old").description,
+            fields: ["name": "Oat\u{0}milk", "quantity": 1, "boughtAt": 1_764_000_000_000, "status": "inPantry"], deltas: nil, deleted: false))
+        try await device.store.writer.write { db in
+            try db.execute(sql: """
+                INSERT INTO eventual_outbox (id, kind, operation, record_id, payload, created_at)
+                VALUES ('old-change', 'change', 'pantry_items', 'old-item', ?, 0)
+                """, arguments: [payload])
+        }
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func aChangeAnOlderEngineQueuedThatTheServerCannotReadFailsAloneAndTheRestGo() async throws {
         try await withLiveServer { server, scratch in
             let (first, second) = try await twoDevices(server, scratch)
             // Given a change queued by an engine that let a NUL through, before a good one
-            let payload = try JSONEncoder.sorted.encode(ChangePayload(
-                hlc: HLCStamp(millis: UnixMillis.now() - 1000, counter: 0, node: "old").description,
-                fields: ["name": "Oat\u{0}milk", "quantity": 1, "boughtAt": 1_764_000_000_000, "status": "inPantry"], deltas: nil, deleted: false))
-            try await first.store.writer.write { db in
-                try db.execute(sql: """
-                    INSERT INTO eventual_outbox (id, kind, operation, record_id, payload, created_at)
-                    VALUES ('old-change', 'change', 'pantry_items', 'old-item', ?, 0)
-                    """, arguments: [payload])
-            }
+            try await queueUnreadableChange(on: first)
             let good = try await first.add("Tea")
             // When it syncs, the server refusing the batch whole for the NUL
             let report = await first.engine.syncNow()
@@ -167,6 +172,23 @@ struct RefusedPushTests {
             #expect(failure.id == "old-change" && failure.reason == "changes[0].fields.name must not contain a NUL byte", "\(failure.reason)")
             _ = await second.engine.syncNow()
             #expect(try second.items().map(\.id) == [good])
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aLoneChangeTheServerCannotReadFailsAndTheRoundGoesOn() async throws {
+        try await withLiveServer { server, scratch in
+            let (first, second) = try await twoDevices(server, scratch)
+            // Given the unreadable change alone in the outbox, and an item the other device made
+            try await queueUnreadableChange(on: first)
+            let theirs = try await second.add("Tea")
+            #expect(await second.engine.syncNow().isComplete)
+            // When the device syncs
+            let report = await first.engine.syncNow()
+            // Then the change fails with the server's words, and the round went on to pull
+            #expect(report.failure == nil && report.rejected == 1, "\(String(describing: report.failure)) \(report.rejections)")
+            #expect(try first.engine.failures().map(\.id) == ["old-change"])
+            #expect(try first.items().map(\.id) == [theirs])
         }
     }
 }

@@ -62,12 +62,16 @@ struct SyncPusher {
                 answer = try await send(batch)
             } catch {
                 let failure = RemoteFailure.from(error)
-                guard batch.count > 1, Self.refusesSomeChange(failure) else {
+                guard Self.refusesSomeChange(failure) else {
                     try await store.reschedule(batch, after: failure, backoff: configuration.retry)
                     throw error
                 }
                 connectivity.reportAnswer()
-                try await pushOneByOne(batch, refusedWhole: failure, &report)
+                if batch.count == 1 {
+                    try await fail(batch[0], refusedWith: failure, &report)
+                } else {
+                    try await pushOneByOne(batch, refusedWhole: failure, &report)
+                }
                 continue
             }
             connectivity.reportAnswer()
@@ -84,7 +88,7 @@ struct SyncPusher {
 
     /// Sends a batch the server refused whole again one change at a time: the changes it takes go,
     /// and one it still refuses alone fails with its words, to be settled, instead of the whole
-    /// batch waiting for ever behind it.
+    /// batch waiting for ever behind it (a change refused alone is failed at once: `fail`).
     ///
     /// NB: this server refuses a push whole only for a change the engine refuses before queueing
     /// it (`SyncChangeLimits`), but an older server refused a push whole past a quota (413), and an
@@ -102,14 +106,20 @@ struct SyncPusher {
                     try await store.reschedule(Array(batch[index...]), after: failure, backoff: configuration.retry)
                     throw error
                 }
-                try await store.writer.write { db in try OutboxTable.markFailed(id: entry.id, message: failure.description, db: db) }
-                logger.warning("change rejected", metadata: ["id": "\(entry.id)", "message": "\(failure.description)"])
-                report.rejected += 1
-                report.rejections.append((entry.id, failure.description))
+                try await fail(entry, refusedWith: failure, &report)
                 continue
             }
             try await record(answer, for: [entry], into: &report)
         }
+    }
+
+    /// Fails a change the server refused a push of it alone for, with the server's words.
+    private nonisolated(nonsending) func fail(_ entry: OutboxEntry, refusedWith failure: RemoteFailure,
+                                              _ report: inout SyncReport) async throws {
+        try await store.writer.write { db in try OutboxTable.markFailed(id: entry.id, message: failure.description, db: db) }
+        logger.warning("change rejected", metadata: ["id": "\(entry.id)", "message": "\(failure.description)"])
+        report.rejected += 1
+        report.rejections.append((entry.id, failure.description))
     }
 
     /// Whether the server refused a push whole for what one of its changes holds (400 unreadable,

@@ -114,7 +114,7 @@ struct SyncPage: Sendable {
 ///
 /// Rules (`SyncCollection.rules`) are checked on each record as merged, before it is written, in
 /// the push's transaction: a change that breaks one is refused alone and the rest of the batch
-/// applies. Two consumptions of the last unit cannot both pass, since the second push merges
+/// applies. So are the owners' quotas (`PushQuotas`): a push is never refused for one. Two consumptions of the last unit cannot both pass, since the second push merges
 /// into what the first committed. A rule's lookups see the batch's earlier changes; those in the
 /// record's own space read under its lock, those in the pusher's other spaces (a transfer from a
 /// personal account into a shared one) read their latest committed state.
