@@ -83,6 +83,9 @@ struct SyncPusher {
             }
             await store.learnServerTime(from: link)
             try await record(answer, for: batch, into: &report)
+            // NB: a server restored since this device last heard it: no more pushes until the pull
+            // has found that out and queued what it lost ahead of them (`ServerHistory.sendBack`).
+            if !(answer.rewound ?? []).isEmpty { return }
         }
     }
 
@@ -216,7 +219,7 @@ struct SyncPusher {
             }
             if !answers.afterRestore.isEmpty {
                 // NB: the pull finds the restore out, and what it sends back goes before these (`ServerHistory.sendBack`).
-                try OutboxTable.reschedule(ids: answers.afterRestore, retryAt: 0,
+                try OutboxTable.reschedule(ids: answers.afterRestore, retryAt: UnixMillis.now() + 1,
                                            error: "the server was restored from an earlier copy: sent again once it has what it lost",
                                            countsAsAttempt: false, db: db)
             }

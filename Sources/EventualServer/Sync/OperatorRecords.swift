@@ -84,6 +84,10 @@ public struct OperatorRecords: Sendable {
     /// A value typed on a command line, as the wire would carry it for `field`.
     private static func value(_ text: String, as field: SyncField, named name: String) throws -> (any Sendable)? {
         if text == "null" { return nil }
+        // NB: the checks a push's text gets before its merge (`SyncChangeLimits`): none of it reaches a record here either.
+        if let problem = SyncChangeLimits.problem(withText: text) ?? SyncChangeLimits.problem(withText: text, of: field) {
+            throw Failure(description: "\(name) \(problem)")
+        }
         switch field.type {
         case .string, .date: return text
         case .boolean:

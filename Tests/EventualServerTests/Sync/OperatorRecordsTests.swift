@@ -48,6 +48,8 @@ struct OperatorRecordsTests {
                 ("milk", ["quantity": "lots"], "takes a number"),
                 ("milk", ["quantity": "-1"], "below 0"),
                 ("nothing", ["name": "x"], "no pantry_items record nothing"),
+                ("milk", ["name": "a\u{0}b"], "must not contain"),
+                ("milk", ["name": String(repeating: "x", count: 10_000)], "at most"),
             ]
             for (id, values, words) in cases {
                 await #expect { try await records.set(space: alice.id, collection: "pantry_items", recordID: id, values: values) } throws: { error in
