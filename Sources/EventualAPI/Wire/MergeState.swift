@@ -57,27 +57,29 @@ public struct MergeState: Sendable, Equatable {
 
     /// The state as `text(stamps:deltas:tombstone:)` writes it.
     public var text: String {
-        var deltasText: String?
-        if !deltas.isEmpty {
-            var out = "{"
-            for (index, name) in deltas.keys.sorted().enumerated() {
-                if index > 0 { out += "," }
-                WireJSON.appendString(name, to: &out)
-                out += ":["
-                for (position, delta) in deltas[name]!.enumerated() {
-                    if position > 0 { out += "," }
-                    out += "["
-                    WireJSON.appendString(delta.stamp.description, to: &out)
-                    out += ","
-                    WireJSON.appendNumber(delta.amount, to: &out)
-                    out += "]"
-                }
+        Self.text(stamps: WireJSON.object(stamps.mapValues(\.description)), deltas: Self.deltasText(deltas),
+                  tombstone: tombstone?.description)
+    }
+
+    /// Counters' deltas as stored: `{"field":[[stamp, amount], ...], ...}`, fields sorted; nil for none.
+    public static func deltasText(_ deltas: [String: [Delta]]) -> String? {
+        guard !deltas.isEmpty else { return nil }
+        var out = "{"
+        for (index, name) in deltas.keys.sorted().enumerated() {
+            if index > 0 { out += "," }
+            WireJSON.appendString(name, to: &out)
+            out += ":["
+            for (position, delta) in deltas[name]!.enumerated() {
+                if position > 0 { out += "," }
+                out += "["
+                WireJSON.appendString(delta.stamp.description, to: &out)
+                out += ","
+                WireJSON.appendNumber(delta.amount, to: &out)
                 out += "]"
             }
-            deltasText = out + "}"
+            out += "]"
         }
-        return Self.text(stamps: WireJSON.object(stamps.mapValues(\.description)), deltas: deltasText,
-                         tombstone: tombstone?.description)
+        return out + "}"
     }
 
     /// The state a `text` holds; nil when it is not one.

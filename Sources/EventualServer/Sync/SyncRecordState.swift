@@ -178,25 +178,7 @@ extension SyncRecordState {
     }
 
     func columns() throws -> Columns {
-        var counterDeltas: String?
-        if !deltas.isEmpty {
-            var out = "{"
-            for (index, name) in deltas.keys.sorted().enumerated() {
-                if index > 0 { out += "," }
-                WireJSON.appendString(name, to: &out)
-                out += ":["
-                for (position, delta) in deltas[name]!.enumerated() {
-                    if position > 0 { out += "," }
-                    out += "["
-                    WireJSON.appendString(delta.stamp.description, to: &out)
-                    out += ","
-                    WireJSON.appendNumber(delta.amount, to: &out)
-                    out += "]"
-                }
-                out += "]"
-            }
-            counterDeltas = out + "}"
-        }
+        let counterDeltas = MergeState.deltasText(merge.deltas)
         return Columns(
             fields: WireJSON.object(fields),
             fieldStamps: WireJSON.object(stamps.mapValues(\.description)),
