@@ -47,6 +47,15 @@ public enum SyncChangeLimits {
         lengthProblem(id.count, allowed: recordIDLengths).map { "\($0), not \(id.count)" }
     }
 
+    /// Why a merge state sent back after a restore (`SyncChange.state`) makes its push unreadable:
+    /// one longer than `MergeState.maxTextLength` code points. A device keeps no state longer than
+    /// that (`MergeState(text:)` reads none), and sends such a record back with its fields alone.
+    public static func problem(withState state: String) -> String? {
+        let length = state.unicodeScalars.count
+        guard length > MergeState.maxTextLength else { return nil }
+        return "must be at most \(MergeState.maxTextLength) characters long, not \(length)"
+    }
+
     /// Why a number, a field's value or an amount added to a counter, makes its push unreadable.
     public static func problem(withNumber number: Double) -> String? {
         guard !SyncValue.holdable(number) else { return nil }

@@ -78,6 +78,7 @@ struct PushValidation: Sendable {
         try require(SyncChangeLimits.problem(withName: change.recordId), "recordId")
         try require(SyncChangeLimits.problem(withName: change.hlc), "hlc")
         if let space = change.space { try require(SyncChangeLimits.problem(withSpaceID: space), "space") }
+        if let state = change.state { try require(SyncChangeLimits.problem(withState: state), "state") }
         for (name, value) in change.fields.additionalProperties.value.sorted(by: { $0.key < $1.key }) {
             try require(SyncChangeLimits.problem(withName: name), "fields (a field name)")
             if let text = value as? String { try require(SyncChangeLimits.problem(withText: text), "fields.\(name)") }

@@ -220,6 +220,27 @@ struct ContractRulesTests {
     }
 
     @Test(arguments: Backend.available)
+    func aStateSentBackIsAtMostItsMaxLengthInCodePointsElseThePushIsRefusedWhole(_ backend: Backend) async throws {
+        try await withServer(backend) { api in
+            let account = try await api.signUp()
+            // Given a state at the contract's bound, counted in code points, and one over it
+            // (neither is a merge state: only the length is in question here)
+            let atBound = String(repeating: Self.combiningE, count: MergeState.maxTextLength / 2)
+            let overBound = atBound + "x"
+            // When they are sent back with a change
+            let fine = try await api.send(.post, "/v1/sync/push", headers: account.bearer,
+                                          json: push(changeID: "c-1", extra: #","restores":true,"state":\#(jsonString(atBound))"#))
+            let long = try await api.send(.post, "/v1/sync/push", headers: account.bearer,
+                                          json: push(changeID: "c-2", extra: #","restores":true,"state":\#(jsonString(overBound))"#))
+            // Then the one at the bound is read (and rejected for what it holds), the one over it refused whole
+            #expect(fine.status == .ok, "\(fine.text)")
+            #expect(fine.text.contains(#""status":"rejected""#), "\(fine.text)")
+            #expect(long.status == .badRequest)
+            #expect(try long.error().message == "changes[0].state must be at most \(MergeState.maxTextLength) characters long, not \(MergeState.maxTextLength + 1)")
+        }
+    }
+
+    @Test(arguments: Backend.available)
     func nullDeltasAreNoDeltasAsTheContractSays(_ backend: Backend) async throws {
         try await withServer(backend) { api in
             let account = try await api.signUp()
@@ -240,10 +261,10 @@ struct ContractRulesTests {
     }
 
     /// A push of one valid pantry item under `changeID`.
-    private func push(changeID: String, deltas: String? = nil) -> String {
+    private func push(changeID: String, deltas: String? = nil, extra: String = "") -> String {
         let stamp = HLCStamp(millis: UnixMillis.now() - 1000, counter: 0, node: "test").description
         let fields = #"{"name":"Oat milk","quantity":1,"boughtAt":1764000000000,"status":"inPantry"}"#
         let deltasField = deltas.map { #","deltas":\#($0)"# } ?? ""
-        return #"{"changes":[{"id":\#(jsonString(changeID)),"collection":"pantry_items","recordId":"item-1","hlc":"\#(stamp)","fields":\#(fields)\#(deltasField),"deleted":false}]}"#
+        return #"{"changes":[{"id":\#(jsonString(changeID)),"collection":"pantry_items","recordId":"item-1","hlc":"\#(stamp)","fields":\#(fields)\#(deltasField),"deleted":false\#(extra)}]}"#
     }
 }
