@@ -75,13 +75,14 @@ struct LiveHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
             }
             var pipeline = NIOUpgradableHTTPServerPipelineConfiguration(upgradeConfiguration: upgrades)
             pipeline.enablePipelining = false  // NIOAsyncChannel answers one request at a time
-            pipeline.enableErrorHandling = false  // the responder answers errors
+            pipeline.enableErrorHandling = false  // the router answers errors, `UnreadableRequests` what the parser refuses
             pipeline.enableResponseHeaderValidation = false  // HTTPTypes validated them
             let limits = HTTP1Channel.Configuration().httpDecoder
             pipeline.decoderConfiguration.maxHeaderFieldSize = limits.maxHeaderFieldSize
             pipeline.decoderConfiguration.maxHeaderListSize = limits.maxHeaderListSize
             pipeline.decoderConfiguration.maxHeaderFieldCount = limits.maxHeaderFieldCount
             let negotiated = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: pipeline)
+            try UnreadableRequests.install(in: channel.pipeline.syncOperations, longestLine: limits.maxHeaderFieldSize)
             return Value(negotiated: negotiated, channel: channel)
         }
     }
