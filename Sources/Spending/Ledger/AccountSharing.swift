@@ -12,7 +12,8 @@ public struct AccountShare: Sendable, Equatable {
     /// Who else sees it: the space's other members as the server last said, the owner first
     /// (the same on every member's device); before it has said, whom this device invited.
     public let with: [String]
-    /// The role this device invited them as; nil when someone else shared it.
+    /// The role the others have in it, as the server last said (the same on each of the owner's
+    /// devices); before it has said, the role this device invited them as; nil when someone else shared it.
     public let invitedAs: SpaceRole?
     /// Whom this device invited and is not in it yet (as the server last said): their invitation
     /// waits, or they declined it.
@@ -133,8 +134,11 @@ public struct AccountSharing: Sendable {
             // NB: before the server said who is in it (a share made offline), the invitee is whom it is shared with.
             let others = !space.members.isEmpty ? members : invitees.isEmpty ? (space.owner.map { $0 == username ? [] : [$0] } ?? []) : invitees
             let invited = space.members.isEmpty ? [] : invitees.filter { person in !members.contains { $0.caseInsensitiveCompare(person) == .orderedSame } }
+            // NB: the role the others have, as the server said it, so that every device of the owner says the same;
+            // before it has said, the role this device invited them as.
+            let theirs = space.role == .owner ? space.members.first { $0.username.caseInsensitiveCompare(username) != .orderedSame }?.role : nil
             shares[space.id] = AccountShare(spaceID: space.id, spaceName: space.name, role: space.role, with: others,
-                                            invitedAs: mine.first.flatMap { SpaceRole(rawValue: $0["role"] as String) }, invited: invited)
+                                            invitedAs: theirs ?? mine.first.flatMap { SpaceRole(rawValue: $0["role"] as String) }, invited: invited)
         }
         return shares
     }
