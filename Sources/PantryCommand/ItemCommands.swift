@@ -40,6 +40,7 @@ struct List: AsyncParsableCommand {
     @Flag(help: "Only what has expired.") var expired = false
     @Option(help: "Only this category.") var category: String?
     @Option(name: .customLong("where"), help: "Only things bought at a place containing this text.") var place: String?
+    @Flag(help: "What left the pantry instead (consumed or thrown away): `pantry restore ID` brings one back.") var finished = false
     @OptionGroup var output: OutputOptions
     @OptionGroup var watching: WatchOptions
 
@@ -50,7 +51,7 @@ struct List: AsyncParsableCommand {
     func run() async throws {
         let pantry = try await global.app().open()
         let query = ItemQuery(sort: sort, expiringWithinDays: try expiring.map { try ExpiryParser().days($0) },
-                              expiredOnly: expired, category: category, placeContains: place)
+                              expiredOnly: expired, category: category, placeContains: place, finished: finished)
         let json = output.json
         guard watching.watch else {
             let items = try pantry.items.list(query)
@@ -148,6 +149,28 @@ struct Remove: AsyncParsableCommand {
         let item = try await pantry.items.remove(id)
         let report = await pantry.device.sync(.localBudget, pull: false)
         print("Threw away \(item.name).")
+        DeliveryNote.sayWaiting(after: report)
+    }
+}
+
+struct Restore: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Bring an item consumed or thrown away back into the pantry.",
+        discussion: "`pantry list --finished` lists them. Example: pantry restore 3f2a91c0 --quantity 2")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The item's id (its last characters are enough).") var id: String
+    // NB: `.unconditional` so that `--quantity -1` is refused as a quantity, not read as an option.
+    @Option(parsing: .unconditional, help: "How much is there now, from 0.001 to 1000000 (else as it left).") var quantity: String?
+
+    func validate() throws {
+        try usageCheck { _ = try quantity.map { try ItemDetails.quantity(typed: $0) } }
+    }
+
+    func run() async throws {
+        let pantry = try await global.app().open()
+        let item = try await pantry.items.restore(id, quantity: try quantity.map { try ItemDetails.quantity(typed: $0) })
+        let report = await pantry.device.sync(.localBudget, pull: false)
+        print("Brought \(item.name) back into the pantry.")
         DeliveryNote.sayWaiting(after: report)
     }
 }

@@ -24,7 +24,7 @@ extension SoakRun {
                 let entries = try device.outbox.entries()
                 problems.append("\(name) outbox not empty: \(counts) \(entries.map { "\($0.operation) \($0.state) \($0.lastError ?? "")" })")
             }
-            let items = try device.items()
+            let items = try device.itemsWithStatus()
             if items != expected { problems.append("\(name) holds \(items), expected \(expected)") }
             problems += Self.differences(try device.rows(), from: server, on: name)
             let photos = try await photoProblems(of: name, device, holding: expected, model, shared: people.shared)

@@ -58,6 +58,12 @@ struct SoakIntent {
         records[id, default: Record()].changes.append(Change(step: step, entry: entry, addsToQuantity: -amount))
     }
 
+    /// An item thrown away: set aside, it takes no edit made without knowing it (`SyncRule.editableWhile`).
+    mutating func throwAway(_ id: String, entry: String) {
+        step += 1
+        records[id, default: Record()].changes.append(Change(step: step, entry: entry, fields: ["status": "thrownAway"]))
+    }
+
     mutating func delete(_ id: String, entry: String) {
         step += 1
         records[id, default: Record()].changes.append(Change(step: step, entry: entry, deletes: true))
@@ -119,7 +125,8 @@ struct SoakIntent {
             let changes = applied(record)
             guard places.contains(record.place), exists(changes) else { return nil }
             let fields = fields(changes)
-            return Item(id: id, name: fields["name"]?.stringValue ?? "", quantity: quantity(changes), category: fields["category"]?.stringValue)
+            return Item(id: id, name: fields["name"]?.stringValue ?? "", quantity: quantity(changes), category: fields["category"]?.stringValue,
+                        status: fields["status"]?.stringValue ?? "inPantry")
         }.sorted { $0.id < $1.id }
     }
 

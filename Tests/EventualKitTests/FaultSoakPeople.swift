@@ -123,7 +123,9 @@ struct SoakPeople {
                 run.tally.withLock { $0.keptAsOwn += 1 }
             case .keepMine(let edits):
                 guard let queued = settlement.queued else { throw TestFailure("\(name) kept \(failure.shortID) and nothing was queued") }
-                model.keep(failure.id, as: queued, edits: edits)
+                // NB: kept, a change of an item thrown away meanwhile brings it back (the engine sets its status).
+                let back: [String: SyncValue] = failure.code == SyncRuleViolation.setAside && edits["status"] == nil ? ["status": "inPantry"] : [:]
+                model.keep(failure.id, as: queued, edits: edits.merging(back) { $1 })
                 run.tally.withLock { $0.kept += 1 }
             case .takeTheirs:
                 model.drop(failure.id)

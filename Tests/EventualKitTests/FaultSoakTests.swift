@@ -183,7 +183,7 @@ final class SoakRun: Sendable {
             let deviceIndex = Int.random(in: 0...2, using: &random)
             let (name, device) = named[deviceIndex]
             let known = try device.items().map(\.id)
-            var action = Int.random(in: 0..<12, using: &random)
+            var action = Int.random(in: 0..<13, using: &random)
             if let restore, step < restore.putBackAt, (7...9).contains(action) { action = 11 }
             switch action {
             case 0...3:
@@ -212,6 +212,12 @@ final class SoakRun: Sendable {
                 try await device.delete(id)
                 model.delete(id, entry: try device.newestEntry())
                 log("\(name) delete \(id)")
+            case 12 where !known.isEmpty:
+                // Thrown away: another device's edit or use of it, made without knowing, is refused, to be settled
+                let id = known[Int.random(in: 0..<known.count, using: &random)]
+                try await device.throwAway(id)
+                model.throwAway(id, entry: try device.newestEntry())
+                log("\(name) throws away \(id)")
             case 7:
                 let barcode = Self.barcode(seed: seed, step: model.step)
                 try await device.store.write { tx in

@@ -27,6 +27,8 @@ extension SyncCollections {
     ], scope: .space, rules: [
         .notBelow("quantity", 0),
         .oneOf("status", ["inPantry", "consumed", "thrownAway"]),
+        // NB: after the closed set: a status no item may have is told as such, not as set aside.
+        .editableWhile("status", ["inPantry"]),
     ])
 
     /// Every collection of the pantry.

@@ -52,7 +52,7 @@ extension SyncCollections {
         // the shared space still naming that account.
         .refersTo("accountId", collection: "spending_accounts", matching: ["currency": "currency"]),
         .refersTo("toAccountId", collection: "spending_accounts", matching: ["currency": "currency"]),
-    ])
+    ], deletionIsFinal: true)
 
     /// A person's budgets: at most `amountMinor` of `currency` per period, on one category or on
     /// everything. One record per period, category and currency (its id is made from them, so

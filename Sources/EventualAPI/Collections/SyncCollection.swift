@@ -53,12 +53,21 @@ public struct SyncCollection: Sendable, Hashable {
     public let scope: SyncScope
     /// What its records keep after merging, checked in order (the first broken one is told).
     public let rules: [SyncRule]
+    /// Whether a deleted record stays deleted whatever edits of it say (a SpendiQ transaction).
+    /// By default a record is last writer wins, field by field: an edit stamped after a deletion
+    /// brings the record back. With this, a deletion beats every edit that reaches the server
+    /// before it, and an edit that reaches the server after it is refused (`deleted`) whenever it
+    /// was made, so that its author hears of it; only the record made again (`creates`, which is
+    /// what `settle --keep-mine` sends) brings it back.
+    public let deletionIsFinal: Bool
 
-    public init(name: String, app: AnalyticsApp, fields: [String: SyncField], scope: SyncScope = .person, rules: [SyncRule] = []) {
+    public init(name: String, app: AnalyticsApp, fields: [String: SyncField], scope: SyncScope = .person, rules: [SyncRule] = [],
+                deletionIsFinal: Bool = false) {
         self.name = name
         self.app = app
         self.fields = fields
         self.scope = scope
         self.rules = rules
+        self.deletionIsFinal = deletionIsFinal
     }
 }

@@ -10,11 +10,16 @@ public enum SyncRule: Sendable, Hashable {
     /// and whose fields equal this record's: `matching` maps a field here to a field there (a
     /// transaction's account, in the transaction's currency). A null or absent id refers to nothing.
     case refersTo(_ field: String, collection: String, matching: [String: String] = [:])
+    /// A record whose `field` holds none of `open` (a pantry item consumed or thrown away) takes
+    /// no change that leaves `field` as it is: an edit made on a device that had not heard of it
+    /// is refused (`set_aside`), never merged into a record nobody looks at. A change that sets
+    /// `field` back to one of `open` (`settle --keep-mine` sets the first) takes the edit with it.
+    case editableWhile(_ field: String, _ open: [String])
 
     /// The field the rule is about.
     public var field: String {
         switch self {
-        case .notBelow(let field, _), .oneOf(let field, _), .refersTo(let field, _, _): return field
+        case .notBelow(let field, _), .oneOf(let field, _), .refersTo(let field, _, _), .editableWhile(let field, _): return field
         }
     }
 }
@@ -43,6 +48,8 @@ public struct SyncRuleViolation: Error, Sendable, Hashable {
     /// Not a rule's: a change of a record deleted by a newer change, which it does not bring
     /// back. Refused so that its author hears it, rather than see it vanish.
     public static let deleted = "deleted"
+    /// An `editableWhile` rule's: a change of a record set aside (consumed, thrown away) by a change it had not seen.
+    public static let setAside = "set_aside"
     /// Not a rule's: a change that would take the owner of its space past a quota (a new record
     /// past their synced records, or bytes past what they may store). Refused alone: the rest of
     /// its push applies, and it waits among the failures until the person discards it or, once
@@ -57,8 +64,10 @@ extension SyncCollection {
     /// broke a rule before the rule existed can still be edited and brought back within it.
     /// `lookup` answers a record of a collection by id, nil when missing or deleted; an error it
     /// throws propagates (a failure of storage, not a broken rule). Pure: no I/O of its own.
+    /// `restoring`: the write is a record sent back after a restore (`SyncChange.restores`), what
+    /// was merged before, no person's edit: `editableWhile` does not apply to it.
     public func violation(
-        merged: [String: SyncValue], previous: [String: SyncValue]?,
+        merged: [String: SyncValue], previous: [String: SyncValue]?, restoring: Bool = false,
         lookup: (_ collection: String, _ recordID: String) throws -> [String: SyncValue]?
     ) rethrows -> SyncRuleViolation? {
         // NB: every number a record holds stays where every device and database holds it exactly,
@@ -84,6 +93,12 @@ extension SyncCollection {
                 if case .string(let text) = value, allowed.contains(text) { continue }
                 return SyncRuleViolation(code: SyncRuleViolation.notAllowed, field: field,
                                          message: "\(field) cannot be \(Self.quoted(value)): it is one of \(allowed.joined(separator: ", "))")
+            case .editableWhile(let field, let open):
+                guard !restoring, let previous, let before, value == before, merged != previous else { continue }
+                if case .string(let text) = before, open.contains(text) { continue }
+                return SyncRuleViolation(code: SyncRuleViolation.setAside, field: field,
+                                         message: "Its \(field) is \(Self.quoted(before)) (maybe set on another device or by another member):"
+                                             + " an edit does not bring it back unless it sets \(field) to '\(open.first ?? "")'")
             case .refersTo(let field, let collection, let matching):
                 let moved = previous == nil || value != before
                     || matching.keys.contains { (merged[$0] ?? .null) != (previous?[$0] ?? .null) }

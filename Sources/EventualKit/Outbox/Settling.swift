@@ -35,12 +35,13 @@ extension SyncEngine {
         let settlement = try await store.write { tx in
             guard try OutboxTable.discardFailed(id: change.id, db: tx.db) else { throw OutboxError.notFailed(id) }
             switch choice {
-            case .keepMine(let edits):
+            case .keepMine(let asked):
+                let (edits, makesAgain) = try Self.keptEdits(of: change, asked, mirror: mirror, tx.db)
                 // NB: an edited counter is set: added to as well, the row and the server would differ.
                 // NB: a kept creation still makes the record: refused again, discarding it removes the row.
                 let queued = try tx.recordChange(mirror.collection, id: change.recordID, fields: change.fields.merging(edits) { $1 },
                                                  adding: change.deltas.filter { edits[$0.key] == nil }, deleted: change.deleted,
-                                                 space: change.space, createsRecord: change.createsRecord)
+                                                 space: change.space, createsRecord: change.createsRecord || makesAgain)
                 if !edits.isEmpty, !change.deleted {
                     try mirror.apply(RemoteRecord(collection: change.collection, recordID: change.recordID, fields: edits, deleted: false,
                                                   hlc: "", space: change.space), pending: PendingEdits(), in: tx.db)
@@ -58,6 +59,32 @@ extension SyncEngine {
         }
         refreshStatus()
         return settlement
+    }
+
+    /// What keeping a refused change sends over it besides what the person `asked`, and whether it
+    /// makes the record again: a change of a record set aside meanwhile (`SyncRule.editableWhile`:
+    /// a pantry item thrown away) brings it back, its field set to the first open value; an edit of
+    /// a record deleted for good (`SyncCollection.deletionIsFinal`: a SpendiQ transaction) makes it
+    /// again, whole, as this device shows it (a counter at its shown value), since the server takes
+    /// no edit of it.
+    private static func keptEdits(of change: FailedChange, _ asked: [String: SyncValue], mirror: any SyncedCollectionStore,
+                                  _ db: Database) throws -> (edits: [String: SyncValue], makesAgain: Bool) {
+        let collection = mirror.collection
+        var edits = asked
+        if change.code == SyncRuleViolation.setAside, !change.deleted {
+            for case .editableWhile(let field, let open) in collection.rules where field == change.field && edits[field] == nil {
+                if let first = open.first { edits[field] = .string(first) }
+            }
+        }
+        guard change.code == SyncRuleViolation.deleted, collection.deletionIsFinal, !change.deleted, !change.createsRecord else {
+            return (edits, false)
+        }
+        let shown = try (mirror as? TableMirror)?.fieldsOfRow(change.recordID, db) ?? change.serverRecord?.fields ?? [:]
+        var whole = shown.filter { collection.fields[$0.key] != nil }.merging(change.fields) { $1 }
+        for (field, delta) in change.deltas where shown[field] == nil {
+            whole[field] = .number((change.serverRecord?.fields[field]?.doubleValue ?? 0) + delta)
+        }
+        return (whole.merging(edits) { $1 }, true)
     }
 
     /// The record of a refused change in the person's own space under a new id: the row as this

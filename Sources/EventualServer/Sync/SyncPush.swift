@@ -100,7 +100,8 @@ struct PushMerge {
         // NB: the author of a record is whoever made its newest applied change: a change that
         // lost every comparison, or won only older ground, leaves the author shown as it was.
         let counters = Set((collections[change.collection]?.fields ?? [:]).filter { $0.value.type == .counter }.map(\.key))
-        let merged = change.restores ? state.restore(change, counters: counters) : state.apply(change)
+        var merged = change.restores ? state.restore(change, counters: counters) : state.apply(change)
+        if collections[change.collection]?.deletionIsFinal == true, !change.restores { merged = state.makeFinal(change) || merged }
         let authored = merged && newestBefore.map { (change.restoredState?.newestStamp ?? change.stamp) > $0 } ?? true
         if let violation = violation(of: change, merged: state, before: before, in: submission.space) {
             refusals.append((outcomes.count, key, violation))
@@ -148,13 +149,14 @@ struct PushMerge {
                            in spaceID: String) -> SyncRuleViolation? {
         // NB: a change made before a deletion it reaches after changes nothing: its author is told, not left to think it applied.
         // A record sent back after a restore that a newer deletion beat stays deleted, unrefused: it is no person's edit.
-        if before?.isDeleted == true, state.isDeleted, !change.deleted, !change.restores {
+        let final = collections[change.collection]?.deletionIsFinal == true
+        if before?.isDeleted == true, state.isDeleted || (final && !change.creates), !change.deleted, !change.restores {
             return SyncRuleViolation(code: SyncRuleViolation.deleted, field: "",
                                      message: "It was deleted on another device or by another member before this change reached the server")
         }
         guard let collection = collections[change.collection], !state.isDeleted else { return nil }
         return collection.violation(merged: state.fields, previous: before.flatMap { $0.isDeleted ? nil : $0.fields },
-                                    lookup: { visible($0, $1, from: spaceID) })
+                                    restoring: change.restores, lookup: { visible($0, $1, from: spaceID) })
     }
 
     /// The fields of a live record the pusher can see: in `space` first, else in another of their spaces.

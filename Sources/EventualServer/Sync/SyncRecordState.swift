@@ -58,6 +58,21 @@ struct SyncRecordState: Sendable, Equatable {
         return changed
     }
 
+    /// In a collection whose deletion is final (`SyncCollection.deletionIsFinal`): a delete of the
+    /// record as it was made last beats the edits stamped after it, which reached the server
+    /// before it (an edit that reaches it after is refused: `PushMerge`). The tombstone then moves
+    /// just past the newest of them. False when nothing changed.
+    /// NB: a function of the state and the change, so two servers that merge the same changes end
+    /// equal; a delete stamped before the record was made again deletes only what it saw.
+    mutating func makeFinal(_ change: ValidatedChange) -> Bool {
+        guard change.deleted, !isDeleted, let newest = newestStamp,
+              stamps[Self.madeKey].map({ $0 < change.stamp }) ?? true else { return false }
+        tombstone = newest.counter < HLCStamp.maxCounter
+            ? HLCStamp(millis: newest.millis, counter: newest.counter + 1, node: newest.node)
+            : HLCStamp(millis: newest.millis + 1, counter: 0, node: newest.node)
+        return true
+    }
+
     /// Where `stamps` keeps the stamp of the newest change that made the record (a device's
     /// insert): no field is ever named so.
     static let madeKey = MergeState.madeKey

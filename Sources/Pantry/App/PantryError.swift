@@ -24,6 +24,10 @@ public enum PantryError: Error, Equatable, CustomStringConvertible {
     case unknownProduct(String)
     case invalidField(String)
     case itemNotInPantry(String)
+    /// An edit of an item consumed or thrown away: it takes none until it is brought back.
+    case finishedItem(String, id: String)
+    /// `restore` of an item that never left.
+    case alreadyInPantry(String)
     case server(String)
     case unreachable(String)
     /// A household named where none is (or the person's own space).
@@ -62,6 +66,9 @@ public enum PantryError: Error, Equatable, CustomStringConvertible {
             return "\(id) is neither a barcode nor a product this device knows: vote by barcode"
         case .invalidField(let message): return message
         case .itemNotInPantry(let name): return "\(name) is no longer in the pantry"
+        case .finishedItem(let name, let id):
+            return "\(name) is no longer in the pantry, so it takes no edit: `pantry restore \(id.suffix(8))` brings it back first"
+        case .alreadyInPantry(let name): return "\(name) is in the pantry already"
         case .server(let message): return message
         case .unreachable(let reason): return reason
         case .noHousehold(let name): return "You are in no household called \(name) on this device"

@@ -13,13 +13,16 @@ public struct ItemQuery: Sendable, Equatable {
     public var category: String?
     /// Only places containing this text (case-insensitive).
     public var placeContains: String?
+    /// The items that left the pantry (consumed or thrown away) instead of those in it.
+    public var finished = false
 
     public init(sort: Sort = .expiry, expiringWithinDays: Int? = nil, expiredOnly: Bool = false,
-                category: String? = nil, placeContains: String? = nil) {
+                category: String? = nil, placeContains: String? = nil, finished: Bool = false) {
         self.sort = sort
         self.expiringWithinDays = expiringWithinDays
         self.expiredOnly = expiredOnly
         self.category = category
         self.placeContains = placeContains
+        self.finished = finished
     }
 }

@@ -91,6 +91,26 @@ public struct PantryStore: Sendable {
         }
     }
 
+    /// Brings an item consumed or thrown away back into the pantry, as it was when it left (with
+    /// `quantity`, how much is there now). Its change sets the status, so it also carries an edit
+    /// past the rule that an item out of the pantry takes none (`SyncRule.editableWhile`).
+    @discardableResult
+    public func restore(_ id: String, quantity: Double? = nil, now: Date = Date()) async throws -> PantryItem {
+        if let quantity { try ItemDetails.checkQuantity(quantity) }
+        let item = try item(id)
+        guard item.status != .inPantry else { throw PantryError.alreadyInPantry(item.name) }
+        try checkWritable(item)
+        let millis = UnixMillis.milliseconds(now)
+        return try await store.write { tx in
+            try PantrySchema.items.update(item.id, in: tx) { item in
+                item.status = .inPantry
+                item.finishedAt = nil
+                item.touchedAt = millis
+                if let quantity { item.quantity = quantity }
+            } ?? item
+        }
+    }
+
     /// Changes the given details of an item; `clearExpiry` forgets its expiry.
     @discardableResult
     /// `photo`: a new photo of the item, its upload queued with the change.
@@ -98,6 +118,8 @@ public struct PantryStore: Sendable {
                      now: Date = Date()) async throws -> PantryItem {
         try details.validate()
         let current = try item(id)
+        // NB: the server refuses such an edit too (`SyncRule.editableWhile`): said here, before anything is queued.
+        guard current.status == .inPantry else { throw PantryError.finishedItem(current.name, id: current.id) }
         try checkWritable(current)
         try await store.write { tx in
             let photo = try photo.map { try tx.queueUpload($0, space: current.space).stringValue }
@@ -181,7 +203,7 @@ public struct PantryStore: Sendable {
 
     /// The read of `list`, for a transaction of the caller's or a live query.
     private func fetch(_ query: ItemQuery, now: Date) -> @Sendable (Database) throws -> [PantryItem] {
-        var conditions = ["status = 'inPantry'"]
+        var conditions = [query.finished ? "status <> 'inPantry'" : "status = 'inPantry'"]
         var arguments: [String] = []
         let today = Day(date: now, calendar: calendar)
         if let days = query.expiringWithinDays {

@@ -29,7 +29,18 @@ extension UserPantry {
     /// Settles a refused change (its id, or its last 8 characters) as the person chose.
     @discardableResult
     public func settle(_ id: String, _ choice: SettleChoice) async throws -> Settlement {
-        try await device.settle(id, choice)
+        // NB: an item kept after someone finished it meanwhile comes back into the pantry (the
+        // engine sets its status), no longer finished.
+        if case .keepMine(var edits) = choice,
+           try failures().contains(where: { ($0.id == id || $0.shortID == id) && $0.code == SyncRuleViolation.setAside }) {
+            let status = PantryItem.CodingKeys.status.stringValue
+            if edits[status] == nil {
+                edits[status] = .string(PantryItem.Status.inPantry.rawValue)
+                edits[PantryItem.CodingKeys.finishedAt.stringValue] = .null
+            }
+            return try await device.settle(id, .keepMine(edits: edits))
+        }
+        return try await device.settle(id, choice)
     }
 
     /// Keeping a refused change with the quantity the person says the item has now: at 0 it is finished.

@@ -43,8 +43,10 @@ struct Item: Equatable, Sendable, CustomStringConvertible {
     let name: String
     let quantity: Double
     let category: String?
+    /// `inPantry`, `consumed` or `thrownAway` (nil: not asked).
+    var status: String? = nil
 
-    var description: String { "\(id.prefix(8)) \(name) ×\(quantity) [\(category ?? "-")]" }
+    var description: String { "\(id.prefix(8)) \(name) ×\(quantity) [\(category ?? "-")]\(status.map { " \($0)" } ?? "")" }
 }
 
 /// A device: its own database, vault and engine, talking to `serverURL`.
@@ -123,6 +125,23 @@ final class Device: Sendable {
         try await store.write { tx in
             try tx.db.execute(sql: "UPDATE items SET quantity = quantity - ? WHERE id = ?", arguments: [amount, id])
             try tx.recordChange(SyncCollections.pantryItems, id: id, adding: ["quantity": -amount], space: try Self.space(of: id, tx.db))
+        }
+    }
+
+    /// Throws an item away: it is set aside (`SyncRule.editableWhile`), and takes no edit until it is brought back.
+    func throwAway(_ id: String) async throws {
+        try await store.write { tx in
+            try tx.db.execute(sql: "UPDATE items SET status = 'thrownAway' WHERE id = ?", arguments: [id])
+            try tx.recordChange(SyncCollections.pantryItems, id: id, fields: ["status": "thrownAway"], space: try Self.space(of: id, tx.db))
+        }
+    }
+
+    /// The items with their status, as the soak checks them.
+    func itemsWithStatus() throws -> [Item] {
+        try store.reader.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, name, quantity, category, status FROM items ORDER BY id").map {
+                Item(id: $0["id"], name: $0["name"], quantity: $0["quantity"], category: $0["category"], status: $0["status"])
+            }
         }
     }
 
