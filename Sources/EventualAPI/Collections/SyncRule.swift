@@ -94,10 +94,11 @@ extension SyncCollection {
                 return SyncRuleViolation(code: SyncRuleViolation.notAllowed, field: field,
                                          message: "\(field) cannot be \(Self.quoted(value)): it is one of \(allowed.joined(separator: ", "))")
             case .editableWhile(let field, let open):
-                guard !restoring, let previous, let before, value == before, merged != previous else { continue }
-                if case .string(let text) = before, open.contains(text) { continue }
+                // NB: set aside is a value outside `open`; a record that has none (never set) is not.
+                guard !restoring, let previous, case .string(let text) = before, value == before, merged != previous,
+                      !open.contains(text) else { continue }
                 return SyncRuleViolation(code: SyncRuleViolation.setAside, field: field,
-                                         message: "Its \(field) is \(Self.quoted(before)) (maybe set on another device or by another member):"
+                                         message: "Its \(field) is \(Self.quoted(.string(text))) (maybe set on another device or by another member):"
                                              + " an edit does not bring it back unless it sets \(field) to '\(open.first ?? "")'")
             case .refersTo(let field, let collection, let matching):
                 let moved = previous == nil || value != before

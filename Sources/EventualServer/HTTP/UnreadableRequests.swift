@@ -113,6 +113,8 @@ enum UnreadableRequests {
         private var responding = false
         /// The connection was answered here and is closing: nothing more goes in or out.
         private var refused = false
+        /// The 101 of a live channel's upgrade went out: the handler leaves at its flush.
+        private var upgrading = false
 
         init(line: RequestLine, lingering: TimeAmount) {
             self.line = line
@@ -135,10 +137,10 @@ enum UnreadableRequests {
         func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
             switch unwrapOutboundIn(data) {
             case .head(let head) where head.status == .switchingProtocols:
-                // NB: from here on the connection carries WebSocket frames, which are not this handler's types.
-                context.write(data, promise: promise)
-                context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
-                return
+                // NB: from here on the connection carries WebSocket frames, which are not this
+                // handler's types: it leaves once the 101 is flushed (`flush`). Removed within this
+                // write, the 101 was never flushed and the upgrade hung.
+                upgrading = true
             case .head:
                 responding = true
             case .end:
@@ -147,6 +149,11 @@ enum UnreadableRequests {
                 break
             }
             context.write(data, promise: promise)
+        }
+
+        func flush(context: ChannelHandlerContext) {
+            context.flush()
+            if upgrading { context.pipeline.syncOperations.removeHandler(context: context, promise: nil) }
         }
 
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
