@@ -28,7 +28,7 @@ extension SpendiqCommand: AppCommand {
     static func sent(_ report: SyncReport) -> String {
         let receipts = report.callsByOperation[Attachments.uploadOperation] ?? 0
         return "sent \(report.sent - report.duplicates) change(s)" + (receipts > 0 ? ", \(receipts) receipt(s)" : "")
-            + " and \(max(0, report.calls - receipts)) other update(s), fetched \(report.pulled)"
+            + " and \(max(0, report.calls - receipts - report.upkeepCalls - report.visitsRecorded)) other update(s), fetched \(report.pulled)"
     }
 
     static func summary(of change: FailedChange, _ user: UserSpending) -> String { user.summary(of: change) }
