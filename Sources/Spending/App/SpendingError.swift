@@ -148,7 +148,7 @@ public enum SpendingError: Error, Equatable, CustomStringConvertible {
         case .sharedWithYou(let name, let owner):
             return "\(owner ?? "Its owner") shares \(name) with you: only they change who sees it; leave it with spendiq accounts leave \(name)"
         case .notVerified:
-            return "Verify your email first: type the code we mailed you"
+            return "SpendiQ needs a confirmed email, and this account's is not confirmed yet"
         case .wipedAfterOfflineAge(let days):
             return "No online sign-in for over \(days) days: this device's SpendiQ data was removed (it is safe on the server). Connect and sign in again"
         case .offlineTooLongWithPendingChanges(let days, let count, let email):
