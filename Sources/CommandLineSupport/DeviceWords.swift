@@ -180,7 +180,8 @@ public struct DeviceWords: Sendable {
         // NB: never "Synced" while a refusal waits, however old: the person still has to act on it.
         guard refused.isEmpty else {
             let calls = refused.filter { $0.kind == .call }.count
-            let reason = refused.first?.lastError.map { " (" + Terminal.oneLine(Table.cut($0, to: 80)) + ")" } ?? ""
+            // NB: the server's reason whole: a sentence cut mid-word says less than none.
+            let reason = refused.first?.lastError.map { " (" + Terminal.oneLine($0) + ")" } ?? ""
             throw CLIError("Sent what waited (\(done)), but \(count(refused.count, "refused earlier still waits", "refused earlier still wait"))"
                            + "\(reason): " + settling(changes: refused.count - calls, calls: calls))
         }
@@ -199,7 +200,7 @@ public struct DeviceWords: Sendable {
         guard report.isComplete else {
             var parts = ["Sync incomplete (\(done))"]
             if report.rejected > 0 {
-                let reason = report.rejections.first.map { " (" + Terminal.oneLine(Table.cut($0.message, to: 80)) + ")" } ?? ""
+                let reason = report.rejections.first.map { " (" + Terminal.oneLine($0.message) + ")" } ?? ""
                 parts.append("the server refused \(count(report.rejected))\(reason): "
                              + settling(changes: report.rejected - report.rejectedCalls, calls: report.rejectedCalls))
             }

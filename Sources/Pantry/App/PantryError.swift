@@ -45,7 +45,7 @@ public enum PantryError: Error, Equatable, CustomStringConvertible {
             return "\(code) is not a barcode: expected 8, 12, 13 or 14 digits with a valid check digit"
         case .noSavedCopy(let barcode):
             return "No connection and no saved copy of \(barcode): connect once to look it up"
-        case .noSuchItem(let id): return "No item \(id) in this pantry"
+        case .noSuchItem(let id): return "No item \(id) on this device"
         case .emptyItemID: return "The item's id is empty"
         case .itemIDTooShort(let id): return "'\(id)' is too short to pick an item safely: give the 8 characters of its id that lists show"
         case .ambiguousItem(let id, let matches): return "\(id) matches \(matches) items: give more of the id"
