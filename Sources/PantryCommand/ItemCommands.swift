@@ -155,7 +155,7 @@ struct Remove: AsyncParsableCommand {
 struct Delete: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Delete an item for good, or every item used up or thrown away (--gone), on every device.",
-        usage: "pantry delete ID\n       pantry delete --gone",
+        usage: "pantry delete ID\npantry delete --gone",
         discussion: """
             Unlike remove and consume, nothing of the item is kept: the shopping list forgets it too. What frees room \
             under a record quota: the server stops counting a deleted item once it purges the deletion.
@@ -174,9 +174,16 @@ struct Delete: AsyncParsableCommand {
         let pantry = try await global.app().open()
         let said: String
         if let id {
-            said = "Deleted \((try await pantry.items.delete(id)).name) for good."
+            let item = try pantry.items.item(id)
+            // NB: a deletion of an item the server never had would make it a record there, past a quota too.
+            if let creation = try pantry.device.failures().first(where: { $0.recordID == item.id && $0.createsRecord }) {
+                throw CLIError("The server never had \(item.name) (it refused it): `pantry settle \(creation.shortID) --discard` drops it from this device")
+            }
+            said = "Deleted \((try await pantry.items.delete(item.id)).name) for good."
         } else {
-            let deleted = try await pantry.items.deleteGone()
+            // NB: an item whose creation the server refused is settled, not deleted (see above).
+            let refused = Set(try pantry.device.failures().filter(\.createsRecord).map(\.recordID))
+            let deleted = try await pantry.items.deleteGone(except: refused)
             guard !deleted.isEmpty else { return print("Nothing used up or thrown away to delete.") }
             said = "Deleted for good \(deleted.count == 1 ? "1 item" : "\(deleted.count) items") used up or thrown away."
         }

@@ -24,6 +24,10 @@ struct QuotaWordsTests {
             let status = try #require(try await ben.run(["status", "--json"]).json() as? [String: Any])
             #expect(status["failed"] as? Int == 1 && status["pending"] as? Int == 0, "\(status)")
 
+            // And the refused item, which the server never had, is settled, not deleted (a deletion would be a record there)
+            let figs = try await ben.pantry.run(["delete", String(try await ben.itemID("Figs").suffix(8))])
+            #expect(figs.status == 1 && figs.stderr.contains("The server never had Figs") && figs.stderr.contains("--discard` drops it"), "\(figs.stderr)")
+
             // When he deletes an item for good, and every one thrown away
             try await ben.run(["remove", try await ben.itemID("Rice")])
             let deleted = try await ben.run(["delete", String(try await ben.itemID("Eggs").suffix(8))])

@@ -103,13 +103,13 @@ public struct PantryStore: Sendable {
     }
 
     /// Deletes for good every item used up or thrown away (`delete`) that the person may change,
-    /// those of a household they only view left as they are; returns what went.
+    /// those of a household they only view and those in `except` left as they are; returns what went.
     @discardableResult
-    public func deleteGone() async throws -> [PantryItem] {
+    public func deleteGone(except: Set<String> = []) async throws -> [PantryItem] {
         let gone = try await store.reader.read { db in
             try PantryItem.fetchAll(db, sql: "SELECT * FROM pantry_items WHERE status != ?", arguments: [PantryItem.Status.inPantry.rawValue])
         }
-        let writable = try gone.filter { try spaces?.viewedOnly($0.space) == nil }
+        let writable = try gone.filter { try !except.contains($0.id) && spaces?.viewedOnly($0.space) == nil }
         try await store.write { tx in
             for item in writable { _ = try PantrySchema.items.delete(item.id, in: tx) }
         }
