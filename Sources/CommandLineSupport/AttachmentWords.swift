@@ -38,8 +38,10 @@ public enum AttachmentWords {
         -> String? {
         guard !path.isEmpty else { throw CLIError("Give a file name to save to, not an empty one (- for standard output)") }
         let target = URL(fileURLWithPath: path)
-        guard path == "-" || !FileManager.default.fileExists(atPath: target.path) else {
-            throw CLIError("\(path) exists already: give another file name")
+        var isFolder: ObjCBool = false
+        if path != "-", FileManager.default.fileExists(atPath: target.path, isDirectory: &isFolder) {
+            throw CLIError(isFolder.boolValue ? "\(path) is a folder: give a file name (one inside it, such as \(path)/photo.jpg)"
+                                              : "\(path) exists already: give another file name")
         }
         let data: Data
         do {

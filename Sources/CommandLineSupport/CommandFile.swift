@@ -38,6 +38,10 @@ public struct CommandFile {
 
     /// What is wrong with the file as a photo, in one line naming it once.
     private func check() throws {
+        // NB: a link whose target is gone is neither a folder nor a device: say what it is.
+        if (try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)) != nil, !FileManager.default.fileExists(atPath: url.path) {
+            throw CLIError("\(name): it is a link to a file that is not there")
+        }
         let attributes: [FileAttributeKey: Any]
         do {
             attributes = try FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path)

@@ -26,14 +26,17 @@ public struct DeviceWords: Sendable {
     /// The command that shows another device's change as it is made ("pantry list --watch"); nil
     /// for an app whose records are not synced (its engine holds no live channel).
     public let watch: String?
+    /// What frees room under the record quota in this app, said after a refusal for it.
+    public let quotaAdvice: String?
 
     public init(command: String, entries: String, one: String, many: String, record: String = "record",
                 yourChange: @escaping @Sendable (String) -> String = { "your change to the \($0)" },
                 signOutQueued: String = "The server will hear of it when it can be reached.",
                 settleChoices: String = "--keep-mine | --take-theirs | --discard", settlesCalls: Bool = false,
-                watch: String? = nil) {
+                watch: String? = nil, quotaAdvice: String? = nil) {
         self.command = command
         self.watch = watch
+        self.quotaAdvice = quotaAdvice
         self.record = record
         self.yourChange = yourChange
         self.entries = entries
@@ -70,6 +73,20 @@ public struct DeviceWords: Sendable {
         case let failure?: return "Not sent yet (\(failure.description)): \(what) waits for the next sync."
         case nil: return nil
         }
+    }
+
+    /// What a command that wrote says when the server refused something in the round it sent
+    /// (its own change, or one that waited): the server's reason, what frees room when it is a
+    /// quota, and how to settle it; nil when nothing was refused. Said instead of `waiting`: a
+    /// refused change waits for no sync, only for the person.
+    public func refused(_ what: String, after report: SyncReport, failures: [FailedChange]) -> String? {
+        guard let refusal = report.rejections.first else { return nil }
+        let reason = refusal.message.hasSuffix(".") ? String(refusal.message.dropLast()) : refusal.message
+        let quota = failures.first { $0.id == refusal.entryID }?.code == SyncRuleViolation.quota
+        let advice = quota ? quotaAdvice.map { ". " + $0 } ?? "" : ""
+        let counted = report.rejected > 1 ? " and \(report.rejected - 1) more" : ""
+        let settle = settling(changes: report.rejected - report.rejectedCalls, calls: report.rejectedCalls)
+        return "The server refused \(what)\(counted): \(Terminal.oneLine(reason))\(advice). " + settle.prefix(1).uppercased() + settle.dropFirst() + "."
     }
 
     /// Why a sign-out was refused, and what clears each kind of unsent entry (`refusedCalls`: of
@@ -163,7 +180,8 @@ public struct DeviceWords: Sendable {
         // NB: never "Synced" while a refusal waits, however old: the person still has to act on it.
         guard refused.isEmpty else {
             let calls = refused.filter { $0.kind == .call }.count
-            let reason = refused.first?.lastError.map { " (" + Terminal.oneLine(Table.cut($0, to: 80)) + ")" } ?? ""
+            // NB: the server's reason whole: a sentence cut mid-word says less than none.
+            let reason = refused.first?.lastError.map { " (" + Terminal.oneLine($0) + ")" } ?? ""
             throw CLIError("Sent what waited (\(done)), but \(count(refused.count, "refused earlier still waits", "refused earlier still wait"))"
                            + "\(reason): " + settling(changes: refused.count - calls, calls: calls))
         }
@@ -182,7 +200,7 @@ public struct DeviceWords: Sendable {
         guard report.isComplete else {
             var parts = ["Sync incomplete (\(done))"]
             if report.rejected > 0 {
-                let reason = report.rejections.first.map { " (" + Terminal.oneLine(Table.cut($0.message, to: 80)) + ")" } ?? ""
+                let reason = report.rejections.first.map { " (" + Terminal.oneLine($0.message) + ")" } ?? ""
                 parts.append("the server refused \(count(report.rejected))\(reason): "
                              + settling(changes: report.rejected - report.rejectedCalls, calls: report.rejectedCalls))
             }

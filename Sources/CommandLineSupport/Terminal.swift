@@ -112,11 +112,15 @@ public enum Terminal {
     /// Text on one line, no longer than `maxMessageLength` characters (cut with "…").
     public static func oneLine(_ text: String) -> String {
         let line = text.split(whereSeparator: \.isNewline).joined(separator: " ")
-        return line.count > maxMessageLength ? String(line.prefix(maxMessageLength - 1)) + "…" : line
+        guard line.count > maxMessageLength else { return line }
+        // NB: only a text past any sentence of ours (a pasted file, say) is cut, and at a word's end.
+        let head = line.prefix(maxMessageLength - 1)
+        return String(head.lastIndex(of: " ").map { head[..<$0] } ?? head) + "…"
     }
 
-    /// The longest error message printed.
-    public static let maxMessageLength = 300
+    /// The longest error message printed: past any this project words (what a person typed is
+    /// quoted at most 40 or 80 characters long), so that a message is never cut.
+    public static let maxMessageLength = 2000
 
     /// How many columns output may use: `COLUMNS` when set, else the terminal's width, else 80
     /// (output piped to a file or another command).

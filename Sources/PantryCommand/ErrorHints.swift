@@ -9,6 +9,8 @@ struct ErrorHints: CommandHints {
         case .notSignedIn: "\(error): run `pantry login --email EMAIL` first"
         case .signInAgain(let email): "\(error) with `pantry login --email \(email)`"
         case .noSavedCopy: "\(error), or add it with --new"
+        // NB: an item added on another device is not here until this one syncs.
+        case .noSuchItem: "\(error) (yet: one added on another device arrives with `pantry sync`; `pantry list` shows what is here)"
         case .emptyItemID: "\(error): give its last 8 characters, as `pantry list` shows them"
         case .noCandidates: "\(error) with --new --name NAME"
         case .unknownProduct: "\(error), e.g. pantry vote 4006381333931 --pick 1"

@@ -98,7 +98,7 @@ struct HouseholdInvite: AsyncParsableCommand {
         let who = user.trimmingCharacters(in: .whitespaces)
         let household = try await naming("--to") { try await pantry.household.invite(who, as: role.role, to: to) }
         try await Delivery.send(pantry.device, words: .pantry, done: "Invited \(who) to \(household.name) as \(role.rawValue)",
-                                queued: "Invitation of \(who) to \(household.name) as \(role.rawValue)")
+                                queued: "Invitation of \(who) to \(household.name) as \(role.rawValue)", dropsRefusal: true)
     }
 }
 

@@ -24,7 +24,7 @@ struct Add: AsyncParsableCommand {
         let report = await pantry.device.sync(.localBudget, pull: false)
         print("Added \(added.name) (\(String(added.id.suffix(8))))\(DestinationOptions.to(space))"
             + (picture.map { " with its photo (\(ByteCount.text($0.size)))" } ?? "") + ".")
-        DeliveryNote.sayWaiting(after: report)
+        DeliveryNote.sayWaiting(after: report, of: pantry)
     }
 }
 
@@ -135,7 +135,7 @@ struct Consume: AsyncParsableCommand {
         let item = try await pantry.items.consume(id, quantity: try quantity.map { try ItemDetails.quantity(typed: $0) })
         let report = await pantry.device.sync(.localBudget, pull: false)
         print(item.status == .consumed ? "Finished \(item.name)." : "\(item.name): \(ItemPrinting.quantity(item)) left.")
-        DeliveryNote.sayWaiting(after: report)
+        DeliveryNote.sayWaiting(after: report, of: pantry)
     }
 }
 
@@ -149,7 +149,48 @@ struct Remove: AsyncParsableCommand {
         let item = try await pantry.items.remove(id)
         let report = await pantry.device.sync(.localBudget, pull: false)
         print("Threw away \(item.name).")
-        DeliveryNote.sayWaiting(after: report)
+        DeliveryNote.sayWaiting(after: report, of: pantry)
+    }
+}
+
+struct Delete: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Delete an item for good, or every item used up or thrown away (--gone), on every device.",
+        usage: "pantry delete ID\npantry delete --gone",
+        discussion: """
+            Unlike remove and consume, nothing of the item is kept: the shopping list forgets it too. What frees room \
+            under a record quota: the server stops counting a deleted item once it purges the deletion.
+            Example: pantry delete 1a2b3c4d
+            """)
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The item's id (its last characters are enough).") var id: String?
+    @Flag(help: "Every item used up or thrown away.") var gone = false
+
+    func validate() throws {
+        if id == nil, !gone { throw ValidationError("Give an item's ID, or --gone for every item used up or thrown away") }
+        if id != nil, gone { throw ValidationError("Give an item's ID or --gone, not both") }
+    }
+
+    func run() async throws {
+        let pantry = try await global.app().open()
+        let said: String
+        if let id {
+            let item = try pantry.items.item(id)
+            // NB: a deletion of an item the server never had would make it a record there, past a quota too.
+            if let creation = try pantry.device.failures().first(where: { $0.recordID == item.id && $0.createsRecord }) {
+                throw CLIError("The server never had \(item.name) (it refused it): `pantry settle \(creation.shortID) --discard` drops it from this device")
+            }
+            said = "Deleted \((try await pantry.items.delete(item.id)).name) for good."
+        } else {
+            // NB: an item whose creation the server refused is settled, not deleted (see above).
+            let refused = Set(try pantry.device.failures().filter(\.createsRecord).map(\.recordID))
+            let deleted = try await pantry.items.deleteGone(except: refused)
+            guard !deleted.isEmpty else { return print("Nothing used up or thrown away to delete.") }
+            said = "Deleted for good \(deleted.count == 1 ? "1 item" : "\(deleted.count) items") used up or thrown away."
+        }
+        let report = await pantry.device.sync(.localBudget, pull: false)
+        print(said)
+        DeliveryNote.sayWaiting(after: report, of: pantry)
     }
 }
 
@@ -201,6 +242,6 @@ struct Edit: AsyncParsableCommand {
                                                  photo: picture)
         let report = await pantry.device.sync(.localBudget, pull: false)
         print("Updated \(edited.name)" + (picture.map { " with its new photo (\(ByteCount.text($0.size)))" } ?? "") + ".")
-        DeliveryNote.sayWaiting(after: report)
+        DeliveryNote.sayWaiting(after: report, of: pantry)
     }
 }

@@ -82,8 +82,14 @@ enum ItemPrinting {
         guard let day else { return .init("-") }
         let distance = today.days(until: day)
         let colour: Terminal.Colour? = distance < 0 ? .red : distance <= 3 ? .yellow : nil
+        // NB: a day further than 99 days either way is its date alone: "(in 2912108 days)" would
+        // widen the column, and so narrow every item's name, for a count nobody reads.
+        guard abs(distance) <= Self.daysCounted else { return .init(day.description, colour) }
         return .init("\(day) (\(RelativeDay.describe(day, today: today)))", colour)
     }
+
+    /// How far from today a table still counts the days to an expiry.
+    static let daysCounted = 99
 
     static func details(_ item: PantryItem, owners: Owners? = nil, state: SyncState = .confirmed, now: Date = Date()) -> String {
         let today = Day(date: now)

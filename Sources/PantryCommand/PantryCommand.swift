@@ -8,7 +8,7 @@ struct PantryCommand: AsyncParsableCommand {
         commandName: "pantry",
         abstract: "Tracking My Pantry: your groceries, their expiry, and a shared barcode knowledge base. Works offline.",
         subcommands: accountCommands + [
-            Scan.self, Vote.self, Add.self, ShowAttachment<PantryCommand>.self, List.self, Search.self, Show.self, Consume.self, Remove.self, Restore.self, Edit.self,
+            Scan.self, Vote.self, Add.self, ShowAttachment<PantryCommand>.self, List.self, Search.self, Show.self, Consume.self, Remove.self, Restore.self, Delete.self, Edit.self,
             RemindersCommand.self, Places.self, HouseholdCommand.self,
         ] + outboxCommands
     )

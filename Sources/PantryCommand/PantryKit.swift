@@ -28,9 +28,11 @@ extension PantryCommand: AppCommand {
     }
 
     static func sent(_ report: SyncReport) -> String {
-        // NB: the report counts calls of every kind: a household's (a join, an invitation) is not a contribution.
+        // NB: the report counts calls of every kind: a household's (a join, an invitation) is not a
+        // contribution, nor the engine's fetch of an item's server version after a settle.
         let household = report.calls { $0.hasPrefix("spaces.") }, photos = report.callsByOperation[Attachments.uploadOperation] ?? 0
-        return "sent \(report.sent - report.duplicates) change(s) and \(max(0, report.calls - household - photos)) knowledge-base contribution(s)"
+        let contributions = max(0, report.calls - household - photos - report.upkeepCalls)
+        return "sent \(report.sent - report.duplicates) change(s) and \(contributions) knowledge-base contribution(s)"
             + (household > 0 ? ", \(household) household change(s)" : "") + (photos > 0 ? ", \(photos) photo(s)" : "")
             + ", fetched \(report.pulled)"
     }
@@ -79,5 +81,8 @@ struct PantrySettleOptions: ParsableArguments {
 extension DeviceWords {
     /// The pantry's words for its outbox.
     static let pantry = DeviceWords(command: "pantry", entries: "changes", one: "change(s)", many: "change(s)", record: "item",
-                                    yourChange: { "your \($0)" }, watch: "pantry list --watch")
+                                    yourChange: { "your \($0)" }, watch: "pantry list --watch",
+                                    quotaAdvice: "The quota counts every synced record of its owner, in every app; in the pantry, `pantry delete ID` "
+                                        + "deletes an item for good and `pantry delete --gone` every item used up or thrown away, which the "
+                                        + "server stops counting once it purges the deletion")
 }

@@ -69,6 +69,7 @@ struct Scan: AsyncParsableCommand {
         var line = "Added \(purchase.item.name) (\(String(purchase.item.id.suffix(8))))\(DestinationOptions.to(space))"
         if let expires = purchase.item.expiresOn { line += ", expires \(RelativeDay.describe(expires, today: Day(date: Date())))" }
         print(line + ".")
+        if report.rejected > 0 { DeliveryNote.sayWaiting(after: report, of: pantry) }
         let contributions = (purchase.postsNewProduct ? 1 : 0) + purchase.votes
         if contributions > 0 {
             if report.calls >= contributions {

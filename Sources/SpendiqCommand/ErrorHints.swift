@@ -9,7 +9,7 @@ struct ErrorHints: CommandHints {
         case .notSignedIn: "\(error): run `spendiq login --email EMAIL` first"
         case .noSuchAccount: "\(error): see spendiq accounts, or add one with spendiq accounts add NAME --currency EUR"
         case .noSuchTransaction: "\(error): see spendiq list"
-        case .notVerified: "\(error) with spendiq verify CODE (a new code: spendiq verify --resend)"
+        case .notVerified: "\(error): `spendiq verify --resend` mails you a code, then type it with `spendiq verify CODE` and log in again"
         case .offlineTooLongWithPendingChanges(let days, let count, let email):
             "No online sign-in for over \(days) days, and \(count) change(s) have not reached the server: go online and run spendiq login --email \(email) to send them"
         case .noPosition: "\(error): give one with --near LAT,LON, or record it with spendiq locate LAT,LON"

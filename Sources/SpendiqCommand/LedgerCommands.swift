@@ -22,11 +22,13 @@ func finish(_ spending: UserSpending, warnings: [LimitWarning] = []) async {
     var report = await spending.device.sync(.localBudget, pull: false)
     // NB: a share undone here is moved back at once, when the server answers.
     if await sayUndoneShares(spending) > 0 { report = await spending.device.sync(.localBudget, pull: false) }
-    if let waiting = DeviceWords.spendiq.waiting("the change", after: report) { print(Terminal.paint(waiting, .yellow)) }
-    guard let refusal = report.rejections.first else { return }
-    let settling = DeviceWords.spendiq.settling(changes: report.rejected - report.rejectedCalls, calls: report.rejectedCalls)
-    print(Terminal.paint(Terminal.wrap("The server refused it: \(refusal.message). " + settling.prefix(1).uppercased() + settling.dropFirst() + "."),
-                         .yellow))
+    let failures = report.rejected > 0 ? (try? spending.device.failures()) ?? [] : []
+    // NB: a refused change waits for no sync: saying it waits would not be true.
+    if let refused = DeviceWords.spendiq.refused("it", after: report, failures: failures) {
+        print(Terminal.paint(Terminal.wrap(refused), .yellow))
+    } else if let waiting = DeviceWords.spendiq.waiting("the change", after: report) {
+        print(Terminal.paint(waiting, .yellow))
+    }
 }
 
 extension AccountKind: ExpressibleByArgument {}

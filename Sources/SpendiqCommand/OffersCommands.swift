@@ -143,6 +143,8 @@ struct LimitsSet: AsyncParsableCommand {
         let code = try currency ?? budgetCurrency(spending)
         let limit = try await spending.limits.set(chosen, amount: amount, currency: code, category: category)
         Terminal.say("Your \(limit.period.rawValue) \(limit.category.isEmpty ? "" : limit.category + " ")limit is \(Money(minorUnits: limit.amountMinor, currency: limit.currency)).")
+        // NB: sent now, as every other write is: the person's other devices check it too.
+        await finish(spending)
     }
 }
 
@@ -150,15 +152,37 @@ struct LimitsRemove: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a budget.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "daily, weekly or monthly.") var period: LimitPeriod
-    @Option(help: "Its category, if it has one.") var category: String?
+    @Option(help: "Its category (default: the one limit of that period, or the one on all spending).") var category: String?
     @Option(help: "ISO 4217 code (default: the one your accounts hold, when they hold one).") var currency: String?
 
     func run() async throws {
         let spending = try await global.spending()
-        let code = try currency ?? budgetCurrency(spending)
-        guard try await spending.limits.remove(period, currency: code, category: category) else { throw CLIError("No such limit: see spendiq limits") }
-        print("Removed.")
+        let code = try (currency ?? budgetCurrency(spending)).uppercased()
+        let limit = try Self.pick(period, category: category, among: try spending.limits.all().filter { $0.currency == code }, currency: code)
+        guard try await spending.limits.remove(period, currency: code, category: limit.category) else {
+            throw CLIError("No \(period.rawValue) limit \(Self.on(limit.category)) in \(code): see spendiq limits")
+        }
+        print("Removed the \(period.rawValue) limit \(Self.on(limit.category)) (\(Money(minorUnits: limit.amountMinor, currency: limit.currency))).")
+        await finish(spending)
     }
+
+    /// The limit `category` names among `limits` of `period`; with no category, the one on all
+    /// spending, else the only one of the period; several are named, never guessed among.
+    static func pick(_ period: LimitPeriod, category: String?, among limits: [SpendingLimit], currency: String) throws -> SpendingLimit {
+        let ofPeriod = limits.filter { $0.period == period }
+        let wanted = category.map { Categories.normalized($0) ?? "" }
+        if let wanted, let limit = ofPeriod.first(where: { $0.category == wanted }) { return limit }
+        if wanted == nil, let limit = ofPeriod.first(where: { $0.category.isEmpty }) ?? (ofPeriod.count == 1 ? ofPeriod.first : nil) { return limit }
+        guard wanted == nil, !ofPeriod.isEmpty else {
+            let there = ofPeriod.isEmpty ? "there is none" : "there is one " + ofPeriod.map { on($0.category) }.joined(separator: ", one ")
+            throw CLIError("No \(period.rawValue) limit \(on(wanted ?? "")) in \(currency) (\(there)): see spendiq limits")
+        }
+        throw CLIError("There are \(ofPeriod.count) \(period.rawValue) limits in \(currency): say which with "
+                       + ofPeriod.map { "--category \($0.category)" }.joined(separator: " or "))
+    }
+
+    /// "on food", "on all spending".
+    static func on(_ category: String) -> String { category.isEmpty ? "on all spending" : "on \(category)" }
 }
 
 /// The currency of a budget given none: the one the person's accounts hold, never a guess among several.

@@ -28,7 +28,7 @@ extension SpendiqCommand: AppCommand {
     static func sent(_ report: SyncReport) -> String {
         let receipts = report.callsByOperation[Attachments.uploadOperation] ?? 0
         return "sent \(report.sent - report.duplicates) change(s)" + (receipts > 0 ? ", \(receipts) receipt(s)" : "")
-            + " and \(max(0, report.calls - receipts)) other update(s), fetched \(report.pulled)"
+            + " and \(max(0, report.calls - receipts - report.upkeepCalls - report.visitsRecorded)) other update(s), fetched \(report.pulled)"
     }
 
     static func summary(of change: FailedChange, _ user: UserSpending) -> String { user.summary(of: change) }
@@ -63,5 +63,7 @@ struct SpendiqSettleOptions: ParsableArguments {
 extension DeviceWords {
     /// SpendiQ's words for its outbox.
     static let spendiq = DeviceWords(command: "spendiq", entries: "changes", one: "change(s)", many: "change(s)",
-                                     watch: "spendiq list --watch")
+                                     watch: "spendiq list --watch",
+                                     quotaAdvice: "The quota counts every synced record of its owner, in every app (the pantry's items too); "
+                                        + "deleting records, in SpendiQ `spendiq delete ID`, frees room once the server purges the deletion")
 }

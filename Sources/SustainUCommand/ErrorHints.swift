@@ -16,13 +16,6 @@ struct ErrorHints: CommandHints {
         }
     }
 
-    func message(for error: SettingError) -> String? {
-        switch error {
-        case .notAServerURL(let typed):
-            "Not a server URL: '\(Terminal.oneLine(String(typed.prefix(80))))'; use http://HOST:PORT with a port from 1 to 65535"
-        }
-    }
-
     func isMalformedArgument(_ error: RecyclingError) -> Bool {
         switch error {
         case .invalidPosition, .invalidBarcode, .nothingToScan, .unknownTrashType, .invalidTime, .invalidLimit, .invalidLeaderboardLimit: true

@@ -19,11 +19,14 @@ struct FileCheckTests {
             let folder = scratch.folder("photos")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let missing = scratch.url.appendingPathComponent("nowhere.jpg").path
+            let dangling = scratch.url.appendingPathComponent("gone.jpg").path
+            try FileManager.default.createSymbolicLink(atPath: dangling, withDestinationPath: missing)
             let cases: [(path: String, input: String?, says: String)] = [
                 (empty.path, nil, "\(empty.path): the file is empty"),
                 (pgm.path, nil, "\(pgm.path): it is not a JPEG, PNG or HEIC photo"),
                 (missing, nil, "\(missing): there is no such file, or it cannot be read"),
                 (folder.path, nil, "\(folder.path): it is not a file (a folder, a pipe or a device)"),
+                (dangling, nil, "\(dangling): it is a link to a file that is not there"),
                 ("-", "not a photo\n", "the photo on standard input: it is not a JPEG, PNG or HEIC photo"),
             ]
             let commands: [(CommandProcess, (String) -> [String])] = [

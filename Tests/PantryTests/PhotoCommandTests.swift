@@ -74,6 +74,11 @@ extension PhotoCommandTests {
             // --save onto a file that is there is refused; standard output on a full disk is one line
             let there = try await ann.pantry.run(["photo", String(id.suffix(8)), "--save", file.path])
             #expect(there.status == 1 && there.stderr.contains("exists already"), "\(there.stderr)")
+            // (a folder is called one, not a file that exists)
+            let folder = scratch.folder("a dir")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let into = try await ann.pantry.run(["photo", String(id.suffix(8)), "--save", folder.path])
+            #expect(into.status == 1 && into.isOneLineError && into.stderr.contains("\(folder.path) is a folder: give a file name"), "\(into.stderr)")
             // An empty file name is a usage mistake (it exited 1 before), like a missing one
             let empty = try await ann.pantry.run(["photo", String(id.suffix(8)), "--save", ""])
             #expect(empty.status == 64 && empty.stderr.contains("--save needs a file name"), "\(empty.stderr)")

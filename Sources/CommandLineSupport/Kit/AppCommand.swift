@@ -163,7 +163,7 @@ extension AppCommand {
     }
 
     public static func sent(_ report: SyncReport) -> String {
-        "sent \(report.sent - report.duplicates) change(s) and \(report.calls) other update(s), fetched \(report.pulled)"
+        "sent \(report.sent - report.duplicates) change(s) and \(report.calls - report.upkeepCalls) other update(s), fetched \(report.pulled)"
     }
 
     public static func said(_ report: SyncReport, _ user: User) async throws -> String {

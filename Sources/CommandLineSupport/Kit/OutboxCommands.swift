@@ -172,7 +172,7 @@ public struct Settle<App: AppCommand>: AsyncParsableCommand {
         case .takeTheirs where settlement.removed:
             Terminal.say("Took the server's version: it has no such \(words.record), so it is gone from this device; your \(what) is dropped.")
         case .takeTheirs: Terminal.say("Took the server's version\(App.settledNow(settlement, user)); \(words.yourChange(what)) is dropped.")
-        case .discard: Terminal.say("Discarded \(words.yourChange(what))" + settlement.discarded(now: App.settledNow(settlement, user), record: words.record))
+        case .discard: Terminal.say("Discarded \(words.yourChange(what))" + settlement.discarded(now: App.settledNow(settlement, user), record: words.record, command: words.command))
         case .keepAsOwn:
             let kept = settlement.keptAs.flatMap { try? User.deviceApp.recordName(settlement.change.collection, $0, user.device.store) }
             Terminal.say("Kept \(kept ?? "the \(words.record)") as your own (\(settlement.keptAs.map { String($0.suffix(OutboxEntry.shortIDLength)) } ?? "-")): "

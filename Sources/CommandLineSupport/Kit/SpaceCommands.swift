@@ -137,16 +137,23 @@ struct InvitationsJSON: Encodable {
 public enum Delivery {
     /// `done` when the server took it now; `queued` and the reason it waits otherwise; a refusal
     /// is an error. A silent server costs the local budget, not the wait for an answer.
-    public static func send(_ device: SignedInDevice, words: DeviceWords, done: String, queued: String, pull: Bool = false) async throws {
+    /// `dropsRefusal`: a refusal said now is dropped from the outbox too (an invitation of no one
+    /// changed nothing here), so that no later sync fails for what the person was already told.
+    public static func send(_ device: SignedInDevice, words: DeviceWords, done: String, queued: String, pull: Bool = false,
+                            dropsRefusal: Bool = false) async throws {
         let failedBefore = try device.outbox.counts().failed
         // NB: a join or a leave pulls too, so that the space's records arrive, or leave, now.
         let report = await device.sync(.serverAnswer, pull: pull)
         let counts = try device.outbox.counts()
         if counts.failed > failedBefore, let refused = try device.outbox.entries(state: .failed).last {
             let reason = refused.lastError ?? "no reason given"
+            let said = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
+            if dropsRefusal, refused.kind == .call {
+                try await device.outbox.discard(refused.id)
+                throw CLIError("The server refused it: \(said); nothing was sent, and nothing of it waits on this device")
+            }
             // NB: a refused call stays in the outbox (sign-out minds it): say how to drop it.
-            throw CLIError("The server refused it: \(reason.hasSuffix(".") ? String(reason.dropLast()) : reason) "
-                           + "(\(words.command) discard \(refused.shortID) drops it)")
+            throw CLIError("The server refused it: \(said) (\(words.command) discard \(refused.shortID) drops it)")
         }
         guard report.finished, report.failure == nil, counts.pending == 0 else {
             let why = switch report.failure {

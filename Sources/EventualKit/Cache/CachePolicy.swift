@@ -44,6 +44,8 @@ public enum CacheError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
+        case .needsConnectionForFirstLoad(let key, let reason) where RemoteFailure.isSilence(reason):
+            return "The server is not answering, and there is no saved copy of \(key): try again once it answers (\(reason))"
         case .needsConnectionForFirstLoad(let key, let reason):
             return "No connection and no saved copy of \(key): connect once to load it (\(reason))"
         }

@@ -57,10 +57,15 @@ public final class AppHost<User: AppUser>: Sendable {
     /// The address is remembered until its code is typed, so that `verify` needs no email.
     public func register(username: String, email: String, password: String) async throws -> DeviceAccount {
         let account = try await spoken { try await accounts.register(username: username, email: email, password: password) }
+        rememberForVerification(account.email)
+        return account
+    }
+
+    /// Remembers `email` as the one `verify` confirms when none is given.
+    private func rememberForVerification(_ email: String) {
         // NB: losing the remembered address only means typing the email with the code.
         try? FileManager.default.createDirectory(at: configuration.device.dataDirectory, withIntermediateDirectories: true)
-        try? Data(account.email.utf8).write(to: pendingVerificationFile, options: .atomic)
-        return account
+        try? Data(email.utf8).write(to: pendingVerificationFile, options: .atomic)
     }
 
     /// Confirms an email with the 6-digit code the server mailed: `email`, else the registration
@@ -105,7 +110,16 @@ public final class AppHost<User: AppUser>: Sendable {
     public func login(email: String, password: String,
                       fetching: @Sendable (SyncEngine, @Sendable () async -> SyncReport) async -> SyncReport = { await $1() })
         async throws -> AppSignIn<User> {
-        let (session, online) = try await spoken { try await accounts.signIn(email: email, password: password) }
+        let (session, online) = try await spoken {
+            do {
+                return try await accounts.signIn(email: email, password: password)
+            } catch AccountError.notAdmitted {
+                // NB: an account registered in another app, its email never confirmed: `verify`
+                // (and `verify --resend`) then need no --email the sign-in was just given.
+                rememberForVerification(email)
+                throw AccountError.notAdmitted
+            }
+        }
         let user = try User(session: session, host: self)
         let device = user.device
         await device.analytics.record(.login)

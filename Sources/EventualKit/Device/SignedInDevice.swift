@@ -92,8 +92,9 @@ public final class SignedInDevice: Sendable {
     /// The status, with connectivity as the app found it.
     public func status(connectivity: Connectivity) async throws -> DeviceStatus {
         // NB: what every start records for itself (SpendiQ's "last visit") is no work of the
-        // person's: listed, it would always wait, as it holds no sign-out back.
-        let lines = try outbox.entries().filter(app.isPersonsWork).map(line)
+        // person's: listed, it would always wait, as it holds no sign-out back. Nor is the fetch
+        // of a record's server version after a settle (the settle says what it shows).
+        let lines = try outbox.entries().filter { $0.operation != RecordRefetch.operation && app.isPersonsWork($0) }.map(line)
         await engine.refreshStatus()
         return DeviceStatus(connectivity: connectivity, pending: lines.filter { $0.state == .pending }.count,
                             failed: lines.filter { $0.state == .failed }.count, entries: lines,
@@ -195,13 +196,28 @@ public final class SignedInDevice: Sendable {
     }
 
     /// Settles a refused change (`SyncEngine.settle`); a change kept is sent at once and waited
-    /// for when the server answers (`sendWhileWaitedFor`), else it goes with the next sync.
+    /// for when the server answers (`sendWhileWaitedFor`), else it goes with the next sync. A
+    /// change dropped asks the server for its version of the record at once too, so that the
+    /// settle can say what the row shows (`Settlement.fetched`).
     @discardableResult
     public func settle(_ id: String, _ choice: SettleChoice) async throws -> Settlement {
-        let settlement = try await engine.settle(id, choice)
+        var settlement = try await engine.settle(id, choice)
         // NB: and fetched: a record another device deleted comes back here only with a pull.
-        if settlement.queued != nil { await sendWhileWaitedFor(pulling: true) }
+        if settlement.queued != nil {
+            await sendWhileWaitedFor(pulling: true)
+        } else if try refetchWaits(settlement.change.recordID) {
+            await sync(.localBudget, pull: false)
+            settlement.fetched = try !refetchWaits(settlement.change.recordID)
+        }
         return settlement
+    }
+
+    /// Whether the fetch of the server's version of `recordID` still waits in the outbox.
+    private func refetchWaits(_ recordID: String) throws -> Bool {
+        try outbox.entries().contains { entry in
+            entry.operation == RecordRefetch.operation
+                && (try? JSONDecoder().decode(RecordRefetch.Payload.self, from: entry.payload))?.recordId == recordID
+        }
     }
 
     /// Sends what a person is waiting to hear about (a change kept or retried: refused again or

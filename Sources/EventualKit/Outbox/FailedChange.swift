@@ -117,6 +117,9 @@ public struct Settlement: Sendable, Equatable {
     /// refusal did not say what the server holds: the row keeps the change until the server's
     /// version of the record next arrives.
     public let restored: Bool
+    /// Whether the server's version of the record was fetched by the settle itself (the device
+    /// asks for it after a change is dropped): the row shows it now, whatever `restored` says.
+    public var fetched = false
 
     /// Whether the row went from this device because the server holds no such record (taking
     /// theirs, or discarding): `neverOnServer` says when that is because the change made it here.

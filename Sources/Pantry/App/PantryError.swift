@@ -8,7 +8,8 @@ public enum PantryError: Error, Equatable, CustomStringConvertible {
     /// sign-in period is over: only an online sign-in opens the pantry again.
     case signInAgain(email: String)
     case invalidBarcode(String)
-    case noSavedCopy(barcode: String)
+    /// `silent`: the server was reached and did not answer in time, rather than not reached.
+    case noSavedCopy(barcode: String, silent: Bool = false)
     case noSuchItem(String)
     case emptyItemID
     /// A part of an id shorter than the 8 characters lists show: too short to pick an item safely.
@@ -47,9 +48,11 @@ public enum PantryError: Error, Equatable, CustomStringConvertible {
         case .signInAgain: return "The server no longer accepts this device's sign-in: sign in again online"
         case .invalidBarcode(let code):
             return "\(code) is not a barcode: expected 8, 12, 13 or 14 digits with a valid check digit"
-        case .noSavedCopy(let barcode):
+        case .noSavedCopy(let barcode, true):
+            return "The server is not answering, and there is no saved copy of \(barcode): try again once it answers"
+        case .noSavedCopy(let barcode, false):
             return "No connection and no saved copy of \(barcode): connect once to look it up"
-        case .noSuchItem(let id): return "No item \(id) in this pantry"
+        case .noSuchItem(let id): return "No item \(id) on this device"
         case .emptyItemID: return "The item's id is empty"
         case .itemIDTooShort(let id): return "'\(id)' is too short to pick an item safely: give the 8 characters of its id that lists show"
         case .ambiguousItem(let id, let matches): return "\(id) matches \(matches) items: give more of the id"

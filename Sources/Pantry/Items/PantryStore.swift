@@ -111,6 +111,31 @@ public struct PantryStore: Sendable {
         }
     }
 
+    /// Deletes an item for good, on every device of its space: unlike `remove` and `consume`,
+    /// nothing of it is left (the shopping list forgets it too), and the server stops counting it
+    /// against its owner's record quota once it purges the deletion. Returns it as it was.
+    @discardableResult
+    public func delete(_ id: String) async throws -> PantryItem {
+        let item = try item(id)
+        try checkWritable(item)
+        try await store.write { tx in _ = try PantrySchema.items.delete(item.id, in: tx) }
+        return item
+    }
+
+    /// Deletes for good every item used up or thrown away (`delete`) that the person may change,
+    /// those of a household they only view and those in `except` left as they are; returns what went.
+    @discardableResult
+    public func deleteGone(except: Set<String> = []) async throws -> [PantryItem] {
+        let gone = try await store.reader.read { db in
+            try PantryItem.fetchAll(db, sql: "SELECT * FROM pantry_items WHERE status != ?", arguments: [PantryItem.Status.inPantry.rawValue])
+        }
+        let writable = try gone.filter { try !except.contains($0.id) && spaces?.viewedOnly($0.space) == nil }
+        try await store.write { tx in
+            for item in writable { _ = try PantrySchema.items.delete(item.id, in: tx) }
+        }
+        return writable
+    }
+
     /// Changes the given details of an item; `clearExpiry` forgets its expiry.
     @discardableResult
     /// `photo`: a new photo of the item, its upload queued with the change.

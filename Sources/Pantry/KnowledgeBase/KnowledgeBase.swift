@@ -35,9 +35,9 @@ public struct KnowledgeBase: Sendable {
             let result: AnalyticsEvent.ScanResult = found.source == .cache ? .offline : found.candidates.isEmpty ? .unknown : .known
             await analytics?.record(.productScanned(result))
             return found
-        } catch PantryError.noSavedCopy(let barcode) {
+        } catch PantryError.noSavedCopy(let barcode, let silent) {
             await analytics?.record(.productScanned(.offline))
-            throw PantryError.noSavedCopy(barcode: barcode)
+            throw PantryError.noSavedCopy(barcode: barcode, silent: silent)
         }
     }
 
@@ -56,7 +56,7 @@ public struct KnowledgeBase: Sendable {
                     throw error
                 }
             }
-        } catch is CacheError {
+        } catch let error as CacheError {
             guard mine.isEmpty else {
                 return ProductLookup(barcode: gtin, candidates: mine, source: .cache, fetchedAt: nil)
             }
@@ -64,7 +64,7 @@ public struct KnowledgeBase: Sendable {
                 throw PantryError.server("Sign in again to look up \(gtin): \(message)")
             }
             if case .rejected(_, let message)? = lastFailure.withLock({ $0 }) { throw PantryError.server(message) }
-            throw PantryError.noSavedCopy(barcode: gtin.shortForm)
+            throw PantryError.noSavedCopy(barcode: gtin.shortForm, silent: error.serverIsSilent || lastFailure.withLock({ $0 })?.isSilence == true)
         }
         let known = saved?.value.products ?? []
         let knownIDs = Set(known.map(\.id))

@@ -27,6 +27,8 @@ public enum RecyclingError: Error, Equatable, CustomStringConvertible {
         case .notSignedIn: return "Not signed in"
         case .signInAgain: return "The server no longer accepts this device's sign-in: sign in again online"
         case .needsConnectionForPoints: return "Connect once to load the recycling points; after that they work offline"
+        case .needsConnection(let what, let reason) where RemoteFailure.isSilence(reason):
+            return "The server is not answering, and this device has never loaded \(what): try again once it answers (\(reason))"
         case .needsConnection(let what, let reason): return "Connect once to load \(what); after that it works offline (\(reason))"
         case .noSuchPoint(let id): return "No recycling point \(Self.quoted(id))"
         case .invalidPosition(let text): return "'\(text)' is not a position: use LATITUDE,LONGITUDE like 47.7981,13.0465"

@@ -78,6 +78,8 @@ public enum SpendingError: Error, Equatable, CustomStringConvertible {
     case noPosition
     case offersNeedConnection
     case insightsNeedConnection
+    /// The server was reached and did not answer in time, and no copy of `what` is saved here.
+    case notAnswering(String)
     case noPendingRegistration
     case server(String)
     case unreachable(String)
@@ -148,7 +150,7 @@ public enum SpendingError: Error, Equatable, CustomStringConvertible {
         case .sharedWithYou(let name, let owner):
             return "\(owner ?? "Its owner") shares \(name) with you: only they change who sees it; leave it with spendiq accounts leave \(name)"
         case .notVerified:
-            return "Verify your email first: type the code we mailed you"
+            return "SpendiQ needs a confirmed email, and this account's is not confirmed yet"
         case .wipedAfterOfflineAge(let days):
             return "No online sign-in for over \(days) days: this device's SpendiQ data was removed (it is safe on the server). Connect and sign in again"
         case .offlineTooLongWithPendingChanges(let days, let count, let email):
@@ -158,6 +160,7 @@ public enum SpendingError: Error, Equatable, CustomStringConvertible {
         case .noPosition: return "No position yet"
         case .offersNeedConnection: return "Connect to load offers near you"
         case .insightsNeedConnection: return "Connect to load your insights"
+        case .notAnswering(let what): return "The server is not answering, and no \(what) are saved on this device: try again once it answers"
         case .noPendingRegistration: return "No registration waits for a code on this device"
         case .server(let message): return message
         case .unreachable(let reason): return reason

@@ -70,3 +70,11 @@ enum SpendingCalls {
         }
     }
 }
+
+extension SyncReport {
+    /// The calls of a round that every start makes for itself (the last visit, the position), not
+    /// something the person did: a sync's summary does not count them.
+    public var visitsRecorded: Int {
+        (callsByOperation[SpendingCalls.lastSeen] ?? 0) + (callsByOperation[SpendingCalls.location] ?? 0)
+    }
+}

@@ -60,8 +60,8 @@ public struct InsightsFeed: Sendable {
             }
             return InsightsResult(insights: page.value.insights, computedAt: page.value.computedAt, fresh: page.source == .network,
                                   fetchedAt: page.fetchedAt)
-        } catch CacheError.needsConnectionForFirstLoad {
-            throw SpendingError.insightsNeedConnection
+        } catch let error as CacheError {
+            throw error.serverIsSilent ? SpendingError.notAnswering("insights") : SpendingError.insightsNeedConnection
         } catch let failure as RemoteFailure {
             throw SpendingError.server(failure.description)
         }

@@ -159,7 +159,7 @@ public enum Categories {
     public static let defaults = ["food", "transport", "housing", "health", "leisure", "education", "shopping", "income", "other"]
 
     /// Trimmed and lower-cased, so "Food " and "food" are one category.
-    static func normalized(_ text: String?) -> String? {
+    public static func normalized(_ text: String?) -> String? {
         guard let text else { return nil }
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         return trimmed.isEmpty ? nil : trimmed

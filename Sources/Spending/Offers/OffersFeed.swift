@@ -94,7 +94,7 @@ public struct OffersFeed: Sendable {
         } catch let failure as RemoteFailure {
             guard case .unreachable = failure else { throw SpendingError.server(failure.description) }
             connectivity.reportTransportFailure()
-            guard let saved else { throw SpendingError.offersNeedConnection }
+            guard let saved else { throw failure.isSilence ? SpendingError.notAnswering("offers") : SpendingError.offersNeedConnection }
             return try present(saved.value, fetchedAt: saved.fetchedAt, from: position, radius: radius, limit: limit, offline: true)
         }
     }

@@ -9,7 +9,7 @@ struct Add: AsyncParsableCommand {
     @OptionGroup var global: Options
     @Argument(help: "What is to be done.") var title: String
     @Option(help: "Who is to do it (a username).") var assign: String?
-    @Option(help: "The day it is due, YYYY-MM-DD.") var due: String?
+    @Option(help: "The day it is due: YYYY-MM-DD, today, tomorrow, +3d or +2w.") var due: String?
     @Option(name: .customLong("in"), help: "The household.") var household: String?
 
     func run() async throws {
@@ -27,7 +27,9 @@ struct Tick: AsyncParsableCommand {
 
     func run() async throws {
         let user = try await ChoresCommand.open(global, network: true)
-        try await user.report((undo ? "Opened again: " : "Done: ") + (try await user.tick(id, done: !undo)).title)
+        let (chore, changed) = try await user.tick(id, done: !undo)
+        guard changed else { return Terminal.say(undo ? "\(chore.title) is not done: nothing to open again." : "\(chore.title) is done already.") }
+        try await user.report((undo ? "Opened again: " : "Done: ") + chore.title)
     }
 }
 

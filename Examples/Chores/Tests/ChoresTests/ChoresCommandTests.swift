@@ -71,6 +71,64 @@ struct ChoresCommandTests {
         }
     }
 
+    @Test func anInvitationOfNoOneAChoreForAStrangerAndAnUndoOfAnOpenChoreAreSaidForWhatTheyAre() async throws {
+        try await withLiveServer { server, scratch in
+            // Given alice online, in her household Flat
+            let alice = CommandProcess("chores", dataDirectory: scratch.folder("alice"), server: server)
+            let aliceName = try await alice.signUp(name: "alice").username
+            try Self.succeeded(try await alice.run(["household", "create", "Flat"]), saying: "Created the household Flat.")
+            #expect(try await alice.run(["sync"]).status == 0)
+            let households = try #require(try await alice.run(["household", "--json"]).json() as? [[String: Any]])
+            #expect(households.count == 1 && households.first?["name"] as? String == "Flat" && households.first?["role"] as? String == "owner"
+                    && Set(households.first.map { Array($0.keys) } ?? []) == ["id", "name", "role", "owner"], "\(households)")
+
+            // When she invites someone who has no account
+            let invite = try await alice.run(["household", "invite", "nobody-here"])
+            // Then it fails now, in one line, and nothing of it is left to fail every later sync
+            #expect(invite.status == 1 && invite.isOneLineError && invite.stdout.isEmpty, "\(invite.stdout)\(invite.stderr)")
+            #expect(invite.stderr.hasPrefix("chores: The server refused it: ") && invite.stderr.contains("nothing was sent"), "\(invite.stderr)")
+            let sync = try await alice.run(["sync"])
+            #expect(sync.status == 0 && sync.stdout.hasPrefix("Synced"), "\(sync.stdout)\(sync.stderr)")
+            #expect(try await alice.run(["failures"]).stdout == "Nothing was refused.\n")
+
+            // When she gives a chore to someone not in Flat
+            let stranger = try await alice.run(["add", "Bins", "--assign", "nobody-here"])
+            // Then it is refused, naming who is in it, and no chore is made
+            #expect(stranger.status == 1 && stranger.isOneLineError, "\(stranger.stdout)\(stranger.stderr)")
+            #expect(stranger.stderr == "chores: nobody-here is not in Flat: give a chore there to \(aliceName) (someone invited is in once they accept)\n",
+                    "\(stranger.stderr)")
+            #expect(try await Self.list(alice).isEmpty)
+            let bins = try #require(try await alice.run(["add", "Bins", "--assign", aliceName]).stdout.firstMatch(of: #/^Added (\w{8}) /#)?.1)
+            #expect(try await alice.run(["assign", String(bins), "nobody-here"]).stderr.contains("nobody-here is not in Flat"))
+
+            // When she opens again a chore that is open
+            let undo = try await alice.run(["tick", String(bins), "--undo"])
+            // Then she is told it was not done, and nothing waits to be sent
+            try Self.succeeded(undo, saying: "Bins is not done: nothing to open again.")
+            #expect(try await alice.run(["tick", String(bins)]).stdout.hasPrefix("Done: Bins"))
+            try Self.succeeded(try await alice.run(["tick", String(bins)]), saying: "Bins is done already.")
+        }
+    }
+
+    @Test func aDueDayTakesTodayTomorrowAndPlusDaysAsThePantryDoes() async throws {
+        try await withLiveServer { server, scratch in
+            let device = CommandProcess("chores", dataDirectory: scratch.folder("dan"), server: server)
+            _ = try await device.signUp(name: "dan")
+            // When chores are added due tomorrow, in a day and in a week
+            for due in ["tomorrow", "+1d", "+1w"] { #expect(try await device.run(["add", "Dishes " + due, "--due", due]).status == 0, "\(due)") }
+            // Then each is due on that day of this device's calendar
+            let day = { (offset: Int) in
+                let date = Calendar.current.date(byAdding: .day, value: offset, to: Date())!
+                let parts = Calendar.current.dateComponents([.year, .month, .day], from: date)
+                return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+            }
+            let dues = Dictionary(try await Self.list(device).map { ($0["title"] as? String ?? "", $0["due"] as? String ?? "") }) { first, _ in first }
+            #expect(dues == ["Dishes tomorrow": day(1), "Dishes +1d": day(1), "Dishes +1w": day(7)], "\(dues)")
+            let wrong = try await device.run(["add", "Dishes", "--due", "soon"])
+            #expect(wrong.status == 64 && wrong.stderr.contains("today, tomorrow or +3d"), "\(wrong.stderr)")
+        }
+    }
+
     /// Expects a command to have succeeded and printed `line`.
     static func succeeded(_ outcome: CommandOutcome, saying line: String) throws {
         #expect(outcome.status == 0 && outcome.stdout == line + "\n", "\(outcome.stdout)\(outcome.stderr)")
