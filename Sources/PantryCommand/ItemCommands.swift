@@ -212,7 +212,7 @@ struct Restore: AsyncParsableCommand {
         let item = try await pantry.items.restore(id, quantity: try quantity.map { try ItemDetails.quantity(typed: $0) })
         let report = await pantry.device.sync(.localBudget, pull: false)
         print("Brought \(item.name) back into the pantry.")
-        DeliveryNote.sayWaiting(after: report)
+        DeliveryNote.sayWaiting(after: report, of: pantry)
     }
 }
 
