@@ -158,8 +158,8 @@ struct Delete: AsyncParsableCommand {
         abstract: "Delete an item for good, or every item used up or thrown away (--gone), on every device.",
         usage: "pantry delete ID\npantry delete --gone",
         discussion: """
-            Unlike remove and consume, nothing of the item is kept: the shopping list forgets it too. What frees room \
-            under a record quota: the server stops counting a deleted item once it purges the deletion.
+            Unlike remove and consume, nothing of the item is kept: the shopping list forgets it too. It frees its \
+            place under a record quota at once.
             Example: pantry delete 1a2b3c4d
             """)
     @OptionGroup var global: GlobalOptions

@@ -82,7 +82,6 @@ extension DeviceWords {
     /// The pantry's words for its outbox.
     static let pantry = DeviceWords(command: "pantry", entries: "changes", one: "change(s)", many: "change(s)", record: "item",
                                     yourChange: { "your \($0)" }, watch: "pantry list --watch",
-                                    quotaAdvice: "The quota counts every synced record of its owner, in every app; in the pantry, `pantry delete ID` "
-                                        + "deletes an item for good and `pantry delete --gone` every item used up or thrown away, which the "
-                                        + "server stops counting once it purges the deletion")
+                                    quotaAdvice: "In the pantry, `pantry delete ID` deletes an item for good and `pantry delete --gone` "
+                                        + "every item used up or thrown away, each freeing its place at once")
 }

@@ -64,6 +64,5 @@ extension DeviceWords {
     /// SpendiQ's words for its outbox.
     static let spendiq = DeviceWords(command: "spendiq", entries: "changes", one: "change(s)", many: "change(s)",
                                      watch: "spendiq list --watch",
-                                     quotaAdvice: "The quota counts every synced record of its owner, in every app (the pantry's items too); "
-                                        + "deleting records, in SpendiQ `spendiq delete ID`, frees room once the server purges the deletion")
+                                     quotaAdvice: "The pantry's items count too; in SpendiQ, `spendiq delete ID` frees a place at once")
 }

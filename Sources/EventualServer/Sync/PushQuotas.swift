@@ -14,8 +14,10 @@ struct PushQuotas {
     private let userID: String
     private let records: Int
     private let bytes: Int64
-    /// The records each owner stores with the changes taken so far; read at an owner's first new record.
-    private var recordCounts: [String: Int] = [:]
+    /// The live records each owner stored before the push; read at an owner's first new record.
+    private var storedRecords: [String: Int] = [:]
+    /// What the changes taken so far add to each owner's live records (a deletion takes one away).
+    private var takenRecords: [String: Int] = [:]
     /// The bytes each owner stores with the changes taken so far.
     private var storedBytes: [String: Int64]
 
@@ -27,23 +29,16 @@ struct PushQuotas {
         storedBytes = records < .max || bytes < .max ? try await StorageUsage.locked(owners, on: sql) : [:]
     }
 
-    /// Takes what one change adds in `space`: a record when it `creates` one, and `grown` bytes
-    /// (negative when it shrinks what is stored); or, taking nothing, says why it is refused.
-    mutating func take(creates: Bool, grown: Int64, in space: SpaceAccess, on sql: any SQLDatabase) async throws -> SyncRuleViolation? {
+    /// Takes what one change does in `space`: a live record more when it `creates` one (a record
+    /// new or deleted before), one less when it `deletes` a live one, and `grown` bytes (negative
+    /// when it shrinks what is stored); or, taking nothing, says why it is refused.
+    mutating func take(creates: Bool, deletes: Bool = false, grown: Int64, in space: SpaceAccess,
+                       on sql: any SQLDatabase) async throws -> SyncRuleViolation? {
         let owner = space.ownerID
         if creates, records < .max {
-            let count: Int
-            if let counted = recordCounts[owner] {
-                count = counted
-            } else {
-                count = try await SyncRecordRows.count(ownedBy: owner, on: sql)
-            }
-            recordCounts[owner] = count
-            guard count < records else {
-                let whose = owner == userID ? "you store" : "the owner of \(space.name) stores"
-                return Self.refusal("Quota reached: \(whose) \(count) synced records, and at most \(records) are allowed."
-                    + " Delete records you no longer need (deleting an existing record frees nothing until it is purged)")
-            }
+            if storedRecords[owner] == nil { storedRecords[owner] = try await SyncRecordRows.count(ownedBy: owner, on: sql) }
+            let count = storedRecords[owner]! + takenRecords[owner, default: 0]
+            guard count < records else { return recordRefusal(count, in: space, whose: owner == userID ? nil : owner) }
         }
         let stored = storedBytes[owner] ?? 0
         let (total, overflow) = stored.addingReportingOverflow(grown)
@@ -52,9 +47,21 @@ struct PushQuotas {
             return Self.refusal(StorageUsage.refusal(storing: overflow ? .max : total, quota: bytes, for: whom,
                                                      advice: "Delete records you no longer need, or make this one smaller"))
         }
-        if creates, records < .max { recordCounts[owner]! += 1 }
+        if creates { takenRecords[owner, default: 0] += 1 }
+        if deletes { takenRecords[owner, default: 0] -= 1 }
         if !overflow { storedBytes[owner] = total }
         return nil
+    }
+
+    /// The words of a new record past the quota: whose it is (nil: the pusher's own) and what frees room.
+    private func recordRefusal(_ count: Int, in space: SpaceAccess, whose owner: String?) -> SyncRuleViolation {
+        guard owner != nil else {
+            return Self.refusal("Quota reached: you store \(count) synced records, and at most \(records) are allowed."
+                + " They count in every app you use: delete records you no longer need, and each deletion frees its place at once")
+        }
+        return Self.refusal("Quota reached: the owner of \(space.name) stores \(count) synced records, and at most"
+            + " \(records) are allowed: a shared space's records count against its owner."
+            + " Ask them to make room, or delete records of \(space.name) you no longer need")
     }
 
     private static func refusal(_ message: String) -> SyncRuleViolation {

@@ -112,7 +112,10 @@ struct PushMerge {
         let columns = try state.columns()
         let bytes = StorageUsage.bytes(of: columns)
         let grown = bytes - (written[key]?.bytes ?? stored[key]?.bytes ?? 0)
-        if let refusal = try await quotas.take(creates: before == nil, grown: grown, in: access[submission.space]!, on: sql) {
+        // NB: the record quota counts live records: one made (or made again after its deletion) takes a place, a deletion frees one.
+        let wasLive = before.map { !$0.isDeleted } ?? false
+        if let refusal = try await quotas.take(creates: !wasLive && !state.isDeleted, deletes: wasLive && state.isDeleted, grown: grown,
+                                               in: access[submission.space]!, on: sql) {
             refusals.append((outcomes.count, key, refusal))
             return outcomes.append(.rejected(refusal.message))
         }

@@ -130,10 +130,12 @@ enum SyncRecordRows {
     }
 
     /// The records of every space `ownerID` owns.
+    /// The live records of the spaces `ownerID` owns: what the record quota counts (a deletion
+    /// frees its place at once; its tombstone still weighs in the byte quota until it is purged).
     static func count(ownedBy ownerID: String, on sql: any SQLDatabase) async throws -> Int {
         try await sql.raw("""
             SELECT COUNT(*) AS stored FROM sync_records
-            WHERE space_id IN (SELECT id FROM spaces WHERE owner_id = \(bind: ownerID))
+            WHERE deleted = 0 AND space_id IN (SELECT id FROM spaces WHERE owner_id = \(bind: ownerID))
             """).first()?.decode(column: "stored", as: Int.self) ?? 0
     }
 

@@ -112,8 +112,8 @@ public struct PantryStore: Sendable {
     }
 
     /// Deletes an item for good, on every device of its space: unlike `remove` and `consume`,
-    /// nothing of it is left (the shopping list forgets it too), and the server stops counting it
-    /// against its owner's record quota once it purges the deletion. Returns it as it was.
+    /// nothing of it is left (the shopping list forgets it too), and it frees its place under its
+    /// owner's record quota at once. Returns it as it was.
     @discardableResult
     public func delete(_ id: String) async throws -> PantryItem {
         let item = try item(id)
