@@ -37,10 +37,31 @@ struct SyncRuleTests {
     }
 
     @Test func theAppsCollectionsDeclareTheirRules() {
-        #expect(items.rules == [.notBelow("quantity", 0), .oneOf("status", ["inPantry", "consumed", "thrownAway"])])
+        #expect(items.rules == [.notBelow("quantity", 0), .oneOf("status", ["inPantry", "consumed", "thrownAway"]),
+                                .editableWhile("status", ["inPantry"])])
+        #expect(transactions.deletionIsFinal && !items.deletionIsFinal && !SyncCollections.spendingAccounts.deletionIsFinal)
         #expect(SyncCollections.spendingAccounts.rules == [.oneOf("kind", ["cash", "bank", "card", "savings"])])
         #expect(transactions.rules.map(\.field) == ["kind", "leg", "accountId", "toAccountId"])
         #expect(SyncCollections.spendingLimits.rules.isEmpty)
+    }
+
+    @Test func anItemOutOfThePantryTakesNoEditThatLeavesItOutAndOneThatBringsItBackGoes() throws {
+        let thrown = item(quantity: .integer(2), status: "thrownAway")
+        // An edit or a use that leaves it thrown away is refused, whatever field it moves
+        for merged in [item(quantity: .integer(5), status: "thrownAway"), thrown.merging(["name": "Oats"]) { $1 }] {
+            let violation = try #require(try items.violation(merged: merged, previous: thrown, lookup: noLookup))
+            #expect(violation.code == SyncRuleViolation.setAside && violation.field == "status")
+            #expect(violation.message.hasPrefix("Its status is 'thrownAway'"), "\(violation.message)")
+        }
+        // One that brings it back, one that moves it between consumed and thrown away, and one that changes nothing go
+        #expect(try items.violation(merged: item(quantity: .integer(5)), previous: thrown, lookup: noLookup) == nil)
+        #expect(try items.violation(merged: item(quantity: .integer(2), status: "consumed"), previous: thrown, lookup: noLookup) == nil)
+        #expect(try items.violation(merged: thrown, previous: thrown, lookup: noLookup) == nil)
+        // A new record, one that never had a status, and a record sent back after a restore are not set aside
+        #expect(try items.violation(merged: thrown, previous: nil, lookup: noLookup) == nil)
+        #expect(try items.violation(merged: ["quantity": 3], previous: ["quantity": 2], lookup: noLookup) == nil)
+        #expect(try items.violation(merged: item(quantity: .integer(5), status: "thrownAway"), previous: thrown, restoring: true,
+                                    lookup: noLookup) == nil)
     }
 
     @Test func aQuantityMayReachZeroButNotGoBelow() throws {

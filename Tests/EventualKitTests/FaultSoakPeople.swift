@@ -171,8 +171,10 @@ extension Device {
     /// The fields the soak's people write of an item on this device: what a kept-as-own item was made with.
     func fields(of id: String) throws -> [String: SyncValue] {
         try store.reader.read { db in
-            let row = try #require(try Row.fetchOne(db, sql: "SELECT name, quantity, category, photo FROM items WHERE id = ?", arguments: [id]))
+            let row = try #require(try Row.fetchOne(db, sql: "SELECT name, quantity, category, photo, status FROM items WHERE id = ?",
+                                                    arguments: [id]))
             var fields: [String: SyncValue] = ["name": .string(row["name"]), "quantity": .number(row["quantity"])]
+            if let status = row["status"] as String? { fields["status"] = .string(status) }
             if let category = row["category"] as String? { fields["category"] = .string(category) }
             if let photo = row["photo"] as String? { fields["photo"] = .string(photo) }
             return fields

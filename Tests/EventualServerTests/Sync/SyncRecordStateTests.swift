@@ -59,6 +59,36 @@ struct SyncRecordStateTests {
         #expect(state.newestStamp?.description == stamp(3))
     }
 
+    @Test func aFinalDeletionBeatsALaterStampedEditThatArrivedFirstAndOnlyAMakingAgainBringsItBack() {
+        func change(_ millis: Int64, fields: [String: SyncValue] = [:], deleted: Bool = false, creates: Bool = false) -> ValidatedChange {
+            var change = ValidatedChange(collection: "spending_transactions", recordID: "t",
+                                         stamp: HLCStamp(millis: millis, counter: HLCStamp.maxCounter, node: "n"),
+                                         fields: fields, deltas: [:], deleted: deleted)
+            change.creates = creates
+            return change
+        }
+        // Given a transaction, an edit stamped 2 that reached the server first, then a delete stamped 1
+        var state = SyncRecordState()
+        _ = state.apply(change(0, fields: ["note": "refund", "amountMinor": 5000], creates: true))
+        _ = state.apply(change(2, fields: ["note": "tax refund"]))
+        let delete = change(1, deleted: true)
+        _ = state.apply(delete)
+        #expect(!state.isDeleted, "last writer wins alone would keep it")
+        // When the deletion is made final, it is deleted, its tombstone just past the edit (a full counter moves the millisecond)
+        let made = state.makeFinal(delete)
+        #expect(made && state.isDeleted)
+        #expect(state.tombstone == HLCStamp(millis: 3, counter: 0, node: "n"))
+        let twice = state.makeFinal(delete)
+        #expect(!twice, "a second time changes nothing")
+        // And a delete stamped before the record was made again deletes nothing of the new one
+        var again = state
+        _ = again.apply(change(5, fields: ["note": "kept", "amountMinor": 5000], creates: true))
+        #expect(!again.isDeleted)
+        let older = again.makeFinal(change(4, deleted: true))
+        #expect(!older)
+        #expect(!again.isDeleted && again.fields["note"] == "kept")
+    }
+
     @Test func theStoredColumnsReadBackTheSameState() throws {
         var state = SyncRecordState()
         _ = state.apply(change(stamp(1), fields: [
