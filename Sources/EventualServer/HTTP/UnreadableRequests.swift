@@ -26,8 +26,9 @@ enum UnreadableRequests {
                         lingering: TimeAmount = .seconds(2)) throws {
         let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
         let line = RequestLine(longest: longestLine)
-        try pipeline.addHandler(RequestLineWatcher(line: line), position: .before(decoder))
-        try pipeline.addHandler(Answerer(line: line, lingering: lingering), position: .after(decoder))
+        let watcher = RequestLineWatcher(line: line)
+        try pipeline.addHandler(watcher, position: .before(decoder))
+        try pipeline.addHandler(Answerer(line: line, watcher: watcher, lingering: lingering), position: .after(decoder))
     }
 
     /// The status and words for what the parser refused; `inRequestLine`: the request's first line
@@ -108,6 +109,8 @@ enum UnreadableRequests {
         typealias OutboundOut = HTTPServerResponsePart
 
         private let line: RequestLine
+        /// Leaves with this handler when the connection is upgraded: a live channel's frames are no request lines.
+        private let watcher: RequestLineWatcher
         private let lingering: TimeAmount
         /// A response head went out and its end has not: a second answer would garble it.
         private var responding = false
@@ -116,8 +119,9 @@ enum UnreadableRequests {
         /// The 101 of a live channel's upgrade went out: the handler leaves at its flush.
         private var upgrading = false
 
-        init(line: RequestLine, lingering: TimeAmount) {
+        init(line: RequestLine, watcher: RequestLineWatcher, lingering: TimeAmount) {
             self.line = line
+            self.watcher = watcher
             self.lingering = lingering
         }
 
@@ -153,7 +157,9 @@ enum UnreadableRequests {
 
         func flush(context: ChannelHandlerContext) {
             context.flush()
-            if upgrading { context.pipeline.syncOperations.removeHandler(context: context, promise: nil) }
+            guard upgrading else { return }
+            context.pipeline.syncOperations.removeHandler(watcher, promise: nil)
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         }
 
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
