@@ -69,15 +69,51 @@ struct SoakIntent {
         records[id, default: Record()].changes.append(Change(step: step, entry: entry, deletes: true))
     }
 
+    /// The stamp of each change entry seen queued on a device, by entry id (`remember`).
+    private var stamps: [String: String] = [:]
+
+    /// Notes the stamp of every change queued in `entries` (a device's outbox), unless it sends
+    /// back a whole record's state: an acknowledged change sent back after a restore is a new entry
+    /// with the stamp of the one it repeats, and its settling is that change's.
+    mutating func remember(_ entries: [OutboxEntry]) {
+        for entry in entries where entry.kind == .change && stamps[entry.id] == nil {
+            guard let change = try? JSONDecoder().decode(ChangePayload.self, from: entry.payload), change.state == nil else { continue }
+            stamps[entry.id] = change.hlc
+        }
+    }
+
+    /// The entry of the change the model knows that `entry` is, or repeats (sent back after a restore).
+    private func original(of entry: String) -> String {
+        if records.values.contains(where: { $0.changes.contains { $0.entry == entry } }) { return entry }
+        guard let stamp = stamps[entry] else { return entry }
+        return records.values.lazy.flatMap(\.changes).first { $0.entry != entry && stamps[$0.entry] == stamp }?.entry ?? entry
+    }
+
     /// A refused change dropped by its person (discarded, or the server's record taken instead).
     mutating func drop(_ entry: String) {
-        dropped.insert(entry)
+        dropped.insert(original(of: entry))
+    }
+
+    /// The model's step when the server's database was put back to its copy (nil: not yet).
+    var putBackAtStep: Int?
+
+    /// A record sent back whole after the restore (its state), refused for its sender's role and
+    /// dropped by them: what the sender's device (`node`) did to it before the restore is lost to
+    /// the server, unless another device sent it back too, which a device of the owner only does
+    /// for a record it holds, and then with its own changes in it.
+    mutating func dropSentBack(_ recordID: String, node: String) {
+        guard let putBackAtStep, let record = records[recordID] else { return }
+        for change in record.changes where change.step <= putBackAtStep {
+            guard let stamp = stamps[change.entry].flatMap(HLCStamp.init(parsing:)), stamp.node == node else { continue }
+            dropped.insert(change.entry)
+        }
     }
 
     /// A refused change kept by its person: stamped again now, queued as `queued`, with `edits`
     /// over what it set (an edited quantity is set, no longer added to).
     mutating func keep(_ entry: String, as queued: String, edits: [String: SyncValue]) {
         step += 1
+        let entry = original(of: entry)
         for (id, record) in records {
             guard let index = record.changes.firstIndex(where: { $0.entry == entry }) else { continue }
             var change = record.changes[index]

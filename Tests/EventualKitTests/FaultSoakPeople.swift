@@ -87,6 +87,7 @@ struct SoakPeople {
     func settle(_ name: String, _ device: Device, _ model: inout SoakIntent, _ random: inout SeededGenerator, run: SoakRun,
                 keeping: Bool) async throws -> Int {
         var settled = 0
+        model.remember(try device.outbox.entries())
         for failure in try device.engine.failures() {
             let byRule = failure.code != nil
             guard byRule || Self.isRoleRefusal(failure.reason) else { continue }
@@ -106,6 +107,8 @@ struct SoakPeople {
                 // A person who keeps a use the server refused may say what is left instead: none.
                 choice = .keepMine(edits: ["quantity": .number(0)])
             }
+            let sentBackWhole = try device.outbox.entries(state: .failed).first { $0.id == failure.id }
+                .flatMap { try? JSONDecoder().decode(ChangePayload.self, from: $0.payload) }?.state != nil
             var settlement: Settlement
             do {
                 settlement = try await device.engine.settle(failure.id, choice)
@@ -114,6 +117,7 @@ struct SoakPeople {
                 choice = !failure.deleted && Bool.random(using: &random) ? .keepAsOwn() : .discard
                 settlement = try await device.engine.settle(failure.id, choice)
             }
+            if sentBackWhole, !keepsMine(choice) { model.dropSentBack(failure.recordID, node: device.store.node) }
             switch choice {
             case .keepAsOwn:
                 guard let kept = settlement.keptAs, let entry = try device.outbox.entries().last(where: { $0.recordID == kept })
@@ -158,6 +162,11 @@ struct SoakPeople {
             settled += 1
         }
         return settled
+    }
+
+    private func keepsMine(_ choice: SettleChoice) -> Bool {
+        if case .keepMine = choice { return true }
+        return false
     }
 
     /// Whether the server refused a change for the second person's place in a space: a viewer, or no longer a member.

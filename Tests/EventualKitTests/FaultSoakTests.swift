@@ -177,6 +177,7 @@ final class SoakRun: Sendable {
             }
             if let restore, step == restore.putBackAt, let copy = snapshot {
                 try await putBack(copy)
+                model.putBackAtStep = model.step
                 log("server database put back to the copy")
             }
             guard step < steps else { break }
@@ -257,6 +258,7 @@ final class SoakRun: Sendable {
                 // A person who sees refused changes settles them there and then, as they choose
                 try await people.settle(name, device, &model, &random, run: self, keeping: true)
             }
+            model.remember(try device.outbox.entries())
             // NB: stamps of two devices in one millisecond tie-break by node id, not by order of
             // the actions; a millisecond apart they follow the order the model assumes.
             try await Task.sleep(for: .milliseconds(2))

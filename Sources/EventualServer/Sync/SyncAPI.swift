@@ -5,6 +5,8 @@ import OpenAPIRuntime
 extension APIService {
     static let pullLimits = 1...1000
     static let defaultPullLimit = 500
+    /// What each change of a push is answered when the server lost commits its device heard of.
+    static let heldAfterRestore = "The server was restored from an earlier copy: this change is sent again after what the device holds"
 
     func syncPush(_ input: Operations.SyncPush.Input) async throws -> Operations.SyncPush.Output {
         guard case .json(let body) = input.body else { throw APIError.badRequest("expected a JSON body") }
@@ -15,13 +17,21 @@ extension APIService {
             throw APIError.badRequest("seen must be at most \(SyncHistory.mostSeen) tags of a pull's or a push's heads"
                 + " (\(SyncHistory.tagLength) characters of A-Z, a-z, 0-9, - and _ each)")
         }
+        // NB: a device that heard of commits this server no longer has (restored from an earlier
+        // copy) may hold records the server lost, and changes made since on top of them: nothing
+        // it sends is applied until it has sent those back (its pull finds out, and queues them
+        // first). Applied now, a later deletion or edit would beat the records it came after.
+        let rewound = try await sync.unknownTags(body.seen ?? [])
+        guard rewound.isEmpty else {
+            let results = body.changes.map { change in
+                SyncWire.PushResult(id: change.id, status: .rejected, message: Self.heldAfterRestore)
+            }
+            return .ok(.init(body: .json(try .init(SyncWire.PushAnswer(results: results, heads: [], rewound: rewound)))))
+        }
         let by = RequestScope.current?.bearerToken.map { AccessToken.fingerprint(ofHash: AccessToken.hash($0)) }
         let (outcomes, moves) = try await sync.pushed(submissions, userID: userID, now: now, quota: quotas.syncRecordsPerUser,
                                                       byteQuota: quotas.bytesPerUser, by: by)
         for move in moves { await live.publish(.moved(move)) }
-        // NB: heads only when every commit the device heard of is still here: else it must not
-        // take this push's commits for the history it saw (its next pull finds out, and says so).
-        let rewound = try await sync.unknownTags(body.seen ?? [])
         // NB: the spaces of duplicates too: the change was applied by an earlier push whose answer
         // was lost, and its commit must be among those the device heard of.
         let written = Set(moves.map(\.space)).union(zip(submissions, outcomes).compactMap { submission, outcome in
@@ -30,7 +40,7 @@ extension APIService {
             case .rejected, .refused: return nil
             }
         })
-        let heads = written.isEmpty || !rewound.isEmpty ? [] : try await sync.heads(of: written.sorted())
+        let heads = written.isEmpty ? [] : try await sync.heads(of: written.sorted())
         var counts = (applied: 0, duplicate: 0, rejected: 0)
         for outcome in outcomes {
             switch outcome {
@@ -50,7 +60,7 @@ extension APIService {
                                            field: violation.field, current: current.map(\.pulled))
             }
         }
-        return .ok(.init(body: .json(try .init(SyncWire.PushAnswer(results: results, heads: heads, rewound: rewound.isEmpty ? nil : rewound)))))
+        return .ok(.init(body: .json(try .init(SyncWire.PushAnswer(results: results, heads: heads)))))
     }
 
     func syncPull(_ input: Operations.SyncPull.Input) async throws -> Operations.SyncPull.Output {

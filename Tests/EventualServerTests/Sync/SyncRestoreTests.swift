@@ -40,6 +40,40 @@ struct SyncRestoreTests {
     }
 
     @Test(arguments: Backend.available)
+    func aPushNamingACommitTheRestoredServerLostAppliesNothingUntilTheDeviceSentBackWhatItHolds(_ backend: Backend) async throws {
+        try await withServer(backend) { api, location in
+            // Given alice's first item, then a copy, then a second item whose commit she heard of
+            let alice = try await api.signUp("alice")
+            _ = try await api.pushedAnswer([item("eggs")], as: alice)
+            let snapshot = try await ServerSnapshot.take(of: location)
+            defer { snapshot.remove() }
+            let second = try await api.pushedAnswer([item("tea")], as: alice)
+            let lost = try #require(second.heads.first { $0.space == alice.id })
+
+            // When the copy is put back, and her device pushes its deletion of tea and a new item, naming the lost commit
+            try await snapshot.restore()
+            let body = String(decoding: try JSONEncoder().encode(PushNamingSeen(changes: [item("tea", deleted: true), item("jam")],
+                                                                                seen: [lost.tag])), as: UTF8.self)
+            let answer = try await api.send(.post, "/v1/sync/push", headers: alice.bearer, json: body)
+            #expect(answer.status == .ok)
+            let held = try answer.decode(HistoryPushAnswerJSON.self)
+
+            // Then neither is applied: each is answered rejected, to be sent again after what the device holds
+            #expect(held.rewound == [lost.tag])
+            #expect(held.results.map(\.status) == ["rejected", "rejected"])
+            #expect(held.results.allSatisfy { $0.message?.contains("restored from an earlier copy") == true })
+            #expect(held.heads.isEmpty)
+            let records = try await api.pulledRecords(as: alice)
+            #expect(records.keys.sorted() == ["eggs"])
+            // And a deletion sent after the record it deletes came back leaves it deleted, refused nowhere
+            let sentBack = try await api.pushedAnswer([item("tea"), item("tea", deleted: true), item("jam")], as: alice)
+            #expect(sentBack.results.map(\.status) == ["applied", "applied", "applied"])
+            let after = try await api.pulledRecords(as: alice)
+            #expect(after["tea"]?.deleted == true && after["jam"]?.deleted == false)
+        }
+    }
+
+    @Test(arguments: Backend.available)
     func aRecordSentBackWithItsStateEndsAsMergedBeforeTheRestoreAndCountsOnce(_ backend: Backend) async throws {
         try await withServer(backend) { api, location in
             // Given a record set at 5, before the copy is taken
@@ -120,6 +154,14 @@ struct SyncRestoreTests {
     private func item(_ id: String) -> SyncChangeJSON {
         SyncChangeJSON(recordId: id, hlc: Stamps.at(-1000), fields: pantryItem())
     }
+
+    /// The item made, or deleted a moment later.
+    private func item(_ id: String, deleted: Bool) -> SyncChangeJSON {
+        guard deleted else { return item(id) }
+        var change = SyncChangeJSON(recordId: id, hlc: Stamps.at(-500), fields: [:])
+        change.deleted = true
+        return change
+    }
 }
 
 /// A pull's page with what the history adds.
@@ -136,6 +178,19 @@ struct HistoryPageJSON: Decodable {
     let changes: [Record]
     let cursor: String
     let heads: [SyncHead]?
+    let rewound: [String]?
+}
+
+/// A push that names the commits its device heard of.
+struct PushNamingSeen: Encodable {
+    let changes: [SyncChangeJSON]
+    let seen: [String]
+}
+
+/// A push's answer, with the commits its device heard of that the server lost.
+struct HistoryPushAnswerJSON: Decodable {
+    let results: [SyncResultJSON]
+    let heads: [SyncHead]
     let rewound: [String]?
 }
 
