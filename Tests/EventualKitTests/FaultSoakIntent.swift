@@ -91,8 +91,17 @@ struct SoakIntent {
 
     /// A refused change dropped by its person (discarded, or the server's record taken instead).
     mutating func drop(_ entry: String) {
-        dropped.insert(original(of: entry))
+        let original = original(of: entry)
+        // NB: a change sent back again that its person drops still holds where an owner's device
+        // held its record when the server was put back: that device sent the record back too.
+        if original != entry, records.contains(where: { heldByOwnerAtPutBack.contains($0.key) && $0.value.changes.contains { $0.entry == original } }) {
+            return
+        }
+        dropped.insert(original)
     }
+
+    /// The records a device of the space's owner held when the server was put back to its copy.
+    var heldByOwnerAtPutBack: Set<String> = []
 
     /// The model's step when the server's database was put back to its copy (nil: not yet).
     var putBackAtStep: Int?
@@ -102,7 +111,7 @@ struct SoakIntent {
     /// the server, unless another device sent it back too, which a device of the owner only does
     /// for a record it holds, and then with its own changes in it.
     mutating func dropSentBack(_ recordID: String, node: String) {
-        guard let putBackAtStep, let record = records[recordID] else { return }
+        guard let putBackAtStep, let record = records[recordID], !heldByOwnerAtPutBack.contains(recordID) else { return }
         for change in record.changes where change.step <= putBackAtStep {
             guard let stamp = stamps[change.entry].flatMap(HLCStamp.init(parsing:)), stamp.node == node else { continue }
             dropped.insert(change.entry)
@@ -113,10 +122,13 @@ struct SoakIntent {
     /// over what it set (an edited quantity is set, no longer added to).
     mutating func keep(_ entry: String, as queued: String, edits: [String: SyncValue]) {
         step += 1
-        let entry = original(of: entry)
+        let repeated = original(of: entry)
         for (id, record) in records {
-            guard let index = record.changes.firstIndex(where: { $0.entry == entry }) else { continue }
+            guard let index = record.changes.firstIndex(where: { $0.entry == repeated }) else { continue }
             var change = record.changes[index]
+            // NB: a change sent back again, of a record an owner's device held at the put-back, holds
+            // there already (that device sent it back): what is kept is a copy of it, stamped now.
+            let copies = repeated != entry && heldByOwnerAtPutBack.contains(id)
             change.step = step
             change.entry = queued
             var edits = edits
@@ -125,7 +137,7 @@ struct SoakIntent {
                 change.addsToQuantity = nil
             }
             change.fields.merge(edits) { $1 }
-            records[id]!.changes[index] = change
+            if copies { records[id]!.changes.append(change) } else { records[id]!.changes[index] = change }
             return
         }
     }

@@ -178,6 +178,7 @@ final class SoakRun: Sendable {
             if let restore, step == restore.putBackAt, let copy = snapshot {
                 try await putBack(copy)
                 model.putBackAtStep = model.step
+                model.heldByOwnerAtPutBack = Set(try a.items().map(\.id) + b.items().map(\.id))
                 log("server database put back to the copy")
             }
             guard step < steps else { break }
