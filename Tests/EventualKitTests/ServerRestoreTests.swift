@@ -128,6 +128,42 @@ struct ServerRestoreTests {
         }
     }
 
+    @Test func aChangeMadeOnARecordTheRestoredServerLostLandsAfterTheRecordComesBack() async throws {
+        try await withLiveServer { server, scratch in
+            let port = try #require(server.port)
+            let database = scratch.url.appendingPathComponent("server.sqlite").path
+            let alice = try await registerUser(port: port, name: "alice")
+            let a1 = try await signedIn(alice, "a1", port, scratch), a2 = try await signedIn(alice, "a2", port, scratch)
+            try await a1.add("Eggs")
+            try await syncAll([a1, a2])
+            let backup = try await ServerSnapshot.take(of: .sqlite(path: database))
+            defer { backup.remove() }
+            // Given Tea and Jam added after the copy, and 2 of the 8 jars of Jam used, all acknowledged
+            // by pushes alone (as a command's own sync sends them): a1 holds them as its own changes, no pulled state
+            let tea = try await a1.add("Tea"), jam = try await a1.add("Jam", quantity: 8)
+            #expect(await a1.engine.syncNow(pull: false).sent == 2)
+            try await a1.consume(jam, 2)
+            #expect(await a1.engine.syncNow(pull: false).sent == 1)
+
+            // When the copy is put back, and a1 removes Tea and throws Jam away before it syncs again
+            try await backup.restore()
+            try await a1.delete(tea)
+            try await a1.throwAway(jam)
+            try await syncAll([a1, a2, a1])
+
+            // Then nothing was refused: what came back came first, and the changes made on it after
+            #expect(try a1.engine.failures().isEmpty)
+            #expect(try a1.outbox.counts() == OutboxCounts(pending: 0, failed: 0))
+            // And every device, and a new one, holds Eggs, and Jam thrown away with 6 left; Tea stays removed
+            let a3 = try await signedIn(alice, "a3", port, scratch)
+            _ = await a3.engine.syncNow()
+            let thrown = try #require(try a3.itemsWithStatus().first { $0.name == "Jam" })
+            #expect(thrown.status == "thrownAway" && thrown.quantity == 6)
+            #expect(try names(a3) == ["Eggs", "Jam"])
+            #expect(try a1.itemsWithStatus() == a3.itemsWithStatus() && a2.itemsWithStatus() == a3.itemsWithStatus())
+        }
+    }
+
     // MARK: - Helpers
 
     private func signedIn(_ user: (email: String, password: String), _ name: String, _ port: Int, _ scratch: ScratchFolder)
