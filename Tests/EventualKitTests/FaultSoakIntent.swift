@@ -82,21 +82,27 @@ struct SoakIntent {
         }
     }
 
+    /// The record a change of the model's (by its entry) is of.
+    private func record(holding entry: String) -> String? {
+        records.first { $0.value.changes.contains { $0.entry == entry } }?.key
+    }
+
     /// The entry of the change the model knows that `entry` is, or repeats (sent back after a restore).
     private func original(of entry: String) -> String {
-        if records.values.contains(where: { $0.changes.contains { $0.entry == entry } }) { return entry }
-        guard let stamp = stamps[entry] else { return entry }
+        guard record(holding: entry) == nil, let stamp = stamps[entry] else { return entry }
         return records.values.lazy.flatMap(\.changes).first { $0.entry != entry && stamps[$0.entry] == stamp }?.entry ?? entry
+    }
+
+    /// Whether `entry` repeats a change of a record an owner's device held when the server was put
+    /// back: that device sent the record back too, so the change holds there whatever its sender does.
+    private func repeatsWhatAnOwnerSentBack(_ entry: String, original: String) -> Bool {
+        original != entry && record(holding: original).map(heldByOwnerAtPutBack.contains) == true
     }
 
     /// A refused change dropped by its person (discarded, or the server's record taken instead).
     mutating func drop(_ entry: String) {
         let original = original(of: entry)
-        // NB: a change sent back again that its person drops still holds where an owner's device
-        // held its record when the server was put back: that device sent the record back too.
-        if original != entry, records.contains(where: { heldByOwnerAtPutBack.contains($0.key) && $0.value.changes.contains { $0.entry == original } }) {
-            return
-        }
+        guard !repeatsWhatAnOwnerSentBack(entry, original: original) else { return }
         dropped.insert(original)
     }
 
@@ -123,12 +129,11 @@ struct SoakIntent {
     mutating func keep(_ entry: String, as queued: String, edits: [String: SyncValue]) {
         step += 1
         let repeated = original(of: entry)
+        // NB: a change that holds already (`repeatsWhatAnOwnerSentBack`) stays: what is kept is a copy of it, stamped now.
+        let copies = repeatsWhatAnOwnerSentBack(entry, original: repeated)
         for (id, record) in records {
             guard let index = record.changes.firstIndex(where: { $0.entry == repeated }) else { continue }
             var change = record.changes[index]
-            // NB: a change sent back again, of a record an owner's device held at the put-back, holds
-            // there already (that device sent it back): what is kept is a copy of it, stamped now.
-            let copies = repeated != entry && heldByOwnerAtPutBack.contains(id)
             change.step = step
             change.entry = queued
             var edits = edits

@@ -88,6 +88,10 @@ struct SoakPeople {
                 keeping: Bool) async throws -> Int {
         var settled = 0
         model.remember(try device.outbox.entries())
+        // The refused records sent back whole after a restore (with their state), by entry.
+        let sentBackWhole = Set(try device.outbox.entries(state: .failed).filter { entry in
+            (try? JSONDecoder().decode(ChangePayload.self, from: entry.payload))?.state != nil
+        }.map(\.id))
         for failure in try device.engine.failures() {
             let byRule = failure.code != nil
             guard byRule || Self.isRoleRefusal(failure.reason) else { continue }
@@ -107,8 +111,6 @@ struct SoakPeople {
                 // A person who keeps a use the server refused may say what is left instead: none.
                 choice = .keepMine(edits: ["quantity": .number(0)])
             }
-            let sentBackWhole = try device.outbox.entries(state: .failed).first { $0.id == failure.id }
-                .flatMap { try? JSONDecoder().decode(ChangePayload.self, from: $0.payload) }?.state != nil
             var settlement: Settlement
             do {
                 settlement = try await device.engine.settle(failure.id, choice)
@@ -117,7 +119,7 @@ struct SoakPeople {
                 choice = !failure.deleted && Bool.random(using: &random) ? .keepAsOwn() : .discard
                 settlement = try await device.engine.settle(failure.id, choice)
             }
-            if sentBackWhole, !keepsMine(choice) { model.dropSentBack(failure.recordID, node: device.store.node) }
+            if sentBackWhole.contains(failure.id), !keepsMine(choice) { model.dropSentBack(failure.recordID, node: device.store.node) }
             switch choice {
             case .keepAsOwn:
                 guard let kept = settlement.keptAs, let entry = try device.outbox.entries().last(where: { $0.recordID == kept })
