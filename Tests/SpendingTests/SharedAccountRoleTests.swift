@@ -37,4 +37,42 @@ struct SharedAccountRoleTests {
             #expect(said[0] == said[1])
         }
     }
+
+    /// Issue 46, item 13: one's own export, read back in, adds nothing twice, and the rows of an
+    /// account one only views are already there, not errors.
+    @Test(arguments: Backend.available)
+    func aViewerReimportingTheirOwnExportFindsEveryRowAlreadyThere(_ backend: Backend) async throws {
+        try await SharedAccountsTests.withServer(backend) { server, folder in
+            // Given Ben views Ann's Home, which holds one expense, and keeps his own Cash with one
+            let (ann, _) = try await SharedAccountsTests.person("ann", server, folder)
+            let (ben, benName) = try await SharedAccountsTests.person("ben", server, folder)
+            #expect(try await ann.run(["accounts", "add", "Home", "--currency", "EUR"]).status == 0)
+            #expect(try await ann.run(["add", "expense", "40", "--account", "Home", "--note", "rent share"]).status == 0)
+            #expect(try await ann.run(["accounts", "share", "Home", "--with", benName, "--role", "viewer"]).status == 0)
+            let invitation = try await SharedAccountsTests.onlyInvitation(ben)
+            #expect(try await ben.run(["accept", try #require(invitation["id"] as? String)]).status == 0)
+            #expect(try await ben.run(["accounts", "add", "Cash", "--currency", "EUR"]).status == 0)
+            #expect(try await ben.run(["add", "expense", "3.20", "--account", "Cash", "--note", "coffee"]).status == 0)
+            #expect(try await ben.run(["sync"]).status == 0)
+            let export = folder.url.appendingPathComponent("ben.csv")
+            let exported = try await ben.run(["export", "--csv", export.path])
+            #expect(exported.status == 0 && (exported.stdout + exported.stderr).contains("Exported 2 transaction(s)"), "\(exported.stdout) \(exported.stderr)")
+
+            // When he imports it again
+            let back = try await ben.run(["import", "--csv", export.path])
+
+            // Then both rows are already there: none skipped, none added, and the command succeeds
+            let said = back.stdout.replacingOccurrences(of: "\n", with: " ")
+            #expect(back.status == 0 && said.contains("Imported 0 transaction(s); 2 already there"), "\(back.stdout) \(back.stderr)")
+            #expect(said.contains("; 0 skipped") && !said.contains("line "), "\(said)")
+            // And a row of the viewed account that is not on his device is still refused, in his role's words
+            var rows = try String(contentsOf: export, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            let home = try #require(rows.firstIndex { $0.contains(",Home,") })
+            rows[home] = "new-row-\(UUID().uuidString.prefix(8))" + rows[home].drop { $0 != "," }
+            try rows.joined(separator: "\n").write(to: export, atomically: true, encoding: .utf8)
+            let refused = try await ben.run(["import", "--csv", export.path])
+            let words = refused.stdout.replacingOccurrences(of: "\n", with: " ")
+            #expect(words.contains("1 already there") && words.contains("viewer"), "\(refused.stdout) \(refused.stderr)")
+        }
+    }
 }

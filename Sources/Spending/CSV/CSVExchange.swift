@@ -251,6 +251,12 @@ public struct CSVExchange: Sendable {
             do {
                 drafts.append(try await export.transaction(row, in: table, decimal: summary.decimalSeparator, ledger: ledger, account: account))
             } catch let error as SpendingError {
+                // NB: one's own export holds the rows of the accounts one only views: read back in,
+                // they are here already, as the guide promises of a re-import, not errors.
+                if case .viewerOf = error, let id = table.field(export.id, of: row).map(CSVTable.unescape), try isHere(id) {
+                    summary.alreadyImported += 1
+                    continue
+                }
                 summary.skip(line: row.line, Self.reason(error, decimal: summary.decimalSeparator))
             }
         }
@@ -258,11 +264,20 @@ public struct CSVExchange: Sendable {
         return summary
     }
 
+    /// Whether a transaction with this id is on the device already.
+    private func isHere(_ id: String) throws -> Bool {
+        try ledger.store.reader.read { db in try Self.isHere(id, db) }
+    }
+
+    private static func isHere(_ id: String, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM spending_transactions WHERE id = ?)", arguments: [id]) ?? false
+    }
+
     private func insert(_ drafts: [SpendingTransaction], into summary: inout CSVImportSummary) async throws {
         let counts = try await ledger.store.write { tx -> (Int, Int) in
             var imported = 0, existing = 0
             for transaction in drafts {
-                if try Bool.fetchOne(tx.db, sql: "SELECT EXISTS (SELECT 1 FROM spending_transactions WHERE id = ?)", arguments: [transaction.id]) == true {
+                if try Self.isHere(transaction.id, tx.db) {
                     existing += 1
                     continue
                 }
@@ -272,7 +287,7 @@ public struct CSVExchange: Sendable {
             return (imported, existing)
         }
         summary.imported = counts.0
-        summary.alreadyImported = counts.1
+        summary.alreadyImported += counts.1
     }
 }
 
