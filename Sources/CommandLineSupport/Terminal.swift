@@ -1,4 +1,5 @@
 import ArgumentParser
+import EventualKit
 import Foundation
 import GRDB
 
@@ -84,6 +85,7 @@ public enum Terminal {
         if let hinted = RunningCommand.hints?.message(for: error) { return oneLine(hinted) }
         let text: String
         switch error {
+        case let error where DeviceStorageFailure.isFull(error): text = DeviceStorageFailure.fullAtWrite
         case let error as DatabaseError: text = "The local database failed: \(error.message ?? "\(error.resultCode)")"
         case let error as CocoaError: text = FileProblem(error).description
         // NB: checked before CustomStringConvertible, whose description of an NSError is "Error Domain=…".

@@ -161,6 +161,7 @@ public enum Delivery {
             case .unreachable? where device.connectivity.foundSilent: "the server is not answering"
             case .unreachable?: "offline now"
             case .unauthorized?: "the server wants you to sign in again: \(words.command) login"
+            case .deviceStorage?: "this device's storage is full: free some space"
             case nil: "other changes are still being sent"
             default: "the server has not answered yet"
             }

@@ -85,6 +85,8 @@ public struct Attachments: Sendable {
             try? FileManager.default.removeItem(at: partial)
             // NB: another process may have kept the same bytes meanwhile: then they are here.
             if FileManager.default.fileExists(atPath: file.path) { return }
+            // NB: nothing of it is left: the partial file is removed, and no row names it yet.
+            if DeviceStorageFailure.isFull(error) { throw AttachmentError.cannotStore("this device's storage is full: free some space") }
             throw AttachmentError.cannotStore(String(describing: (error as NSError).localizedDescription))
         }
     }

@@ -16,6 +16,9 @@ public enum RemoteFailure: Error, Equatable, CustomStringConvertible {
     case rejected(status: Int, message: String)
     /// 401: the access token expired or was revoked; sync waits for a new sign-in.
     case unauthorized(String)
+    /// This device could not save what the round sent or brought (its disk is full, its database
+    /// failed): the network is not at fault, and the next round tries again (`DeviceStorageFailure`).
+    case deviceStorage(String)
 
     /// Sorts an HTTP status other than success.
     public static func status(_ code: Int, message: String) -> RemoteFailure {
@@ -45,6 +48,7 @@ public enum RemoteFailure: Error, Equatable, CustomStringConvertible {
         // NB: the server's words ("Missing access token: send 'Authorization: Bearer …'") are for
         // developers; whatever ended the sign-in, a person has one thing to do.
         case .unauthorized: return "The server no longer accepts this device's sign-in (it ended or was signed out): sign in again"
+        case .deviceStorage(let sentence): return sentence
         }
     }
 }
@@ -56,6 +60,9 @@ extension RemoteFailure {
         let server = name(server ?? clientError?.baseURL)
         let cause = rootCause(of: error)
         if let failure = cause as? RemoteFailure { return failure }
+        // NB: a local write that failed in the round (a pull's page, a push's acknowledgement) is
+        // no failure of the network: "No connection" would send a person looking at their Wi-Fi.
+        if let sentence = DeviceStorageFailure.sentence(for: cause) { return .deviceStorage(sentence) }
         if let status = clientError?.response?.status.code, status >= 400 {
             return .status(status, message: "\(theServer(server)) answered HTTP \(status)")
         }

@@ -52,6 +52,9 @@ public actor SyncEngine {
         case outboxChanged
     }
     private var pausedForSignIn = false
+    /// Whether a round left changes claimed that it could not record an answer for (the device
+    /// could not save it) and could not put back then either: the next round puts them back first.
+    private var leftClaimed = false
     private var offlineSinceLastDelivery = false
     /// The network came back: what waited out a backoff while it was gone goes in the next round,
     /// all together, instead of trickling out as each entry's own backoff ends.
@@ -377,6 +380,7 @@ public actor SyncEngine {
             statusBroadcast.update { $0.isSyncing = false }
             refreshStatus()
         }
+        if leftClaimed { leftClaimed = !(await putBackClaimed()) }
         let signalledBefore = signalled
         var round = SyncRound(store: store, link: link, connectivity: connectivity, collections: collections,
                               subscriptions: subscriptions, calls: calls, configuration: configuration, logger: logger,
@@ -394,7 +398,28 @@ public actor SyncEngine {
             signalledPullFailures += 1
         }
         announce(report)
+        if case .deviceStorage? = report.failure { leftClaimed = !(await putBackClaimed()) }
+        if report.failure == nil { await compact() }
         return report
+    }
+
+    /// Puts back what this device claimed to send and could not save the answer for, to be sent
+    /// again: the server answers `duplicate` for what it has applied, so each applies once.
+    /// Answers whether that was saved. NB: a round claims what it sends, and only one runs at a
+    /// time here; another process's claims are put back when one opens the store (`LocalStore`).
+    private func putBackClaimed() async -> Bool {
+        (try? await store.writer.write { db in try OutboxTable.resetInFlight(db) }) != nil
+    }
+
+    /// Gives back to the disk what the round freed (sent changes, replaced pages), a few steps at
+    /// most per round. NB: a failure is logged, never the round's: the data is whole either way.
+    private func compact() async {
+        do {
+            let pages = try await store.compact()
+            if pages > 0 { logger.debug("compacted the local database", metadata: ["pages": "\(pages)"]) }
+        } catch {
+            logger.notice("could not compact the local database", metadata: ["reason": "\(DeviceStorageFailure.sentence(for: error) ?? "\(type(of: error))")"])
+        }
     }
 
     /// Leaves the round's event in the status: what it delivered, or what the server refused.
@@ -436,6 +461,9 @@ extension SyncEngine: SyncRoundHost {
             statusBroadcast.update { $0.lastEvent = .needsSignIn }
         case .transient, .rejected:
             connectivity.reportAnswer()
+        case .deviceStorage:
+            // NB: the server may well have answered: connectivity is not known from this failure.
+            break
         }
         logger.info("sync stopped early", metadata: ["reason": "\(failure)"])
         statusBroadcast.update { $0.lastError = failure.description }

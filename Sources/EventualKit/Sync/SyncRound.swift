@@ -133,7 +133,8 @@ struct SyncRound {
     static func pullsAfter(_ failure: RemoteFailure) -> Bool {
         switch failure {
         case .transient, .rejected: return true
-        case .unreachable, .unauthorized: return false
+        // NB: nor when this device cannot save: the pull's pages would fail to save too.
+        case .unreachable, .unauthorized, .deviceStorage: return false
         }
     }
 
