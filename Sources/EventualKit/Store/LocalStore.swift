@@ -35,6 +35,9 @@ public final class LocalStore: Sendable {
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // NB: here, before the pool turns WAL on: that writes the file's first page, and with
+            // it the mode for good (`Compaction.prepare` is then too late).
+            if !db.configuration.readonly { try Compaction.prepare(db) }
         }
         let pool = try DatabasePool(path: path, configuration: configuration)
         try self.init(writer: pool, migrations: migrations, maxClockDrift: maxClockDrift, wallClock: wallClock)
@@ -43,6 +46,7 @@ public final class LocalStore: Sendable {
     /// A store on any GRDB writer (an in-memory `DatabaseQueue` in tests).
     public init(writer: any DatabaseWriter, migrations: [LocalMigration] = [], maxClockDrift: Duration = .seconds(300),
                 wallClock: @escaping @Sendable () -> Int64 = { UnixMillis.now() }) throws {
+        try writer.writeWithoutTransaction { db in try Compaction.prepare(db) }
         var migrator = DatabaseMigrator()
         EngineSchema.register(in: &migrator)
         for migration in migrations {
