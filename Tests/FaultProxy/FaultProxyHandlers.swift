@@ -13,6 +13,8 @@ extension FaultProxy {
 
         /// Above this many delayed bytes the handler stops reading from its channel.
         private static let maximumQueuedBytes = 1 << 20
+        /// The bytes a slow link delivers at once.
+        private static let pacedSliceBytes = 1024
 
         private enum Item {
             case data(ByteBuffer)
@@ -69,6 +71,15 @@ extension FaultProxy {
                 cutNow()
             case .discard:
                 break
+            case .pace(let latency, let rate):
+                if direction == .up { registry.noteRequests(in: buffer) }
+                // NB: a kilobyte at a time, each due when the link has carried what went before it:
+                // a reader sees bytes trickle in, as on a slow link, not a chunk late all at once.
+                var rest = buffer
+                while rest.readableBytes > 0, let slice = rest.readSlice(length: min(Self.pacedSliceBytes, rest.readableBytes)) {
+                    let transmission = Duration.nanoseconds(Int64(slice.readableBytes) * 1_000_000_000 / Int64(rate))
+                    enqueue(.data(slice), after: latency, transmission: transmission)
+                }
             }
         }
 
@@ -153,8 +164,10 @@ extension FaultProxy {
             context.read()
         }
 
-        private func enqueue(_ item: Item, after delay: Duration) {
-            let deadline = max(.now() + TimeAmount(delay), lastDeadline)
+        /// Queues `item` to go `delay` from now, after what is queued before it, and then after its
+        /// `transmission` time (a slow link's time to carry it).
+        private func enqueue(_ item: Item, after delay: Duration, transmission: Duration = .zero) {
+            let deadline = max(.now() + TimeAmount(delay), lastDeadline) + TimeAmount(transmission)
             lastDeadline = deadline
             queue.append((deadline, item))
             if case .data(let buffer) = item { queuedBytes += buffer.readableBytes }

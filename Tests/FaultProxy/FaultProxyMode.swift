@@ -14,6 +14,9 @@ extension FaultProxy {
         case cutRequestAfter(bytes: Int)
         /// Delay each chunk by a seeded random latency, or reset the connection with this probability.
         case flaky(latency: ClosedRange<Duration>, resetProbability: Double)
+        /// A slow link: every byte arrives `latency` late, and each way of a connection carries at
+        /// most `bytesPerSecond`, a kilobyte at a time (a crowded building's Wi-Fi, an edge signal).
+        case slowLink(bytesPerSecond: Int, latency: Duration)
     }
 
     /// Which way a chunk travels through the proxy.
@@ -34,6 +37,8 @@ extension FaultProxy {
         case cut
         /// Drop the chunk and keep the connection open.
         case discard
+        /// Pass the chunk on `latency` late, no faster than `bytesPerSecond` after what went before it.
+        case pace(latency: Duration, bytesPerSecond: Int)
     }
 }
 
@@ -68,6 +73,8 @@ extension FaultProxy.Mode {
             let roll = Double.random(in: 0..<1, using: &generator)
             let delay = Self.randomDuration(in: latency, using: &generator)
             return roll < resetProbability ? .cut : .forward(after: delay)
+        case .slowLink(let rate, let latency):
+            return .pace(latency: latency, bytesPerSecond: max(1, rate))
         }
     }
 

@@ -88,7 +88,7 @@ extension FaultProxy {
                 case .blackHole:
                     state.connections[id] = Connection(client: client, isBlackHoled: true, generation: state.generation)
                     return .blackHole(id)
-                case .pass, .cutAfter, .cutRequestAfter, .flaky:
+                case .pass, .cutAfter, .cutRequestAfter, .flaky, .slowLink:
                     state.connections[id] = Connection(client: client, isBlackHoled: false, generation: state.generation)
                     return .forward(id)
                 }
@@ -130,7 +130,7 @@ extension FaultProxy {
                 )
                 let forwarded: Int
                 switch verdict {
-                case .forward:
+                case .forward, .pace:
                     forwarded = chunkBytes
                 case .forwardThenCut(let bytes):
                     forwarded = bytes

@@ -11,8 +11,9 @@ public struct DeviceConfiguration: Sendable {
     public var serverURL: URL
     /// The name of a person's database file in their folder, e.g. "pantry.sqlite".
     public let databaseName: String
-    /// The deadline of one whole request.
-    public var requestTimeout: Duration = .seconds(30)
+    /// The deadline of one whole request: a backstop, as a request is cut at its first silence
+    /// (`timeouts`), never for being slow (`ServerLink`).
+    public var requestTimeout: Duration = ServerLink.backstop
     /// How long a request may wait to connect, and then for the server's first byte.
     public var timeouts = ServerLink.Timeouts(connect: .seconds(3), firstByte: .seconds(5))
     /// How long a command that answers from this device waits for the network at all: for what

@@ -13,13 +13,18 @@ import Synchronization
 /// refused connection fails at once (no retrying the connection until the deadline), a
 /// connection that does not open fails after `Timeouts.connect`, and a server that accepts the
 /// connection but sends nothing fails after `Timeouts.firstByte`.
+///
+/// Its deadlines are on silence, not on time taken: a request that still moves bytes (a photo
+/// on a slow link, a first sync at 32 KiB/s) is never cut, one whose bytes stop for
+/// `Timeouts.firstByte` either way is. Answers come compressed when the server offers it (pull
+/// pages), and are unpacked here.
 public struct ServerLink: Sendable {
     /// The generated client. Apps call knowledge-base endpoints through it.
     public let client: Client
     public let serverURL: URL
     /// The server's time, as its answers tell it (the engine stamps by it when the device's clock is wrong).
     public let serverTime: ServerTime
-    private let transport: AsyncHTTPClientTransport
+    private let transport: SlowLinkTransport
     private let middlewares: [any ClientMiddleware]
     /// The signed-in user's token now (the live channel sends it when it opens).
     let accessToken: @Sendable () -> String?
@@ -28,7 +33,8 @@ public struct ServerLink: Sendable {
     public struct Timeouts: Sendable, Hashable {
         /// To open the TCP connection.
         public var connect: Duration
-        /// From sending a request (or the last byte received) to the next byte of the answer.
+        /// From sending a request (or the last byte received) to the next byte of the answer; and
+        /// the longest a request's body may wait to be taken while it is sent.
         public var firstByte: Duration
 
         public init(connect: Duration = .seconds(3), firstByte: Duration = .seconds(5)) {
@@ -37,19 +43,24 @@ public struct ServerLink: Sendable {
         }
     }
 
+    /// A request's deadline when none is given: a backstop only, as a request is cut at its
+    /// first silence (`Timeouts`); a 5 MiB photo at 32 KiB/s takes under three minutes.
+    public static let backstop: Duration = .seconds(30 * 60)
+
     /// - Parameters:
-    ///   - timeout: the deadline of one whole request, connection included.
+    ///   - timeout: the deadline of one whole request, connection included: a backstop (a request
+    ///     that still moves bytes is never cut before it), which a caller that must answer a
+    ///     person soon sets shorter.
     ///   - timeouts: the deadlines of its steps; requests with the same ones share an HTTP client.
     public init(
         serverURL: URL,
-        timeout: Duration = .seconds(30),
+        timeout: Duration = ServerLink.backstop,
         timeouts: Timeouts = Timeouts(),
         middlewares: [any ClientMiddleware] = [],
         serverTime: ServerTime = ServerTime(),
         accessToken: @escaping @Sendable () -> String?
     ) {
-        let transport = AsyncHTTPClientTransport(configuration: .init(client: HTTPClients.shared(for: timeouts),
-                                                                      timeout: .milliseconds(timeout.milliseconds)))
+        let transport = SlowLinkTransport(timeouts: timeouts, timeout: timeout)
         self.serverURL = serverURL
         self.accessToken = accessToken
         self.transport = transport
@@ -95,6 +106,40 @@ public struct ServerLink: Sendable {
     }
 }
 
+extension ServerLink.Timeouts {
+    /// The slowest link a request is carried over without being cut, in bytes per second: a
+    /// crowded cell's edge.
+    static let slowestLinkBytesPerSecond: Int64 = 8 * 1024
+
+    /// These timeouts, with the wait for an answer lengthened by the time a body of `bytes` may
+    /// still take to reach the server at the slowest link. NB: the request counts as sent once
+    /// its last byte is handed to the system, whose buffers (and a proxy's) may hold a whole
+    /// photo chunk: the server, reading it at the link's pace, is silent meanwhile, not gone.
+    /// Rounded up to a power of two seconds, so that a few HTTP clients serve every size.
+    func waitingForBody(of bytes: Int64) -> Self {
+        // NB: what a socket takes at once crosses any link in a moment.
+        guard bytes > 16 * 1024 else { return self }
+        let seconds = Int((bytes + Self.slowestLinkBytesPerSecond - 1) / Self.slowestLinkBytesPerSecond)
+        let rounded = 1 << (Int.bitWidth - (seconds - 1).leadingZeroBitCount)
+        return Self(connect: connect, firstByte: firstByte + .seconds(rounded))
+    }
+}
+
+/// The engine's transport: AsyncHTTPClient, through the shared client whose deadlines fit the
+/// request (`Timeouts.waitingForBody`).
+struct SlowLinkTransport: ClientTransport {
+    let timeouts: ServerLink.Timeouts
+    /// The backstop on the whole request.
+    let timeout: Duration
+
+    func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
+        let bytes: Int64 = if case .known(let length)? = body?.length { length } else { 0 }
+        let client = HTTPClients.shared(for: timeouts.waitingForBody(of: bytes))
+        let transport = AsyncHTTPClientTransport(configuration: .init(client: client, timeout: .milliseconds(timeout.milliseconds)))
+        return try await transport.send(request, body: body, baseURL: baseURL, operationID: operationID)
+    }
+}
+
 /// One HTTP client per set of timeouts, for the life of the process.
 ///
 /// NB: an `HTTPClient` must be shut down before it is released; these never are, so they live
@@ -108,8 +153,14 @@ enum HTTPClients {
         clients.withLock { clients in
             if let client = clients[timeouts] { return client }
             var configuration = HTTPClient.Configuration()
+            // NB: `read` is the silence allowed between two reads of the answer, `write` between
+            // two writes of the request: deadlines on silence, never on a link that is slow.
             configuration.timeout = .init(connect: .milliseconds(timeouts.connect.milliseconds),
-                                          read: .milliseconds(timeouts.firstByte.milliseconds))
+                                          read: .milliseconds(timeouts.firstByte.milliseconds),
+                                          write: .milliseconds(timeouts.firstByte.milliseconds))
+            // NB: asks for compressed answers (Accept-Encoding) and unpacks them; an answer that
+            // would unpack past a hundred times its size is refused, not unpacked into memory.
+            configuration.decompression = .enabled(limit: .ratio(100))
             // NB: by default a refused connection is retried with backoff until the request's
             // deadline; a phone in a basement should hear "offline" at once instead.
             configuration.connectionPool.retryConnectionEstablishment = false

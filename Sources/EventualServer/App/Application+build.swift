@@ -130,7 +130,8 @@ private func buildParts(_ configuration: ServerConfiguration, database: Database
                                   trustForwardedFor: configuration.trustForwardedFor, routes: routes, contract: contractLimits,
                                   bodyLimits: ["/v1/recycling/scans": configuration.maxScanBodySize],
                                   bodyLimitsUnder: [("/v1/attachments/", configuration.maxAttachmentChunkBytes)],
-                                  lookups: LookupFastPath(service: service))
+                                  lookups: LookupFastPath(service: service),
+                                  compression: configuration.compressesPullPages ? .pullPages : nil)
     let live = LiveRoute(tokens: lookupReads, hub: liveBus.hub, heartbeat: configuration.liveHeartbeat, recheck: configuration.liveTokenRecheck)
     return ServerParts(responder: responder, passwords: passwords, idempotency: idempotency, throttle: throttle, live: live,
                        liveBus: liveBus)

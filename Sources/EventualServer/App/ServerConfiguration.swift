@@ -26,6 +26,9 @@ public struct ServerConfiguration: Sendable {
     public var throttle: ThrottleLimits
     /// Count the last `X-Forwarded-For` address as the client's: only behind a reverse proxy that sets it.
     public var trustForwardedFor: Bool
+    /// Send pull pages gzip-compressed to a client that accepts it (`AnswerCompression`); off only
+    /// to measure what it saves.
+    public var compressesPullPages = true
     /// How long an SQLite write waits for a lock held by another process before answering 503.
     public var busyTimeout: Duration
     /// The largest the SQLite file may grow (nil: until the disk is full); past it writes answer 503.

@@ -26,6 +26,8 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     var bodyLimitsUnder: [(prefix: String, limit: Int)] = []
     /// Barcode look-ups answered without the router (nil: the router answers them).
     var lookups: LookupFastPath? = nil
+    /// The answers sent compressed to a client that accepts it (nil: none).
+    var compression: AnswerCompression? = nil
 
     /// The body could not be read to its end: the client hung up or sent a broken stream.
     private struct BodyUnreadable: Error {
@@ -64,6 +66,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                 if let lookups, let fastBarcode { return try await lookups.respond(barcode: fastBarcode) }
                 return try await inner.respond(to: request, context: context)
             }
+            if let compression { response = try await compression.apply(to: response, for: request) }
             for name in [HTTPField.Name.eTag, .contentRange] {
                 if let value = response.headers[name], value.contains("%"), let decoded = value.removingPercentEncoding {
                     // NB: the generated server percent-encodes header values ("\"p1\"" leaves as "%22p1%22",

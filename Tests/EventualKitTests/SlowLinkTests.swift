@@ -1,0 +1,72 @@
+import EventualAPI
+import Foundation
+import Testing
+@testable import EventualKit
+
+/// Issue 45: on a slow link (a crowded building, an edge signal) a request that still moves
+/// bytes is never cut, however long it takes: the deadlines are on silence. Each test gives the
+/// device a silence deadline far shorter than its transfer takes at the link's pace.
+@Suite("A slow link finishes what it carries", .timeLimit(.minutes(3)))
+struct SlowLinkTests {
+    /// One second of silence ends a request; nothing ends one for taking long.
+    private static let silence = ServerLink.Timeouts(connect: .seconds(5), firstByte: .seconds(1))
+
+    @Test(arguments: Backend.available)
+    func aFirstSyncAndAPhotoThroughASlowLinkCompleteWithEveryByte(_ backend: Backend) async throws {
+        try await withLiveServer(on: backend) { url, scratch in
+            let port = try #require(url.port)
+            let person = try await registerPerson(url, name: "slow")
+            // Given a person with 1,500 items on the server, sent by a device on a good link
+            let home = try await Device.of(person, server: url, folder: scratch.url.appendingPathComponent("home"))
+            for index in 0..<1_500 {
+                try await home.add("Item \(index) bought at the corner shop", quantity: Double(index % 7 + 1), category: "pantry")
+            }
+            #expect(await home.engine.syncNow().isComplete)
+
+            // When a new device signs in through a link of 16 KiB/s, 300 ms away
+            let proxy = try await FaultProxy.start(upstreamPort: port, seed: 45)
+            let slow = try Device(folder: scratch.url.appendingPathComponent("slow"), serverURL: URL(string: "http://127.0.0.1:\(proxy.port)")!,
+                                  timeout: ServerLink.backstop, timeouts: Self.silence, uploadingAttachments: true)
+            try await slow.vault.signIn(email: person.email, password: person.password, client: home.link.client)
+            proxy.mode = .slowLink(bytesPerSecond: 16 * 1024, latency: .milliseconds(300))
+            let first = await slow.engine.syncNow()
+
+            // Then its first sync completes with every item, though it took many seconds of one-second deadlines
+            #expect(first.failure == nil && first.isComplete, "\(String(describing: first.failure))")
+            #expect(try slow.items() == home.items())
+            #expect(proxy.counters.bytesDown > 16 * 1024 * 2, "\(proxy.counters.bytesDown) bytes: the link was not the slow part")
+
+            // And a photo of 96 KiB it takes goes up whole through the same link
+            let bytes = jpeg(bytes: 96 * 1024, seed: 45)
+            let file = scratch.url.appendingPathComponent("shelf.jpg")
+            try bytes.write(to: file)
+            let item = try await slow.add("Shelf", photo: try slow.attachments.prepare(fileAt: file))
+            let sent = await slow.engine.syncNow()
+            #expect(sent.failure == nil && sent.calls == 1, "\(String(describing: sent.failure))")
+            await proxy.stop()
+            _ = await home.engine.syncNow()
+            let reference = try #require(try await home.photo(of: item))
+            #expect(try await home.attachments.data(reference) == bytes)
+        }
+    }
+
+    @Test func aServerThatFallsSilentMidAnswerIsStillCutAtTheSilenceDeadline() async throws {
+        try await withLiveServer { url, scratch in
+            let port = try #require(url.port)
+            let person = try await registerPerson(url, name: "quiet")
+            let proxy = try await FaultProxy.start(upstreamPort: port, seed: 46)
+            let device = try Device(folder: scratch.url.appendingPathComponent("d"), serverURL: URL(string: "http://127.0.0.1:\(proxy.port)")!,
+                                    timeout: ServerLink.backstop, timeouts: Self.silence)
+            try await device.vault.signIn(email: person.email, password: person.password, client: device.link.client)
+            try await device.add("Tea")
+            // Given a link that goes silent: it takes requests and never answers
+            proxy.mode = .blackHole
+            // When the device syncs, with no deadline on the whole request but its backstop
+            let report = await device.engine.syncNow()
+            // Then silence still ends it, said as a server that does not answer, and the change waits
+            #expect(report.failure?.isSilence == true, "\(String(describing: report.failure))")
+            #expect(try device.outbox.counts().pending == 1)
+            await proxy.stop()
+        }
+    }
+}
