@@ -275,6 +275,14 @@ let package = Package(
                            .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
+        // Measures a first sync, a photo and a drain over a 32 KiB/s link, pull pages plain and
+        // compressed (scripts/bench-slow-link.sh).
+        .executableTarget(
+            name: "eventual-bench-slow-link",
+            dependencies: ["EventualKit", "EventualServer", "EventualAPI", "EventualFaultProxy", "EventualBench",
+                           .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
         // Measures a new SpendiQ device's first sync of 100,000 records (scripts/bench-first-sync.sh).
         .executableTarget(
             name: "eventual-bench-first-sync",
