@@ -137,13 +137,14 @@ enum ItemPrinting {
         }
 
         enum Keys: String, CodingKey {
-            case id, barcode, productId, name, description, quantity, unit, category, expiresOn, boughtAt, place
+            case id, shortId, barcode, productId, name, description, quantity, unit, category, expiresOn, boughtAt, place
             case latitude, longitude, status, space, spaceId, changedBy, photo, syncState
         }
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: Keys.self)
             try container.encode(item.id, forKey: .id)
+            try container.encode(String(item.id.suffix(8)), forKey: .shortId)
             try container.encode(item.barcode.map { (try? GTIN($0).shortForm) ?? $0 }, forKey: .barcode)
             try container.encode(item.productId, forKey: .productId)
             try container.encode(item.name, forKey: .name)

@@ -43,7 +43,7 @@ struct List: AsyncParsableCommand {
         let me = spending.session.username
         if json {
             let rows = transactions.map {
-                TransactionJSON(id: $0.id, account: names[$0.accountId], accountId: $0.accountId, kind: $0.kind.rawValue, amountMinor: $0.amountMinor,
+                TransactionJSON(id: $0.id, shortId: String($0.id.suffix(8)), account: names[$0.accountId], accountId: $0.accountId, kind: $0.kind.rawValue, amountMinor: $0.amountMinor,
                                 currency: $0.currency, category: $0.category, note: $0.note, date: Timestamp.iso8601($0.occurredAt),
                                 toAccount: $0.toAccountId.flatMap { names[$0] }, toAccountId: $0.toAccountId, place: $0.place, automatic: $0.automatic,
                                 space: $0.space.map { spaces[$0] ?? $0 }, spaceId: $0.space, changedBy: $0.changedBy ?? me, receipt: $0.receipt,
@@ -82,6 +82,8 @@ struct List: AsyncParsableCommand {
 /// may be someone else's account, whose name this device never had (`toAccount` null then).
 struct TransactionJSON: Encodable {
     let id: String
+    /// The id's last 8 characters, as the table shows it (a command takes either).
+    let shortId: String
     @JSONNullable var account: String?
     let accountId, kind: String
     let amountMinor: Int64

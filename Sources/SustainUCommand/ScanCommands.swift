@@ -116,6 +116,8 @@ struct Scans: AsyncParsableCommand {
 /// A scan as `scan --json` and `scans --json` print it: every key present, null when not known.
 struct ScanJSON: Encodable {
     let id: String
+    /// The id's last 8 characters, as the table shows it (a command takes either).
+    let shortId: String
     let state: String
     @JSONNullable var detected: Bool?
     @JSONNullable var trashType: String?
@@ -143,6 +145,7 @@ struct ScanJSON: Encodable {
 
     init(_ scan: Scan) {
         id = scan.id
+        shortId = String(scan.id.suffix(8))
         state = scan.state.rawValue
         detected = scan.detected
         trashType = scan.trashType

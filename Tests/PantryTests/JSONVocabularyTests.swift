@@ -55,6 +55,21 @@ struct JSONVocabularyTests {
                 }
             }
 
+            // And each app's records carry their short id beside their id, as docs/json.md says (issue 46, item 17)
+            for (app, arguments) in [(pantry, ["list", "--json"]), (spendiq, ["list", "--json"]), (sustainu, ["scans", "--json"])] {
+                let listed = try await app.run(arguments, server: unreachableServer)
+                let records = try #require(try listed.json() as? [[String: Any]], "\(app.name) \(arguments): \(listed.stderr)")
+                for record in records {
+                    let id = try #require(record["id"] as? String, "\(app.name): \(record)")
+                    #expect(record["shortId"] as? String == String(id.suffix(8)), "\(app.name): \(record.keys.sorted())")
+                }
+                printed["\(app.name) \(arguments)"] = records
+            }
+            // NB: spendiq's list holds a transaction only once one is recorded: one, in the basement too.
+            #expect(try await spendiq.run(["add", "expense", "3", "--account", "Cash"], server: unreachableServer).status == 0)
+            let transactions = try #require(try await spendiq.run(["list", "--json"], server: unreachableServer).json() as? [[String: Any]])
+            #expect(transactions.count == 1 && transactions.allSatisfy { ($0["shortId"] as? String)?.count == 8 }, "\(transactions)")
+
             // And no app prints a key last round's apps spelled one idea with
             let used = printed.values.reduce(into: Set<String>()) { keys, value in Self.collectKeys(value, into: &keys) }
             #expect(used.isDisjoint(with: Self.retired), "\(used.intersection(Self.retired))")
