@@ -132,6 +132,9 @@ struct ScanJSON: Encodable {
     @JSONNullable var productName: String?
     @JSONNullable var pointId: String?
     @JSONNullable var specialPoint: String?
+    /// The special point's id (`sustainu point ID`) and how far it is from where the scan was taken.
+    @JSONNullable var specialPointId: String?
+    @JSONNullable var specialPointDistanceMeters: Double?
     let syncState: SyncStateJSON
 
     /// One part of the packaging, and its bin.
@@ -163,6 +166,8 @@ struct ScanJSON: Encodable {
         productName = scan.productName
         pointId = scan.pointId
         specialPoint = scan.specialPoint
+        specialPointId = scan.specialPointId
+        specialPointDistanceMeters = scan.specialPointMeters.map { ($0 * 10).rounded() / 10 }
         syncState = SyncStateJSON(scan.syncState)
     }
 }
@@ -180,7 +185,10 @@ enum ScanText {
                 return scan.source == "none" && photoMayTell ? what + "\nA photo of it may tell: sustainu scan --image PHOTO" : what
             }
             var line = (scan.productName.map { "\($0): " } ?? "") + "\(type) → \(label)."
-            if let special = scan.specialPoint { line += " Nearest: \(special)." }
+            if let special = scan.specialPoint {
+                let away = scan.specialPointMeters.map { ", \(Points.distance($0)) away" } ?? ""
+                line += " Nearest: \(special)\(away)" + (scan.specialPointId.map { " (sustainu point \($0))" } ?? "") + "."
+            }
             if let points = scan.points { line += points > 0 ? " " + Terminal.paint("+\(points) points", .green) : " No points (today's limit is reached)." }
             return ([line] + partLines(scan.parts)).joined(separator: "\n")
         case .waiting:

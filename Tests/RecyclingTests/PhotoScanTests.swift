@@ -31,6 +31,13 @@ struct PhotoScanTests {
                 #expect(scan["bin"] as? String == "special" && scan["points"] as? Int == 50)
                 #expect(scan["specialPoint"] as? String != nil)
                 #expect(vision.requests.count == 1)
+                // And the special point is named by an id `point` looks up, and how far it is (issue 46, item 12)
+                let pointID = try #require(scan["specialPointId"] as? String, "\(scan)")
+                let meters = try #require(scan["specialPointDistanceMeters"] as? Double, "\(scan)")
+                let point = try #require(try json(try await phone.run(["point", pointID, "--json"])) as? [String: Any])
+                #expect(point["id"] as? String == pointID && (point["materials"] as? [String])?.contains("batteries") == true, "\(point)")
+                #expect((0..<5_000).contains(meters), "\(meters) m from Salzburg's centre")
+
                 // And the copy of the photo is gone from the app's folder once classified (its attachments too)
                 let photos = try FileManager.default.subpathsOfDirectory(atPath: scratch.folder("phone").path)
                     .filter { $0.hasSuffix(".jpg") || ($0.contains("attachments/") && !$0.hasSuffix("attachments")) }

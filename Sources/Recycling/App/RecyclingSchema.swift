@@ -92,5 +92,12 @@ enum RecyclingSchema {
             }
             try db.execute(sql: "DROP TABLE device_clock")
         },
+        LocalMigration("sustainu v6: the special-waste point's id and how far it was") { db in
+            // NB: its title alone named no point `sustainu point` could look up. The distance is
+            // from where the scan was taken (NULL when it had no position); scans answered
+            // before keep their title only.
+            try db.execute(sql: "ALTER TABLE scans ADD COLUMN special_point_id TEXT")
+            try db.execute(sql: "ALTER TABLE scans ADD COLUMN special_point_meters REAL")
+        },
     ]
 }

@@ -32,8 +32,12 @@ public struct Scan: Sendable, Equatable, Codable {
     public let barcode: String?
     /// The point where the item was thrown, if given.
     public let pointId: String?
-    /// For special waste: the nearest point that accepts it, if the server named one.
+    /// For special waste: the nearest point that accepts it, if the server named one (its title).
     public let specialPoint: String?
+    /// That point's id, for `sustainu point` (nil: none, or a scan answered before it was kept).
+    public let specialPointId: String?
+    /// How far that point is from where the scan was taken, in metres (nil: the scan had no position).
+    public let specialPointMeters: Double?
     /// The photo waiting to be sent, in the app's data folder.
     public let photoFile: String?
     /// False when the server found nothing to classify (no item in the photo, or a product whose
@@ -55,6 +59,8 @@ public struct Scan: Sendable, Equatable, Codable {
         pointId = row["point_id"]
         photoFile = row["photo_file"]
         specialPoint = row["special_point"]
+        specialPointId = row["special_point_id"]
+        specialPointMeters = row["special_point_meters"]
         parts = (row["parts"] as String?).flatMap { try? JSONDecoder().decode([PackagingPart].self, from: Data($0.utf8)) } ?? []
         let answered = row["answered_at"] as Int64? != nil
         detected = answered ? (row["detected"] as Bool?) : nil

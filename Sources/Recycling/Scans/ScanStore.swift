@@ -67,12 +67,18 @@ struct ScanStore: Sendable {
     /// Stores the server's answer, and the time the server scored the scan by (this device's own
     /// may have been wrong); the person is told of it by the next command (`announced` 0).
     static func record(_ result: Components.Schemas.ScanResult, scanID: String, takenAt: Int64, answeredAt: Int64, _ db: Database) throws {
+        let special = result.specialPoint.map(RecyclingPoint.init)
+        // NB: how far the point is from where the scan was taken, when it was taken somewhere.
+        let taken = try Row.fetchOne(db, sql: "SELECT latitude, longitude FROM scans WHERE id = ?", arguments: [scanID])
+        let meters: Double? = if let special, let latitude = taken?["latitude"] as Double?, let longitude = taken?["longitude"] as Double? {
+            GeoPosition(latitude: latitude, longitude: longitude).distance(to: special.position)
+        } else { nil }
         try db.execute(sql: """
-            UPDATE scans SET taken_at = ?, detected = ?, trash_type = ?, bin = ?, bin_label = ?, special_point = ?, points = ?, source = ?,
-                message = ?, answered_at = ?, announced = 0, parts = ?, product_name = ?
+            UPDATE scans SET taken_at = ?, detected = ?, trash_type = ?, bin = ?, bin_label = ?, special_point = ?, special_point_id = ?,
+                special_point_meters = ?, points = ?, source = ?, message = ?, answered_at = ?, announced = 0, parts = ?, product_name = ?
             WHERE id = ?
             """, arguments: [takenAt, result.detected, result.trashType?.rawValue, result.bin?.rawValue, result.binLabel,
-                             result.specialPoint.map { RecyclingPoint($0).title }, result.points, result.source.rawValue,
+                             special?.title, special?.id, meters, result.points, result.source.rawValue,
                              result.message, answeredAt, try partsText((result.parts ?? []).compactMap(PackagingPart.init)), result.productName,
                              scanID])
     }
