@@ -55,20 +55,23 @@ struct AccountsList: AsyncParsableCommand {
         let shares = try spending.sharing.shares()
         // NB: a balance adds every transaction: while a first sync has still to bring some, it is short.
         let arriving = await spending.device.firstSyncUnderWay()
+        let states = try spending.syncStates(of: balances.map(\.account))
         if output.json {
             struct Shared: Encodable { let space, spaceId, role: String; let with, invited: [String]; @JSONNullable var invitedAs: String? }
             struct Shape: Encodable {
-                let id, name, kind, currency: String; let balanceMinor: Int64; let archived: Bool; @JSONNullable var colour: String?
+                let id, shortId, name, kind, currency: String; let balanceMinor: Int64; let archived: Bool; @JSONNullable var colour: String?
                 @JSONNullable var shared: Shared?
+                let syncState: SyncStateJSON
             }
             print(try Terminal.json(balances.map { entry in
-                IncompleteJSON(Shape(id: entry.account.id, name: entry.account.name, kind: entry.account.kind.rawValue, currency: entry.account.currency,
+                IncompleteJSON(Shape(id: entry.account.id, shortId: String(entry.account.id.suffix(8)), name: entry.account.name,
+                      kind: entry.account.kind.rawValue, currency: entry.account.currency,
                       balanceMinor: entry.balanceMinor, archived: entry.account.archived, colour: entry.account.colour,
                       shared: entry.account.space.map { space in
                           let share = shares[space]
                           return Shared(space: share?.spaceName ?? space, spaceId: space, role: share?.role.rawValue ?? SpaceRole.viewer.rawValue,
                                         with: share?.with ?? [], invited: share?.invited ?? [], invitedAs: share?.invitedAs?.rawValue)
-                      }), arriving: arriving, counts: false)
+                      }, syncState: SyncStateJSON(states[entry.account.id] ?? .confirmed)), arriving: arriving, counts: false)
             }))
             return
         }
@@ -78,17 +81,20 @@ struct AccountsList: AsyncParsableCommand {
             return
         }
         let anyShared = balances.contains { $0.account.space != nil }
+        // NB: marked as transactions are: a rename that waits to be sent, or one the server refused.
+        let marks = balances.map { SyncMark(states[$0.account.id] ?? .confirmed) }
+        let marked = marks.contains { $0 != .none }
         var table = Table()
-        table.headers = ["NAME", "KIND", "BALANCE"] + (anyShared ? ["SHARED"] : []) + [archived ? "ARCHIVED" : "ID"]
-        table.whole = ["BALANCE", "ID"]
+        table.headers = (marked ? [""] : []) + ["NAME", "KIND", "BALANCE"] + (anyShared ? ["SHARED"] : []) + [archived ? "ARCHIVED" : "ID"]
+        table.whole = ["", "BALANCE", "ID"]
         table.cutFirst = ["SHARED", "NAME"]
-        for (account, balance) in balances {
+        for ((account, balance), mark) in zip(balances, marks) {
             let shared = account.space.map { Self.sharing(shares[$0]) }
             let cells = [account.name, account.kind.rawValue, Money(minorUnits: balance, currency: account.currency).description]
                 + (anyShared ? [shared ?? "-"] : []) + [archived ? (account.archived ? "yes" : "no") : String(account.id.suffix(8))]
-            table.rows.append(cells.map { Table.Cell($0) })
+            table.rows.append((marked ? [Table.Cell(mark.rawValue, mark == .refused ? .red : .yellow)] : []) + cells.map { Table.Cell($0) })
         }
-        print(table.render())
+        print(table.render() + (SyncMark.legend(marks, failures: "spendiq failures").map { "\n" + $0 } ?? ""))
     }
 }
 

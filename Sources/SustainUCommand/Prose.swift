@@ -9,10 +9,18 @@ func announceClassified(_ recycling: UserRecycling, json: Bool) async {
     if json { Terminal.error(line) } else { say(Terminal.paint(line, .green)) }
 }
 
-/// "2 scans were classified while you were away: sustainu scans", once, when any were.
+/// "2 scans were classified while you were away, and 1 could not be: sustainu scans", once,
+/// when the server answered any. NB: a scan the server could not name a bin for is never counted
+/// as classified.
 func classifiedWhileAway(_ recycling: UserRecycling) async -> String? {
-    guard let count = try? await recycling.takeClassifiedWhileAway(), count > 0 else { return nil }
-    return "\(count) scan\(count == 1 ? " was" : "s were") classified while you were away: sustainu scans"
+    guard let answered = try? await recycling.takeClassifiedWhileAway(), answered.classified + answered.unclassified > 0 else { return nil }
+    let (classified, unclassified) = (answered.classified, answered.unclassified)
+    let line = switch (classified, unclassified) {
+    case (_, 0): "\(classified) scan\(classified == 1 ? " was" : "s were") classified while you were away"
+    case (0, _): "\(unclassified) scan\(unclassified == 1 ? "" : "s") could not be classified while you were away"
+    default: "\(classified) scan\(classified == 1 ? " was" : "s were") classified while you were away, and \(unclassified) could not be"
+    }
+    return line + ": sustainu scans"
 }
 
 /// "3 min ago", "2 h ago", "5 days ago".

@@ -102,7 +102,8 @@ struct ConnectivityScenarioTests {
             // When the network returns, the next command classifies them and says so
             let next = try await phone.run(["points", "--limit", "1"])
             #expect(next.status == 0, "\(next.stderr)")
-            #expect(next.stdout.contains("3 scans were classified while you were away: sustainu scans"), "\(next.stdout)")
+            // NB: not "3 scans were classified", as this test once said: the unknown barcode got no bin (issue 46, item 19).
+            #expect(next.stdout.contains("2 scans were classified while you were away, and 1 could not be: sustainu scans"), "\(next.stdout)")
             // And the list shows the server's answers and the points
             let scans = try #require(try json(try await phone.run(["scans", "--json"])) as? [[String: Any]])
             #expect(scans.count == 3 && scans.allSatisfy { $0["state"] as? String == "classified" && $0["offlineGuess"] as? Bool == false })

@@ -173,9 +173,9 @@ public final class UserRecycling: Sendable {
         try device.outbox.entries(state: .failed).map { try device.line($0) }
     }
 
-    /// How many scans were classified since the person was last told (and marks them told):
-    /// "2 scans were classified while you were away".
-    public func takeClassifiedWhileAway() async throws -> Int {
+    /// How many scans the server answered since the person was last told (and marks them told):
+    /// "2 scans were classified while you were away, and 1 could not be".
+    public func takeClassifiedWhileAway() async throws -> AnsweredWhileAway {
         try await scans.takeAnnouncements()
     }
 

@@ -106,3 +106,10 @@ extension Scan {
         }
     }
 }
+
+/// The scans the server answered while the person was away: those it named a bin for, and those
+/// it could not classify (nothing seen in the photo, a packaging not known yet).
+public struct AnsweredWhileAway: Sendable, Equatable {
+    public let classified: Int
+    public let unclassified: Int
+}

@@ -27,12 +27,17 @@ struct ScanStore: Sendable {
         }
     }
 
-    /// Scans classified since the person was last told, marked as told.
-    func takeAnnouncements() async throws -> Int {
+    /// Scans the server answered since the person was last told, marked as told: those it named
+    /// a bin for, and those it could not (nothing seen in the photo, a packaging not known yet).
+    func takeAnnouncements() async throws -> AnsweredWhileAway {
         try await store.write { tx in
-            let count = try Int.fetchOne(tx.db, sql: "SELECT COUNT(*) FROM scans WHERE announced = 0") ?? 0
-            if count > 0 { try tx.db.execute(sql: "UPDATE scans SET announced = 1 WHERE announced = 0") }
-            return count
+            let row = try Row.fetchOne(tx.db, sql: """
+                SELECT COALESCE(SUM(detected = 1 AND bin IS NOT NULL), 0) AS classified, COUNT(*) AS answered
+                FROM scans WHERE announced = 0
+                """)
+            let classified: Int = row?["classified"] ?? 0, answered: Int = row?["answered"] ?? 0
+            if answered > 0 { try tx.db.execute(sql: "UPDATE scans SET announced = 1 WHERE announced = 0") }
+            return AnsweredWhileAway(classified: classified, unclassified: answered - classified)
         }
     }
 

@@ -107,6 +107,11 @@ public final class UserSpending: Sendable {
         try device.syncStates(SyncCollections.spendingTransactions, ids: transactions.map(\.id))
     }
 
+    /// The sync state of each account: a rename that waits, or one the server refused.
+    public func syncStates(of accounts: [SpendingAccount]) throws -> [String: SyncState] {
+        try device.syncStates(SyncCollections.spendingAccounts, ids: accounts.map(\.id))
+    }
+
     /// The transactions matching `query` with their sync states now, then again at each committed
     /// change of them, of the accounts, or of their states (a sync from another device included).
     /// Cancel the iterating task to stop.
