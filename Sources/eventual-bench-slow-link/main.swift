@@ -7,7 +7,7 @@
 //   3. a drain of CHANGES edits the device made offline.
 // Each step prints progress on stderr and must complete with everything in; the last line is
 //   slow link 32 KiB/s: first sync plain P s (B B/record), gzip G s (b B/record) | photo F s | drain D s
-//   eventual-bench-slow-link [RECORDS] [PHOTO_MIB] [CHANGES]
+//   eventual-bench-slow-link [RECORDS] [PHOTO_MIB] [CHANGES] [KIB_PER_SECOND]
 import EventualAPI
 import EventualBench
 import EventualFaultProxy
@@ -20,7 +20,7 @@ let arguments = CommandLine.arguments
 let records = arguments.count > 1 ? Int(arguments[1]) ?? 10_000 : 10_000
 let photoMiB = arguments.count > 2 ? Int(arguments[2]) ?? 5 : 5
 let changes = arguments.count > 3 ? Int(arguments[3]) ?? 1_000 : 1_000
-let rate = 32 * 1024
+let rate = (arguments.count > 4 ? Int(arguments[4]) ?? 32 : 32) * 1024
 let work = FileManager.default.temporaryDirectory.appendingPathComponent("eventual-bench-slow-link-\(UUID().uuidString)")
 defer { try? FileManager.default.removeItem(at: work) }
 
@@ -187,8 +187,8 @@ do {
     gzip.server.task.cancel()
     await gzip.proxy.stop()
 
-    print(String(format: "slow link 32 KiB/s: first sync plain %.1f s (%.0f B/record), gzip %.1f s (%.0f B/record) | photo %d MiB %.1f s | drain %d %.1f s",
-                 plain.seconds, plain.bytesPerRecord, gzip.seconds, gzip.bytesPerRecord, photoMiB, photoSeconds, ids.count, drainSeconds))
+    print(String(format: "slow link %d KiB/s: first sync plain %.1f s (%.0f B/record), gzip %.1f s (%.0f B/record) | photo %d MiB %.1f s | drain %d %.1f s",
+                 rate / 1024, plain.seconds, plain.bytesPerRecord, gzip.seconds, gzip.bytesPerRecord, photoMiB, photoSeconds, ids.count, drainSeconds))
 } catch {
     say("eventual-bench-slow-link: \(error)")
     exit(1)
