@@ -145,7 +145,8 @@ func sayUndoneShares(_ spending: UserSpending) async -> Int {
     guard let undone = try? await spending.sharing.undoRefusedShares() else { return 0 }
     for share in undone {
         let reason = share.reason.hasSuffix(".") ? String(share.reason.dropLast()) : share.reason
-        let what = share.accounts.isEmpty ? "nothing was shared"
+        let what = !share.stillInvited.isEmpty ? "the share with \(share.stillInvited.joined(separator: ", ")) stays as it was"
+            : share.accounts.isEmpty ? "nothing was shared"
             : "\(share.accounts.joined(separator: ", ")) and \(share.transactions) transaction(s) are yours alone again"
         print(Terminal.paint(Terminal.wrap("\(share.invitee) could not be invited (\(reason)): \(what)."), .yellow))
     }

@@ -75,4 +75,33 @@ struct SharedAccountRoleTests {
             #expect(words.contains("1 already there") && words.contains("viewer"), "\(refused.stdout) \(refused.stderr)")
         }
     }
+
+    /// Issue 46's second week: a share with a mistyped name, of an account already shared with
+    /// someone who had not accepted yet, was refused by the server, and undoing it took the
+    /// account back from the first person: their invitation vanished, and the command said "Shared".
+    @Test(arguments: Backend.available)
+    func aShareWithAMistypedNameLeavesTheShareWithTheFirstPersonAsItWas(_ backend: Backend) async throws {
+        try await SharedAccountsTests.withServer(backend) { server, folder in
+            let (ann, _) = try await SharedAccountsTests.person("ann", server, folder)
+            let (ben, benName) = try await SharedAccountsTests.person("ben", server, folder)
+            #expect(try await ann.run(["accounts", "add", "Wallet", "--currency", "EUR"]).status == 0)
+            #expect(try await ann.run(["add", "expense", "4", "--account", "Wallet"]).status == 0)
+            #expect(try await ann.run(["accounts", "share", "Wallet", "--with", benName]).status == 0)
+            // When Ann shares it again with someone who does not exist, before Ben accepted
+            let typo = try await ann.run(["accounts", "share", "Wallet", "--with", "nobody-\(benName)"])
+            // Then it is refused in one line, exit 1, and nothing changes
+            #expect(typo.isOneLineError && typo.status == 1 && typo.stderr.contains("shared with \(benName) already"), "\(typo.stdout)\(typo.stderr)")
+            #expect(try await ann.run(["sync"]).status == 0)
+            // And Ben's invitation still waits; once he accepts, he has the account and its expense
+            let invitation = try await SharedAccountsTests.onlyInvitation(ben)
+            #expect(try await ben.run(["accept", try #require(invitation["id"] as? String)]).status == 0)
+            let accounts = try await SharedAccountsTests.json(ben, ["accounts"])
+            #expect(accounts.contains { $0["name"] as? String == "Wallet" }, "\(accounts)")
+            #expect(try await SharedAccountsTests.json(ben, ["list"]).count == 1)
+            // And on Ann's side it is still shared with Ben, once she hears he accepted
+            #expect(try await ann.run(["sync"]).status == 0)
+            let wallet = try #require(try await SharedAccountsTests.json(ann, ["accounts"]).first { $0["name"] as? String == "Wallet" })
+            #expect((wallet["shared"] as? [String: Any])?["with"] as? [String] == [benName], "\(wallet)")
+        }
+    }
 }

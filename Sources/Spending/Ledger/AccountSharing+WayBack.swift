@@ -11,6 +11,8 @@ public struct UndoneShare: Sendable, Equatable {
     /// The accounts that came back, by name, and how many transactions came with them.
     public let accounts: [String]
     public let transactions: Int
+    /// The others invited to the same space: for them it stays as it was, and nothing came back.
+    public var stillInvited: [String] = []
 }
 
 /// What `unshare` did.
@@ -67,7 +69,7 @@ extension AccountSharing {
     public func remove(_ person: String, from reference: String) async throws -> Space {
         let person = try Self.checkedPerson(person)
         guard person.caseInsensitiveCompare(username) != .orderedSame else {
-            throw SpendingError.invalidField("To stop seeing it, leave it: spendiq accounts leave \(reference)")
+            throw SpendingError.refused("To stop seeing it, leave it: spendiq accounts leave \(reference)")
         }
         let space = try ownedSpace(of: reference)
         try await spaces.remove(person, from: space.id)
@@ -87,7 +89,7 @@ extension AccountSharing {
         let space = try sharedSpace(of: account)
         let others = space.others(than: username)
         if space.role == .owner, !others.isEmpty {
-            throw SpendingError.invalidField("You own \(space.name) and \(others.joined(separator: ", ")) \(others.count == 1 ? "is" : "are") in it: "
+            throw SpendingError.refused("You own \(space.name) and \(others.joined(separator: ", ")) \(others.count == 1 ? "is" : "are") in it: "
                                              + "take \(account.name) back with spendiq accounts unshare \(account.name), or hand it over first "
                                              + "with spendiq accounts role \(account.name) \(others[0]) owner")
         }
@@ -110,9 +112,22 @@ extension AccountSharing {
     }
 
     /// Undoes one refused share (see `undoRefusedShares`); nil when someone else is in its space
-    /// now (the refusal then waits for the person).
+    /// now (the refusal then waits for the person). When someone else is invited to it, only the
+    /// refused invitation goes: the accounts stay shared with them.
     func undo(_ refusal: RefusedInvitation) async throws -> UndoneShare? {
         guard let space = try? spaces.space(refusal.spaceID), space.others(than: username).isEmpty else { return nil }
+        let othersInvited = try await store.reader.read { db in
+            try String.fetchAll(db, sql: "SELECT invitee FROM spending_shares WHERE space_id = ? AND lower(invitee) != lower(?)",
+                                arguments: [space.id, refusal.invitee])
+        }
+        if !othersInvited.isEmpty {
+            return try await store.write { [spaces] tx in
+                try tx.db.execute(sql: "DELETE FROM spending_shares WHERE space_id = ? AND lower(invitee) = lower(?)",
+                                  arguments: [space.id, refusal.invitee])
+                try spaces.drop(refusal, in: tx)
+                return UndoneShare(invitee: refusal.invitee, reason: refusal.reason, accounts: [], transactions: 0, stillInvited: othersInvited)
+            }
+        }
         return try await store.write { [spaces] tx in
             let accounts = try SpendingAccount.fetchAll(tx.db, sql: "SELECT * FROM spending_accounts WHERE space_id = ?", arguments: [space.id])
             var transactions = 0
