@@ -50,7 +50,7 @@ public struct SyncStateJSON: Encodable, Sendable {
 
 /// `--watch` and `--every` of a command that prints a list.
 public struct WatchOptions: ParsableArguments {
-    @Flag(help: "Keep the list on screen, printed again when it changes (a sync from another device too), until Ctrl-C.")
+    @Flag(help: "Keep it on screen, printed again when it changes (a sync from another device too), until Ctrl-C.")
     public var watch = false
     @Option(parsing: .unconditional, help: "With --watch: seconds between syncs while changes do not arrive live, 1 to 3600 (default 5).",
             transform: WatchOptions.seconds) public var every: Int?

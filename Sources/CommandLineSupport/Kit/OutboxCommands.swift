@@ -107,8 +107,10 @@ public struct Settle<App: AppCommand>: AsyncParsableCommand {
         return CommandConfiguration(
             commandName: "settle",
             abstract: App.words.settlesCalls ? "Settle a refused \(App.words.one): send it again (--keep-mine) or drop it (--discard)."
-                : "Settle a refused change: send yours again, take the server's version, or discard yours.",
-            usage: "\(name) settle ID \(App.words.settleChoices)",
+                : "Settle a refused change: send yours again, take the server's version, discard yours, or keep it as your own.",
+            // NB: --personal is a choice wherever records are shared, though the advice a refusal
+            // prints names the usual three.
+            usage: "\(name) settle ID \(App.words.settleChoices)" + (App.words.settlesCalls ? "" : " | --personal"),
             discussion: "The ID is the one \(name) failures shows. Example: \(name) settle 1a2b3c4d --keep-mine")
     }
 

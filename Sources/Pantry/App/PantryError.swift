@@ -30,6 +30,9 @@ public enum PantryError: Error, Equatable, CustomStringConvertible {
     /// `restore` of an item that never left.
     case alreadyInPantry(String)
     case server(String)
+    /// A change refused on the device for what it knows, as the server would refuse it (an owner
+    /// leaving while others are in): not a mistake in what was typed (exit 1, not 64).
+    case refused(String)
     case unreachable(String)
     /// A household named where none is (or the person's own space).
     case noHousehold(String)
@@ -72,7 +75,7 @@ public enum PantryError: Error, Equatable, CustomStringConvertible {
         case .finishedItem(let name, let id):
             return "\(name) is no longer in the pantry, so it takes no edit: `pantry restore \(id.suffix(8))` brings it back first"
         case .alreadyInPantry(let name): return "\(name) is in the pantry already"
-        case .server(let message): return message
+        case .server(let message), .refused(let message): return message
         case .unreachable(let reason): return reason
         case .noHousehold(let name): return "You are in no household called \(name) on this device"
         case .ambiguousHousehold(let name): return "You are in more than one household called \(name): give its id"

@@ -177,7 +177,7 @@ extension PantryError {
         case .roleNotInvitable, .personalSpace, .notOwner, .notAMember, .memberAlready, .ownRole, .invitationReferenceTooShort, .noInvitation:
             self = .invalidField(error.description)
         case .ownerWithOthers(let name, let others):
-            self = .invalidField("You own \(name) and \(others.joined(separator: ", ")) \(others.count == 1 ? "is" : "are") in it: "
+            self = .refused("You own \(name) and \(others.joined(separator: ", ")) \(others.count == 1 ? "is" : "are") in it: "
                                  + "hand it over first (pantry household role \(others[0]) owner --in \"\(name)\")")
         case .unknownSpace(let name): self = .noHousehold(name)
         case .ambiguousName(let name): self = .ambiguousHousehold(name)

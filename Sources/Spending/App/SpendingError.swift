@@ -82,6 +82,9 @@ public enum SpendingError: Error, Equatable, CustomStringConvertible {
     case notAnswering(String)
     case noPendingRegistration
     case server(String)
+    /// A change refused on the device for what it knows, as the server would refuse it (an owner
+    /// leaving while others are in): not a mistake in what was typed (exit 1, not 64).
+    case refused(String)
     case unreachable(String)
     case file(String)
     /// An export asked to write over a file that is already there.
@@ -162,7 +165,7 @@ public enum SpendingError: Error, Equatable, CustomStringConvertible {
         case .insightsNeedConnection: return "Connect to load your insights"
         case .notAnswering(let what): return "The server is not answering, and no \(what) are saved on this device: try again once it answers"
         case .noPendingRegistration: return "No registration waits for a code on this device"
-        case .server(let message): return message
+        case .server(let message), .refused(let message): return message
         case .unreachable(let reason): return reason
         case .file(let message): return message
         case .exportExists(let path): return "\(path) already exists: choose another name, or say to write over it"
