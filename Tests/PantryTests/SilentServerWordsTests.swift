@@ -21,4 +21,21 @@ struct SilentServerWordsTests {
             #expect(refused.stderr.hasPrefix("pantry: No connection and no saved copy"), "\(refused.stderr)")
         }
     }
+
+    /// The week of use: `login` on a new device against a silent server said "No connection".
+    @Test func aLoginOnANewDeviceAgainstASilentServerSaysItIsNotAnswering() async throws {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        do {
+            try await withSilentServer { silent in
+                let pantry = CommandProcess.pantry(dataDirectory: scratch.folder("new-device"), server: silent)
+                let login = try await pantry.run(["login", "--email", "nobody@example.com", "--password-stdin"], input: "long-password\n",
+                                                 answerTimeout: nil)
+                #expect(login.status != 0 && login.isOneLineError, "\(login.stdout)\(login.stderr)")
+                #expect(login.stderr.contains("accepted the connection but did not answer") && login.stderr.contains("no saved sign-in"),
+                        "\(login.stderr)")
+                #expect(!login.stderr.contains("No connection"), "\(login.stderr)")
+            }
+        }
+    }
 }

@@ -124,7 +124,12 @@ public struct DeviceAccounts: Sendable {
             guard case .unreachable = failure else { throw AccountError.refused(failure.description) }
             if staleWaiting > 0 { throw AccountError.offlineTooLong(days: offlineDays, waiting: staleWaiting, email: email) }
             if policy.onePersonPerDevice, let previous, someoneElse { throw AccountError.otherPersonOnDevice(username: previous.username) }
-            session = try await vault.unlockOffline(email: email, password: password)
+            do {
+                session = try await vault.unlockOffline(email: email, password: password)
+            } catch SessionError.noOfflineSession where failure.isSilence {
+                // NB: a server that took the connection and said nothing is not "No connection".
+                throw AccountError.unreachable("\(failure.description), and this device has no saved sign-in for that email: try again once it answers")
+            }
             online = false
         }
         if let previous, previous.userID != session.userID {
