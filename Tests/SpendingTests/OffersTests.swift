@@ -101,6 +101,12 @@ struct OffersTests {
             clock.advance(.seconds(86_400))
             let tomorrow = try await spendingDevice(folder, server: unreachableServer, clock: clock).open().offers.offers(near: Self.casino)
             #expect(tomorrow.note == "Offline: offers from \(DateText.format(fresh.fetchedAt, calendar: online.ledger.calendar)) cannot be updated")
+            // And a saved list of another place says so, not that there is no offer here (the week of use)
+            let salzburg = GeoPosition(latitude: 47.8, longitude: 13.04)
+            let elsewhere = try await spendingDevice(folder, server: unreachableServer, clock: clock).open().offers.offers(near: salzburg)
+            #expect(elsewhere.offers.isEmpty && elsewhere.stale)
+            #expect(elsewhere.note?.hasPrefix("Offline: the saved offers, from ") == true && elsewhere.note?.contains("km from here") == true,
+                    "\(String(describing: elsewhere.note))")
         }
     }
 

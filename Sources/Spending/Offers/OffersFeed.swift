@@ -145,7 +145,14 @@ public struct OffersFeed: Sendable {
         // NB: "from 14:02" alone would pass a list of last week for today's.
         let sameDay = full.prefix(10) == DateText.format(configuration.clock(), calendar: configuration.calendar).prefix(10)
         let time = sameDay ? String(full.suffix(5)) : full
-        let note = offline ? "Offline: offers from \(time) cannot be updated" : nil
+        // NB: a saved list of another place has nothing near here: "no offers within 1000 m"
+        // would say there are none, where the device only cannot know.
+        let away = position.distance(to: GeoPosition(latitude: page.latitude, longitude: page.longitude))
+        let elsewhere = away > Double(page.radius)
+        let distance = away < 1000 ? "\(Int(away.rounded())) m" : "\(Int((away / 1000).rounded())) km"
+        let note = !offline ? nil : elsewhere
+            ? "Offline: the saved offers, from \(time), are for a place \(distance) from here: connect to load offers near you"
+            : "Offline: offers from \(time) cannot be updated"
         let spent = try spentPerCategory()
         let views = page.offers.compactMap { offer -> OfferView? in
             let distance = position.distance(to: GeoPosition(latitude: offer.latitude, longitude: offer.longitude))
