@@ -90,8 +90,14 @@ struct SharedAccountRoleTests {
             // When Ann shares it again with someone who does not exist, before Ben accepted
             let typo = try await ann.run(["accounts", "share", "Wallet", "--with", "nobody-\(benName)"])
             // Then it is refused in one line, exit 1, and nothing changes
-            #expect(typo.isOneLineError && typo.status == 1 && typo.stderr.contains("shared with \(benName) already"), "\(typo.stdout)\(typo.stderr)")
-            #expect(try await ann.run(["sync"]).status == 0)
+            #expect(typo.isOneLineError && typo.status == 1 && typo.stderr.contains("cannot be invited") && typo.stderr.contains("nothing was shared"),
+                    "\(typo.stdout)\(typo.stderr)")
+            // And the same typo made in a basement is undone at the next sync without touching Ben's share
+            let queued = try await ann.run(["accounts", "share", "Wallet", "--with", "nobody2-\(benName)"], server: unreachableServer)
+            #expect(queued.status == 0, "\(queued.stdout)\(queued.stderr)")
+            let synced = try await ann.run(["sync"])
+            #expect(synced.stdout.contains("could not be invited") && synced.stdout.contains("the share with \(benName) stays as it was"),
+                    "\(synced.stdout)\(synced.stderr)")
             // And Ben's invitation still waits; once he accepts, he has the account and its expense
             let invitation = try await SharedAccountsTests.onlyInvitation(ben)
             #expect(try await ben.run(["accept", try #require(invitation["id"] as? String)]).status == 0)

@@ -63,7 +63,7 @@ public enum PantryError: Error, Equatable, CustomStringConvertible {
         case .pickOutOfRange(let pick, 0): return "There is no candidate \(pick): the knowledge base has none for this barcode (add it with --new --name NAME)"
         case .pickOutOfRange(let pick, 1): return "There is no candidate \(pick): there is one, --pick 1"
         case .pickOutOfRange(let pick, let count): return "There is no candidate \(pick): pick 1 to \(count)"
-        case .invalidExpiry(let text): return "'\(text)' is not an expiry: use a date like 2026-12-24, today, tomorrow, or +5d, +2w"
+        case .invalidExpiry(let text): return "'\(text)' is not an expiry: use a date like 2026-12-24, today, tomorrow, or +5d, +2w, +1m"
         case .invalidWindow(let text): return "'\(text)' is not a number of days: use 3d, 2w or 3"
         case .invalidCoordinates(let text): return "'\(text)' is not a position: use LATITUDE,LONGITUDE like 44.4949,11.3426"
         case .invalidQuantity(let text): return "'\(text)' is not a quantity: use a number from 0.001 to 1000000, to 3 decimals at most"

@@ -69,13 +69,12 @@ public struct AccountSharing: Sendable {
                 return SharedAccount(account: account, share: share, already: true, movedTransactions: 0, memberAlready: false)
             }
             // NB: someone invited who declined, or was removed since: invited again (a pending invitation is replaced).
-            // Someone new only into a space nobody is in nor invited to: an account shared with
-            // ben, who has not accepted yet, is not shared with nobody3 beside him (a refusal of
-            // nobody3 then undid ben's share: issue 46's second week).
-            if let share, share.role == .owner, named(share.with + share.invited) || (share.with.isEmpty && share.invited.isEmpty) {
+            if let share, share.role == .owner, named(share.with + share.invited) || share.with.isEmpty {
                 try await spaces.invite(person, to: current, role: share.invitedAs ?? role)
                 await send()
-                // NB: refused now (no one of that name): said at once, and nothing of it stays.
+                // NB: refused now (no one of that name): said at once, and nothing of it stays; the
+                // account stays shared as it was with whoever else is invited (a refusal of a typo
+                // once took it back from them: issue 46's second week).
                 if let refusal = try spaces.refusedInvitations().first(where: { $0.spaceID == current && $0.invitee == person }) {
                     try await store.write { [spaces] tx in try spaces.drop(refusal, in: tx) }
                     throw SpendingError.inviteeRefused(person, reason: refusal.reason)
