@@ -14,7 +14,8 @@ struct Points: AsyncParsableCommand {
     @Option(help: "Only points that accept this: \(PointMaterial.allCases.map(\.rawValue).joined(separator: ", ")).") var material: String?
     // NB: unconditional, so that a negative number is refused as out of range, not "Missing value".
     @Option(parsing: .unconditional, help: "How many points (1 to 1000).") var limit = 10
-    @Flag(help: "Print every saved point as a GeoJSON FeatureCollection (for a map).") var geojson = false
+    @Flag(help: "Print the points as a GeoJSON FeatureCollection (for a map): every saved one, or those --near and --material choose.")
+    var geojson = false
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
@@ -41,11 +42,16 @@ struct Points: AsyncParsableCommand {
 
     func run() async throws {
         let recycling = try await global.open()
-        if geojson {
+        // NB: the filters given apply to a map too: ignoring them printed all 360 points for `--near … --limit 1`.
+        if geojson, near == nil, material == nil {
             print(try GeoJSONOutput.render(try await recycling.allPoints().points.map(\.point)))
             return
         }
         let answer = try await recycling.points(near: try parsedNear(), material: try parsedMaterial(), limit: limit)
+        if geojson {
+            print(try GeoJSONOutput.render(answer.points.map(\.point)))
+            return
+        }
         if output.json {
             struct Shape: Encodable {
                 let fetchedAt: String, savedCopy: Bool, total: Int

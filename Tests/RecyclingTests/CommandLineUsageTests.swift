@@ -45,6 +45,13 @@ struct CommandLineUsageTests {
             #expect(text.stdout.contains("The 10 nearest of 360 saved points: --limit N shows more"), "\(text.stdout)")
             let shape = try #require(try json(try await phone.offline(["points", "--json"])) as? [String: Any])
             #expect(shape["total"] as? Int == 360 && shape["savedCopy"] as? Bool == true && shape["fetchedAt"] is String, "\(shape.keys)")
+            // And a map of the points takes the same filters, and alone holds every saved point
+            let map = try #require(try json(try await phone.offline(["points", "--geojson", "--near", "47.8,13.04", "--material", "glass", "--limit", "3"]))
+                                   as? [String: Any])
+            let features = try #require(map["features"] as? [[String: Any]], "\(map.keys)")
+            #expect(features.count == 3, "\(features.count) features")
+            let all = try #require(try json(try await phone.offline(["points", "--geojson"])) as? [String: Any])
+            #expect((all["features"] as? [Any])?.count == 360)
         }
     }
 
