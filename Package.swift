@@ -57,6 +57,8 @@ let package = Package(
             name: "EventualAPI",
             dependencies: [
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                // NB: an app's declaration is a YAML file (`AppDeclaration`), read by the server and the engine alike.
+                .product(name: "Yams", package: "Yams"),
             ],
             resources: [.copy("openapi.yaml")],
             swiftSettings: swiftSettings,

@@ -7,7 +7,7 @@ struct App: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "eventual-server",
         abstract: "The Eventual server: barcode knowledge base and sync API, on SQLite or PostgreSQL.",
-        subcommands: [Serve.self, Backup.self, RecordCommand.self, ImportProducts.self, UserCommand.self, ImportPoints.self, ImportPackaging.self, ImportShops.self],
+        subcommands: [Serve.self, Backup.self, RecordCommand.self, AppCommand.self, ImportProducts.self, UserCommand.self, ImportPoints.self, ImportPackaging.self, ImportShops.self],
         defaultSubcommand: Serve.self
     )
 

@@ -4,7 +4,7 @@
 ///
 /// A new app declares its `AnalyticsApp` id and its `EventualApp` in its own file beside its
 /// collections (`Collections/<App>.swift`), and adds itself to `all`: nothing else below it changes.
-public struct EventualApp: Sendable {
+public struct EventualApp: Sendable, Equatable {
     /// Its name as the wire, its events and its spaces spell it (`pantry`).
     public let id: AnalyticsApp
     /// Its name as a person reads it ("Tracking My Pantry").

@@ -42,3 +42,32 @@ struct ServerArgumentsTests {
         #expect(!result.stderr.contains("bind(") && !result.stderr.contains("errno"), "\(result.stderr)")
     }
 }
+
+/// `eventual-server apps check` (issue 47): one line per mistake with the file, line and place.
+@Suite("eventual-server apps", .timeLimit(.minutes(2)), .tags(.endToEnd))
+struct AppCommandTests {
+    @Test func checkSaysEachMistakeOnALineAndAGoodFileIsOK() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("eventual-apps-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let good = folder.appendingPathComponent("chores.app.yaml")
+        let exported = try await BuiltExecutable.run("eventual-server", ["apps", "export", "chores"])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        try exported.stdout.write(to: good, atomically: true, encoding: .utf8)
+        let bad = folder.appendingPathComponent("bad.app.yaml")
+        try "id: bad\ntitle: Bad\ncollections:\n  - name: pantry_items\n    fields:\n      id: { type: text }\n".write(to: bad, atomically: true, encoding: .utf8)
+
+        let checked = try await BuiltExecutable.run("eventual-server", ["apps", "check", good.path, bad.path, folder.appendingPathComponent("none").path])
+        #expect(checked.status == 1, "\(checked.stdout)\(checked.stderr)")
+        let lines = checked.stdout.split(separator: "\n").map(String.init)
+        #expect(lines == [
+            "\(good.path): app chores (Chores): 1 collection(s), 5 field(s): no mistake",
+            "\(bad.path):4: collections[0].name 'pantry_items' is a collection of the app pantry: choose another name",
+            "\(bad.path):6: collections[0].fields.id is named like a column the engine keeps itself: choose another name",
+            "\(folder.appendingPathComponent("none").path): cannot be read (no such file)",
+        ], "\(checked.stdout)")
+        #expect(try await BuiltExecutable.run("eventual-server", ["apps", "check", good.path]).status == 0)
+        let unknown = try await BuiltExecutable.run("eventual-server", ["apps", "export", "nope"])
+        #expect(unknown.status == 64 && unknown.stderr.contains("No built-in app is called nope"), "\(unknown.stderr)")
+    }
+}

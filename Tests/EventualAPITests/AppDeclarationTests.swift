@@ -1,0 +1,128 @@
+import EventualAPI
+import Foundation
+import Testing
+
+/// Issue 47, first step: an app is a declaration file, read the same way by every part, and every
+/// mistake in one is said at once with its line and its place, never at the first push.
+@Suite("An app's declaration file")
+struct AppDeclarationTests {
+    /// The mistakes of `text`, as "LINE PLACE MESSAGE" lines; empty when it reads.
+    private func mistakes(_ text: String, owners: [String: String] = ["pantry_items": "pantry"]) -> [String] {
+        switch AppDeclaration.read(text, owners: owners) {
+        case .success: return []
+        case .failure(let problems): return problems.problems.map { "\($0.line.map(String.init) ?? "-") \($0.place) \($0.message)" }
+        }
+    }
+
+    @Test(arguments: EventualApp.all.map(\.id.rawValue))
+    func everyBuiltInAppReadsBackFromItsFileAsTheSameApp(_ id: String) throws {
+        let app = try #require(EventualApp.all.first { $0.id.rawValue == id })
+        let text = AppDeclaration.yaml(of: app)
+        let read = try AppDeclaration.read(text, owners: [:]).get()
+        #expect(read.app == app, "\(text)")
+    }
+
+    @Test func aGoodDeclarationReadsWithItsDefaults() throws {
+        let app = try AppDeclaration.read("""
+            id: shelf
+            title: Shelf
+            collections:
+              - name: shelf_books
+                scope: space
+                fields:
+                  title: { type: string, nullable: false, maxLength: 200 }
+                  copies: { type: counter }
+                  state: { type: string }
+                rules:
+                  - notBelow: { field: copies, minimum: 0 }
+                  - oneOf: { field: state, allowed: [shelved, lent] }
+            """).get().app
+        let books = try #require(app.collections.first)
+        #expect(app.id.rawValue == "shelf" && !app.needsVerifiedEmail && books.scope == .space && !books.deletionIsFinal)
+        #expect(books.fields["copies"] == SyncField(.counter) && books.fields["title"] == SyncField(.string, nullable: false, maxLength: 200))
+        #expect(books.rules == [.notBelow("copies", 0), .oneOf("state", ["shelved", "lent"])])
+        // And JSON is YAML too
+        let json = #"{"id": "shelf", "title": "Shelf", "collections": [{"name": "shelf_books", "fields": {"title": {"type": "string"}}}]}"#
+        #expect(try AppDeclaration.read(json).get().app.collections.first?.scope == .person)
+    }
+
+    @Test func everyMistakeIsSaidAtOnceWithItsLineAndPlace() {
+        let said = mistakes("""
+            id: shelf
+            title: Shelf
+            colour: blue
+            collections:
+              - name: shelf_books
+                fields:
+                  title: { type: text }
+                  id: { type: string }
+                  space_id: { type: string }
+                  Changed_By: { type: string }
+                  eventual_seq: { type: integer }
+                  size: { type: integer, maxLength: 4 }
+                  note: { type: string, maxLength: 0 }
+                rules:
+                  - atMost: { field: size, maximum: 3 }
+                  - notBelow: { field: note, minimum: 0 }
+                  - oneOf: { field: colour, allowed: [red] }
+                  - refersTo: { field: note, collection: shelf_lenders }
+              - name: pantry_items
+                fields:
+                  name: { type: string }
+            """)
+        let expected = [
+            "3 the declaration.colour is not a key of a declaration: use collections, id, title, verifiedEmail, verifyCommand",
+            "7 collections[0].fields.title.type 'text' is not a type: use string, integer, number, boolean, date, counter",
+            "8 collections[0].fields.id is named like a column the engine keeps itself: choose another name",
+            "9 collections[0].fields.space_id is named like a column the engine keeps itself: choose another name",
+            "10 collections[0].fields.Changed_By is named like a column the engine keeps itself: choose another name",
+            "11 collections[0].fields.eventual_seq is named like a column the engine keeps itself: choose another name",
+            "12 collections[0].fields.size.maxLength applies to a string only",
+            "13 collections[0].fields.note.maxLength must be a whole number from 1 to 1000000",
+            "15 collections[0].rules[0].atMost is not a key of a rule: use editableWhile, notBelow, oneOf, refersTo",
+            "16 collections[0].rules[1].notBelow.field 'note' is a string: notBelow takes a number",
+            "17 collections[0].rules[2].oneOf.field 'colour' is not a field of this collection",
+            "18 collections[0].rules[3].refersTo.collection 'shelf_lenders' is not a collection of this app",
+            "19 collections[1].name 'pantry_items' is a collection of the app pantry: choose another name",
+        ]
+        #expect(said == expected, "\(said.joined(separator: "\n"))")
+    }
+
+    @Test(arguments: [
+        ("id: Shelf-App\ntitle: Shelf\n", "1 id 'Shelf-App' is not an app id"),
+        ("id: étagère\ntitle: Shelf\n", "1 id 'étagère' is not an app id"),
+        ("id: shelf\ntitle: \"\\u0007 bell\"\n", "2 title holds a control character"),
+        ("id: shelf\ntitle: \"   \"\n", "2 title must be 1 to 60 characters"),
+        ("id: shelf\n", "- title is missing"),
+        ("- id: shelf\n", "1 the declaration must be a mapping of keys to values"),
+        ("id: shelf\ntitle: Shelf\nid: other\n", "gives 'id' twice: give each key once"),
+        ("id: shelf\ntitle: Shelf\ncollections:\n  - name: books\n    fields:\n      a: { type: string }\n      a: { type: integer }\n",
+         "gives 'a' twice: give each key once"),
+        ("id: shelf\ntitle: [Shelf\n", "is not YAML"),
+        ("", "1 the file is empty"),
+        ("id: shelf\ntitle: Shelf\u{0}\n", "2 the file holds a NUL byte"),
+        ("id: shelf\ntitle: Shelf\ncollections:\n  - name: Books!\n    fields: { a: { type: string } }\n", "4 collections[0].name 'Books!' is not a collection name"),
+        ("id: shelf\ntitle: Shelf\ncollections:\n  - name: books\n    fields: {}\n", "5 collections[0].fields declares none"),
+        ("id: shelf\ntitle: Shelf\ncollections:\n  - name: books\n", "4 collections[0].fields is missing"),
+        ("id: shelf\ntitle: Shelf\ncollections:\n  - name: books\n    scope: everywhere\n    fields: { a: { type: string } }\n",
+         "5 collections[0].scope must be person or space"),
+    ])
+    func aMalformedPartIsNamed(_ text: String, _ expected: String) {
+        let said = mistakes(text)
+        #expect(said.contains { $0.hasPrefix(expected) || $0.contains(expected) }, "\(said)")
+    }
+
+    @Test func absurdSizesAreRefusedNotRead() {
+        // 10,000 fields in one collection
+        let fields = (0..<10_000).map { "      f\($0): { type: string }" }.joined(separator: "\n")
+        let many = mistakes("id: shelf\ntitle: Shelf\ncollections:\n  - name: books\n    fields:\n\(fields)\n")
+        #expect(many.count == 1 && many[0].contains("declares 10000: a collection has at most 256"), "\(many.prefix(3))")
+        // A 10 MB file
+        let huge = mistakes("id: shelf\ntitle: Shelf\n# " + String(repeating: "x", count: 10 * 1024 * 1024) + "\n")
+        #expect(huge == ["- the file is 10240 KiB: a declaration is at most 1024 KiB"], "\(huge)")
+        // 100 collections
+        let collections = (0..<100).map { "  - name: c\($0)\n    fields: { a: { type: string } }" }.joined(separator: "\n")
+        let lots = mistakes("id: shelf\ntitle: Shelf\ncollections:\n\(collections)\n")
+        #expect(lots.count == 1 && lots[0].contains("lists 100: an app has at most 64"), "\(lots.prefix(3))")
+    }
+}
