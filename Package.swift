@@ -60,7 +60,8 @@ let package = Package(
                 // NB: an app's declaration is a YAML file (`AppDeclaration`), read by the server and the engine alike.
                 .product(name: "Yams", package: "Yams"),
             ],
-            resources: [.copy("openapi.yaml")],
+            // NB: the built-in apps' declarations, the one spelling of their collections (`BuiltInApps`).
+            resources: [.copy("openapi.yaml"), .copy("Declarations")],
             swiftSettings: swiftSettings,
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),

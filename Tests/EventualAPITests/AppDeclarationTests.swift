@@ -1,4 +1,4 @@
-import EventualAPI
+@testable import EventualAPI
 import Foundation
 import Testing
 
@@ -20,6 +20,16 @@ struct AppDeclarationTests {
         let text = AppDeclaration.yaml(of: app)
         let read = try AppDeclaration.read(text, owners: [:]).get()
         #expect(read.app == app, "\(text)")
+    }
+
+    /// The bundled files are what the server and the engine use: each reads, owns collections no
+    /// other app declares, and is the app `EventualApp.all` lists.
+    @Test(arguments: ["pantry", "spendiq", "sustainu", "chores"])
+    func eachBuiltInAppIsItsBundledFile(_ id: String) throws {
+        let declared = BuiltInApps.declared(id)
+        #expect(EventualApp.named(declared.id) == declared)
+        let others = EventualApp.all.filter { $0.id != declared.id }.flatMap(\.collections).map(\.name)
+        #expect(Set(declared.collections.map(\.name)).isDisjoint(with: others))
     }
 
     @Test func aGoodDeclarationReadsWithItsDefaults() throws {
