@@ -41,6 +41,10 @@ struct CompactionTests {
         let sizeBefore = try Self.fileSize(path)
         #expect(full.free > 4_000, "\(full)")
 
+        // And a count of steps below zero gives back nothing, and traps nothing
+        #expect(try await store.compact(maxSteps: -3) == 0)
+        #expect(try Self.state(store).free == full.free)
+
         // When it compacts in two steps at most
         let freed = try await store.compact(maxSteps: 2)
         // Then it gave back two steps' free pages, no more (and the pointer-map pages that

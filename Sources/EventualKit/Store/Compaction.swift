@@ -57,7 +57,8 @@ public enum Compaction {
             }
         case .incremental:
             var free = before.free
-            for _ in 0..<maxSteps where free > slackPages {
+            // NB: a negative count is none, never a trap (`compact(maxSteps:)` is public).
+            for _ in 0..<max(0, maxSteps) where free > slackPages {
                 // NB: a transaction of its own per step: the writer takes waiting writes in between.
                 let pages = min(pagesPerStep, free - slackPages)
                 free = try await writer.writeWithoutTransaction { db in
