@@ -5,18 +5,6 @@ import Testing
 
 @Suite("Background sync: connectivity, timer and status", .timeLimit(.minutes(2)))
 struct BackgroundSyncTests {
-    /// Waits until `condition` holds, for at most `seconds`.
-    /// NB: 30 s, not less: beside the fault soak on two cores the probe's backoff and a request's
-    /// deadline can stretch; the suite's time limit bounds the whole test.
-    func eventually(_ seconds: Double = 30, _ condition: () throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < deadline {
-            if try condition() { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return try condition()
-    }
-
     @Test func writesMadeOfflineAreSentWhenTheNetworkReturnsWithNoFurtherAction() async throws {
         try await withLiveServer { server, scratch in
             let port = try #require(server.port)

@@ -18,15 +18,6 @@ struct DeviceFullTests {
         }
     }
 
-    private func eventually(_ seconds: Double = 30, _ condition: () throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < deadline {
-            if try condition() { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return try condition()
-    }
-
     @Test(arguments: Backend.available)
     func aFullDeviceRefusesAWriteWholeSaysItIsFullAndSyncsByItselfOnceThereIsRoom(_ backend: Backend) async throws {
         try await withLiveServer(on: backend) { server, scratch in

@@ -137,8 +137,9 @@ private struct DeclarationReader {
     }
 
     /// The pairs of a mapping by key, each key once; nil (and a problem) when it is no mapping.
-    /// A key that is not one of `known` is a mistake, and so is a key given twice.
-    mutating func mapping(_ node: Node, _ place: String, known: Set<String>? = nil) -> [String: Node]? {
+    /// A key that is not one of `known` (the keys of `noun`, "a field") is a mistake, and so is a
+    /// key given twice.
+    mutating func mapping(_ node: Node, _ place: String, known: Set<String>? = nil, of noun: String = "") -> [String: Node]? {
         guard let mapping = node.mapping else {
             problem(node, place, "must be a mapping of keys to values")
             return nil
@@ -154,18 +155,12 @@ private struct DeclarationReader {
                 continue
             }
             if let known, !known.contains(name) {
-                problem(key, "\(place).\(name)", "is not a key of \(Self.what(place)): use \(known.sorted().joined(separator: ", "))")
+                problem(key, "\(place).\(name)", "is not a key of \(noun): use \(known.sorted().joined(separator: ", "))")
                 continue
             }
             pairs[name] = value
         }
         return pairs
-    }
-
-    private static func what(_ place: String) -> String {
-        if place == "the declaration" { return "a declaration" }
-        if place.hasSuffix("]") { return place.contains("rules[") ? "a rule" : "a collection" }
-        return place.contains(".rules[") ? "a rule" : "a field"
     }
 
     mutating func string(_ node: Node?, _ place: String, required: Bool = true) -> String? {
@@ -207,7 +202,7 @@ private struct DeclarationReader {
 
     mutating func app(_ root: Node) -> EventualApp? {
         let place = "the declaration"
-        guard let keys = mapping(root, place, known: ["id", "title", "verifiedEmail", "verifyCommand", "collections"]) else { return nil }
+        guard let keys = mapping(root, place, known: ["id", "title", "verifiedEmail", "verifyCommand", "collections"], of: "a declaration") else { return nil }
         let id = name(keys["id"], "id", Self.identifier, "an app id: a lowercase letter, then up to 31 lowercase letters, digits or _")
         var title = string(keys["title"], "title")
         if let text = title, text.trimmingCharacters(in: .whitespaces).isEmpty || text.count > AppDeclaration.Limits.titleCharacters {
@@ -243,7 +238,7 @@ private struct DeclarationReader {
     }
 
     mutating func collection(_ node: Node, _ place: String, app: String, siblings: [String]) -> SyncCollection? {
-        guard let keys = mapping(node, place, known: ["name", "scope", "deletionIsFinal", "fields", "rules"]) else { return nil }
+        guard let keys = mapping(node, place, known: ["name", "scope", "deletionIsFinal", "fields", "rules"], of: "a collection") else { return nil }
         let name = self.name(keys["name"], "\(place).name", Self.collectionName,
                              "a collection name: a lowercase letter, then up to 63 lowercase letters, digits or _")
         if let name, let owner = owners[name], owner != app {
@@ -298,7 +293,7 @@ private struct DeclarationReader {
             problem(node, place, "is named like a column the engine keeps itself: choose another name")
             return nil
         }
-        guard let keys = mapping(node, place, known: ["type", "nullable", "maxLength"]) else { return nil }
+        guard let keys = mapping(node, place, known: ["type", "nullable", "maxLength"], of: "a field") else { return nil }
         let types = ["string", "integer", "number", "boolean", "date", "counter"]
         guard let typeName = string(keys["type"], "\(place).type") else { return nil }
         guard let type = SyncFieldType(rawValue: typeName) else {
@@ -321,7 +316,7 @@ private struct DeclarationReader {
 
     mutating func rule(_ node: Node, _ place: String, fields: [String: SyncField], siblings: [String]) -> SyncRule? {
         let kinds: Set = ["notBelow", "oneOf", "refersTo", "editableWhile"]
-        guard let pairs = mapping(node, place, known: kinds) else { return nil }
+        guard let pairs = mapping(node, place, known: kinds, of: "a rule") else { return nil }
         guard pairs.count == 1, let (kind, body) = pairs.first else {
             if pairs.count > 1 { problem(node, place, "names \(pairs.count) rules: give one per item") }
             // NB: a rule of an unknown kind is said once, as its key.
@@ -335,7 +330,7 @@ private struct DeclarationReader {
         case "refersTo": ["field", "collection", "matching"]
         default: ["field", "open"]
         }
-        guard let keys = mapping(body, inner, known: known), let field = string(keys["field"], "\(inner).field") else { return nil }
+        guard let keys = mapping(body, inner, known: known, of: "a \(kind) rule"), let field = string(keys["field"], "\(inner).field") else { return nil }
         guard let declared = fields[field] else {
             problem(keys["field"], "\(inner).field", "'\(field)' is not a field of this collection")
             return nil
