@@ -21,8 +21,8 @@ let package = Package(
         .executable(name: "sustainu", targets: ["sustainu"]),
         .library(name: "Spending", targets: ["Spending"]),
         .executable(name: "spendiq", targets: ["spendiq"]),
-        .library(name: "Chores", targets: ["Chores"]),
-        .executable(name: "chores", targets: ["chores"]),
+        // NB: what an app's command needs (Examples/Chores uses it from its own package).
+        .library(name: "CommandLineSupport", targets: ["CommandLineSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -227,21 +227,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // MARK: The example app
-        // Chores: a household's shared chore list, an app written on the app host and the command kit.
-        .target(
-            name: "Chores",
-            dependencies: ["EventualKit", "EventualAPI", .product(name: "GRDB", package: "GRDB.swift")],
-            path: "Examples/Chores/Sources/Chores",
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "chores",
-            dependencies: ["Chores", "CommandLineSupport", "EventualKit", "EventualAPI",
-                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            path: "Examples/Chores/Sources/ChoresCommand",
-            swiftSettings: swiftSettings
-        ),
+        // NB: the example app, Chores, is a package of its own (Examples/Chores), on the products above.
 
         // MARK: C libraries, and the barcode reader built on them
         // libzbar, which reads barcodes from pixels (Debian: libzbar-dev).
@@ -483,12 +469,6 @@ let package = Package(
                 "EventualAPI",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "ChoresTests",
-            dependencies: ["Chores", "chores", "EventualTestSupport", "EventualKit", "EventualAPI"],
-            path: "Examples/Chores/Tests/ChoresTests",
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -567,5 +567,19 @@ extension Migration {
             """,
             "CREATE INDEX sync_history_by_tag ON sync_history (tag)",
         ]),
+        Migration(version: 17, name: "deployed apps", statements: [
+            // Every declaration of an app deployed here (`DeployedApps`): the newest of each app
+            // is served. `revision` grows with every deploy of any app, so a running server knows
+            // a deploy by the newest revision alone.
+            """
+            CREATE TABLE deployed_apps (
+                app_id TEXT NOT NULL,
+                revision BIGINT NOT NULL UNIQUE,
+                declaration TEXT NOT NULL,
+                deployed_at BIGINT NOT NULL,
+                PRIMARY KEY (app_id, revision)
+            )
+            """,
+        ]),
     ]
 }

@@ -1,13 +1,20 @@
 import ArgumentParser
 import EventualAPI
+import EventualServer
 import Foundation
 
-/// `eventual-server apps`: an app's declaration checked, or a built-in app's written out.
+/// `eventual-server apps`: an app's declaration checked, deployed to the server's database, listed
+/// or shown, or a built-in app's written out.
 struct AppCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apps",
-        abstract: "Check an app's declaration file, or print a built-in app's (docs/app-declaration.schema.json).",
-        subcommands: [Check.self, Export.self]
+        abstract: "Check, deploy, list and show apps' declarations (docs/app-declaration.schema.json).",
+        discussion: """
+            An app is a declaration file: its collections, fields and rules. Deployed to the server's database, it is \
+            served by every server process on that database within a second or two, without a restart. Until apps have \
+            versions, a redeploy may only add (a collection, a nullable field, a looser field or rule).
+            """,
+        subcommands: [Check.self, Deploy.self, List.self, Show.self, Export.self]
     )
 
     /// `apps check FILE...`: every mistake of each file, a line each, with its line and place.
@@ -25,26 +32,14 @@ struct AppCommand: AsyncParsableCommand {
 
         func run() async throws {
             // NB: the built-in apps own their collections: a file may not claim one of another app's.
-            let owners = Dictionary(EventualApp.all.flatMap { app in app.collections.map { ($0.name, app.id.rawValue) } }) { first, _ in first }
+            let owners = Dictionary(EventualApp.builtIn.flatMap { app in app.collections.map { ($0.name, app.id.rawValue) } }) { first, _ in first }
             var failed = false
             for file in files {
                 let text: String
                 do {
-                    let url = URL(fileURLWithPath: file)
-                    let size = (try? url.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0
-                    guard size <= AppDeclaration.Limits.fileBytes else {
-                        throw ImportFailure(message: "is \(size / 1024) KiB: a declaration is at most \(AppDeclaration.Limits.fileBytes / 1024) KiB")
-                    }
-                    guard let decoded = String(data: try Data(contentsOf: url), encoding: .utf8) else {
-                        throw ImportFailure(message: "is not UTF-8 text")
-                    }
-                    text = decoded
+                    text = try readDeclaration(file)
                 } catch let failure as ImportFailure {
                     print("\(file): \(failure.message)")
-                    failed = true
-                    continue
-                } catch {
-                    print("\(file): cannot be read (\((error as? CocoaError)?.code == .fileReadNoSuchFile ? "no such file" : "not a readable file"))")
                     failed = true
                     continue
                 }
@@ -55,9 +50,7 @@ struct AppCommand: AsyncParsableCommand {
                     print("\(file): app \(app.id.rawValue) (\(app.title)): \(app.collections.count) collection(s), \(fields) field(s): no mistake")
                 case .failure(let problems):
                     failed = true
-                    for problem in problems.problems {
-                        print("\(file):" + (problem.line.map { "\($0):" } ?? "") + " \(problem.place) \(problem.message)")
-                    }
+                    for problem in problems.problems { print(said(problem, in: file)) }
                 }
             }
             if failed { throw ExitCode.failure }
@@ -68,16 +61,163 @@ struct AppCommand: AsyncParsableCommand {
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "export",
-            abstract: "Print a built-in app's declaration (pantry, spendiq, sustainu, chores) as YAML.",
+            abstract: "Print a built-in app's declaration (pantry, spendiq, sustainu) as YAML.",
             discussion: "Example: eventual-server apps export pantry > pantry.app.yaml")
 
         @Argument(help: "The app's id.") var id: String
 
         func run() async throws {
-            guard let app = EventualApp.all.first(where: { $0.id.rawValue == id }) else {
-                throw ValidationError("No built-in app is called \(id): use \(EventualApp.all.map(\.id.rawValue).joined(separator: ", "))")
+            guard let app = EventualApp.builtIn.first(where: { $0.id.rawValue == id }) else {
+                throw ValidationError("No built-in app is called \(visible(id)): use \(EventualApp.builtIn.map(\.id.rawValue).joined(separator: ", "))"
+                    + " (a deployed app: apps show ID)")
             }
             print(AppDeclaration.yaml(of: app), terminator: "")
         }
     }
+
+    /// `apps deploy FILE...`: each file deployed to the server's database, in order.
+    struct Deploy: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "deploy",
+            abstract: "Deploy app declaration files to the server's database: served within a second or two, no restart.",
+            discussion: """
+                Each file is checked first (as apps check does) and against the apps deployed: a collection of another app, \
+                or a redeploy that removes or narrows what stored records hold, is refused with every mistake. The built-in \
+                apps are deployed first if the database has none yet. Example: eventual-server apps deploy chores.app.yaml
+                """)
+
+        @Argument(help: "The declaration files (YAML or JSON).") var files: [String]
+        @OptionGroup var database: DatabaseOption
+
+        func validate() throws {
+            if files.isEmpty { throw ValidationError("Give a declaration file to deploy") }
+        }
+
+        func run() async throws {
+            var texts: [(file: String, text: String)] = []
+            for file in files {
+                do {
+                    texts.append((file, try readDeclaration(file)))
+                } catch let failure as ImportFailure {
+                    throw ImportFailure(message: "\(file): \(failure.message)")
+                }
+            }
+            let (lines, refused): ([String], Bool) = try await withDatabase(database) { database in
+                let apps = DeployedApps(database: database, logger: quietLogger)
+                try await apps.deployBuiltIns()
+                var lines: [String] = []
+                for (file, text) in texts {
+                    do {
+                        let outcome = try await apps.deploy(text)
+                        let app = try AppDeclaration.read(text).get().app
+                        switch outcome {
+                        case .deployed(let revision):
+                            lines.append("\(file): deployed \(app.id.rawValue) (\(app.title)) at revision \(revision):"
+                                + " running servers serve it within a second or two.")
+                        case .redeployed(let revision):
+                            lines.append("\(file): redeployed \(app.id.rawValue) (\(app.title)) at revision \(revision):"
+                                + " running servers serve it within a second or two.")
+                        case .unchanged(let revision):
+                            lines.append("\(file): \(app.id.rawValue) is served as this file declares it already (revision \(revision)): nothing changed.")
+                        }
+                    } catch let refusal as DeployedApps.Refusal {
+                        // NB: the files after a refused one are not deployed: a set of apps goes in the order given.
+                        lines.append(contentsOf: refusal.problems.map { said($0, in: file) })
+                        lines.append("\(file): not deployed" + (texts.last?.file == file ? "" : "; nor the files after it"))
+                        return (lines, true)
+                    }
+                }
+                return (lines, false)
+            }
+            lines.forEach { print($0) }
+            if refused { throw ExitCode.failure }
+        }
+    }
+
+    /// `apps list`: the apps the database serves.
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the apps the server's database serves.")
+        @OptionGroup var database: DatabaseOption
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            let apps = try await withDatabase(database) { database in
+                let apps = DeployedApps(database: database, logger: quietLogger)
+                try await apps.deployBuiltIns()
+                return AppCatalog(try await apps.current()).snapshot.apps
+            }
+            if json {
+                let rows: [[String: Any]] = apps.map { deployed in
+                    ["id": deployed.app.id.rawValue, "title": deployed.app.title, "revision": deployed.revision,
+                     "deployedAt": deployed.deployedAt, "collections": deployed.app.collections.map(\.name)]
+                }
+                let data = try JSONSerialization.data(withJSONObject: ["apps": rows], options: [.sortedKeys])
+                print(String(decoding: data, as: UTF8.self))
+                return
+            }
+            for deployed in apps {
+                let collections = deployed.app.collections.map(\.name).joined(separator: ", ")
+                print("\(deployed.app.id.rawValue) (\(deployed.app.title)), revision \(deployed.revision): "
+                    + (collections.isEmpty ? "no collections" : collections))
+            }
+        }
+    }
+
+    /// `apps show ID`: an app's declaration as the database serves it.
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "show", abstract: "Print an app's declaration as the server's database serves it.",
+            discussion: "Example: eventual-server apps show chores > chores.app.yaml")
+        @Argument(help: "The app's id.") var id: String
+        @OptionGroup var database: DatabaseOption
+
+        func run() async throws {
+            let id = self.id
+            let found: (DeployedApp?, [String]) = try await withDatabase(database) { database in
+                let apps = DeployedApps(database: database, logger: quietLogger)
+                try await apps.deployBuiltIns()
+                let current = try await apps.current()
+                return (current.first { $0.app.id.rawValue == id }, current.map(\.app.id.rawValue))
+            }
+            guard let deployed = found.0 else {
+                throw ImportFailure(message: "no app \(visible(id)) is deployed: deployed are \(found.1.joined(separator: ", "))")
+            }
+            print("# \(deployed.app.id.rawValue), revision \(deployed.revision), deployed at \(Self.time(deployed.deployedAt))")
+            print(deployed.declaration, terminator: deployed.declaration.hasSuffix("\n") ? "" : "\n")
+        }
+
+        static func time(_ millis: Int64) -> String {
+            millis == 0 ? "first start" : ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(millis) / 1000))
+        }
+    }
+}
+
+/// A declaration's mistake as a line: the file, its line, its place and what is wrong.
+private func said(_ problem: DeclarationProblem, in file: String) -> String {
+    "\(file):" + (problem.line.map { "\($0):" } ?? "") + " \(problem.place) \(problem.message)"
+}
+
+/// `text` as a line may show it: a control character as its code, at most 40 characters.
+private func visible(_ text: String) -> String {
+    let shown = text.unicodeScalars.prefix(40).map { scalar in
+        scalar.properties.generalCategory == .control ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+    }.joined()
+    return "'" + shown + (text.unicodeScalars.count > 40 ? "…" : "") + "'"
+}
+
+/// A declaration file's text, or why it cannot be one (too big, not UTF-8, not readable).
+private func readDeclaration(_ file: String) throws -> String {
+    let url = URL(fileURLWithPath: file)
+    let size: Int
+    do {
+        size = try url.resourceValues(forKeys: [.fileSizeKey]).fileSize ?? 0
+    } catch {
+        throw ImportFailure(message: "cannot be read (\((error as? CocoaError)?.code == .fileReadNoSuchFile ? "no such file" : "not a readable file"))")
+    }
+    guard size <= AppDeclaration.Limits.fileBytes else {
+        throw ImportFailure(message: "is \(size / 1024) KiB: a declaration is at most \(AppDeclaration.Limits.fileBytes / 1024) KiB")
+    }
+    guard let data = try? Data(contentsOf: url) else { throw ImportFailure(message: "cannot be read (not a readable file)") }
+    guard let text = String(data: data, encoding: .utf8) else { throw ImportFailure(message: "is not UTF-8 text") }
+    return text
 }

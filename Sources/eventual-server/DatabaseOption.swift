@@ -14,6 +14,13 @@ struct DatabaseOption: ParsableArguments {
     }
 }
 
+/// A command's log: warnings and errors only, its own lines say the rest.
+var quietLogger: Logger {
+    var logger = Logger(label: "eventual-server")
+    logger.logLevel = .warning
+    return logger
+}
+
 /// Opens the database named by the options, runs `body`, and closes it whatever happens; every
 /// failure becomes one line.
 func withDatabase<T: Sendable>(_ option: DatabaseOption, _ body: (Database) async throws -> T) async throws -> T {

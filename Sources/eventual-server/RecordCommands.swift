@@ -78,7 +78,9 @@ struct RecordCommand: AsyncParsableCommand {
 private func records<T: Sendable>(_ option: DatabaseOption, _ body: @Sendable (OperatorRecords) async throws -> T) async throws -> T {
     try await withDatabase(option) { database in
         do {
-            return try await body(OperatorRecords(database: database))
+            let apps = DeployedApps(database: database, logger: quietLogger)
+            try await apps.deployBuiltIns()
+            return try await body(OperatorRecords(database: database, catalog: AppCatalog(try await apps.current())))
         } catch let failure as OperatorRecords.Failure {
             throw ImportFailure(message: failure.description)
         }

@@ -14,21 +14,21 @@ struct AppDeclarationTests {
         }
     }
 
-    @Test(arguments: EventualApp.all.map(\.id.rawValue))
+    @Test(arguments: EventualApp.builtIn.map(\.id.rawValue))
     func everyBuiltInAppReadsBackFromItsFileAsTheSameApp(_ id: String) throws {
-        let app = try #require(EventualApp.all.first { $0.id.rawValue == id })
+        let app = try #require(EventualApp.builtIn.first { $0.id.rawValue == id })
         let text = AppDeclaration.yaml(of: app)
         let read = try AppDeclaration.read(text, owners: [:]).get()
         #expect(read.app == app, "\(text)")
     }
 
     /// The bundled files are what the server and the engine use: each reads, owns collections no
-    /// other app declares, and is the app `EventualApp.all` lists.
-    @Test(arguments: ["pantry", "spendiq", "sustainu", "chores"])
+    /// other app declares, and is the app `EventualApp.builtIn` lists.
+    @Test(arguments: ["pantry", "spendiq", "sustainu"])
     func eachBuiltInAppIsItsBundledFile(_ id: String) throws {
         let declared = BuiltInApps.declared(id)
         #expect(EventualApp.named(declared.id) == declared)
-        let others = EventualApp.all.filter { $0.id != declared.id }.flatMap(\.collections).map(\.name)
+        let others = EventualApp.builtIn.filter { $0.id != declared.id }.flatMap(\.collections).map(\.name)
         #expect(Set(declared.collections.map(\.name)).isDisjoint(with: others))
     }
 
@@ -134,5 +134,76 @@ struct AppDeclarationTests {
         let collections = (0..<100).map { "  - name: c\($0)\n    fields: { a: { type: string } }" }.joined(separator: "\n")
         let lots = mistakes("id: shelf\ntitle: Shelf\ncollections:\n\(collections)\n")
         #expect(lots.count == 1 && lots[0].contains("lists 100: an app has at most 64"), "\(lots.prefix(3))")
+    }
+
+    // MARK: - A redeploy only adds (until apps have versions)
+
+    private static let shelf = """
+        id: shelf
+        title: Shelf
+        collections:
+          - name: shelf_books
+            scope: space
+            fields:
+              title: { type: string, nullable: false, maxLength: 200 }
+              note: { type: string, maxLength: 50 }
+              copies: { type: counter }
+              state: { type: string }
+            rules:
+              - notBelow: { field: copies, minimum: 0 }
+              - oneOf: { field: state, allowed: [shelved, lent] }
+        """
+
+    private func redeploy(_ edit: (String) -> String) throws -> [String] {
+        let old = try AppDeclaration.read(Self.shelf).get().app
+        let new = try AppDeclaration.read(edit(Self.shelf)).get().app
+        return AppRedeploy.problems(from: old, to: new).map { "\($0.place) \($0.message)" }
+    }
+
+    @Test func aRedeployMayAddAndLoosen() throws {
+        #expect(try redeploy { $0 } == [])
+        let looser = try redeploy { text in
+            text.replacingOccurrences(of: "title: Shelf", with: "title: Our shelf")
+                .replacingOccurrences(of: "maxLength: 50", with: "maxLength: 500")
+                .replacingOccurrences(of: "title: { type: string, nullable: false, maxLength: 200 }", with: "title: { type: string, maxLength: 200 }")
+                .replacingOccurrences(of: "allowed: [shelved, lent]", with: "allowed: [shelved, lent, lost]")
+                .replacingOccurrences(of: "minimum: 0", with: "minimum: -5")
+                .replacingOccurrences(of: "      state: { type: string }", with: "      state: { type: string }\n      isbn: { type: string }")
+                + "\n  - name: shelf_loans\n    fields:\n      who: { type: string, nullable: false }\n"
+        }
+        #expect(looser == [], "a new title, a longer length, nullable, more allowed, a lower minimum, a nullable field, a collection")
+        #expect(try redeploy { $0.replacingOccurrences(of: "      - notBelow: { field: copies, minimum: 0 }\n", with: "") } == [], "a rule removed loosens")
+    }
+
+    @Test func aRedeployThatNarrowsIsRefusedNamingEachStep() throws {
+        let said = try redeploy { text in
+            text.replacingOccurrences(of: "maxLength: 200", with: "maxLength: 20")
+                .replacingOccurrences(of: "note: { type: string, maxLength: 50 }", with: "note: { type: integer }")
+                .replacingOccurrences(of: "state: { type: string }", with: "state: { type: string, nullable: false }\n      owner: { type: string, nullable: false }")
+                .replacingOccurrences(of: "allowed: [shelved, lent]", with: "allowed: [shelved]")
+                .replacingOccurrences(of: "minimum: 0", with: "minimum: 1")
+                .replacingOccurrences(of: "scope: space", with: "scope: person")
+                .replacingOccurrences(of: "      copies: { type: counter }\n", with: "")
+                .replacingOccurrences(of: "      - notBelow: { field: copies, minimum: 1 }\n", with: "")
+        }
+        let expected = [
+            "collection shelf_books.scope changes from space to person",
+            "collection shelf_books.fields.copies is gone",
+            "collection shelf_books.fields.note.type changes from string to integer",
+            "collection shelf_books.fields.state.nullable becomes false",
+            "collection shelf_books.fields.title.maxLength shrinks from 200 to 20",
+            "collection shelf_books.fields.owner is new and not nullable",
+            "collection shelf_books.rules[0] is a new or tighter rule (state)",
+        ]
+        #expect(said.count == expected.count, "\(said)")
+        for (line, start) in zip(said, expected) { #expect(line.hasPrefix(start), "\(line)") }
+        // And a collection gone, a length where there was none, a rule added
+        let gone = try AppRedeploy.problems(from: AppDeclaration.read(Self.shelf).get().app,
+                                            to: AppDeclaration.read("id: shelf\ntitle: Shelf\n").get().app)
+        #expect(gone.map(\.place) == ["collection shelf_books"])
+        let bounded = try redeploy { $0.replacingOccurrences(of: "state: { type: string }", with: "state: { type: string, maxLength: 9 }") }
+        #expect(bounded.count == 1 && bounded[0].hasPrefix("collection shelf_books.fields.state.maxLength becomes 9"), "\(bounded)")
+        let rule = try redeploy { $0 + "\n      - oneOf: { field: note, allowed: [a] }" }
+        #expect(rule.count == 1 && rule[0].hasPrefix("collection shelf_books.rules[2] is a new or tighter rule (note)"), "\(rule)")
     }
 }

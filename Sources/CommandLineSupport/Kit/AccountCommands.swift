@@ -14,8 +14,8 @@ public struct Register<App: AppCommand>: AsyncParsableCommand {
             abstract: "Create an account on the server (needs the network)"
                 + (App.User.deviceApp.registration.needsVerifiedEmail ? "; a 6-digit code is mailed to you." : "."),
             usage: "\(App.words.command) register --username NAME --email EMAIL [--password-stdin]",
-            discussion: "One account serves \(EventualApp.all.map(\.title).dropLast().joined(separator: ", ")) and "
-                + "\(EventualApp.all.last?.title ?? ""): if you have one already, sign in with it.")
+            discussion: "One account serves every app on the server (\(EventualApp.builtIn.map(\.title).joined(separator: ", ")) and"
+                + " those deployed beside them): if you have one already, sign in with it.")
     }
 
     @OptionGroup var global: SharedOptions<App>
@@ -100,6 +100,8 @@ public struct Login<App: AppCommand>: AsyncParsableCommand {
         }
         Terminal.say(App.words.signedIn(signIn.user.device.session.username, online: signIn.online, note: App.signedInNote(signIn)))
         if let stopped = signIn.fetchStopped { Terminal.say(App.words.fetchStopped(stopped)) }
+        // NB: a server without this app, or with an older declaration of it, is said now, once.
+        if signIn.online, let words = await app.accounts.servedApp()?.words { Terminal.say(words) }
         await App.signedIn(signIn.user)
     }
 }

@@ -49,6 +49,8 @@ public struct Sync<App: AppCommand>: AsyncParsableCommand {
         }
         bar.finish()
         Terminal.say(try await App.said(report, user))
+        // NB: refusals may be the server's not knowing the app (as this device declares it): said once, in one line.
+        if report.rejected > 0, let words = await user.device.accounts.servedApp(timeout: .seconds(3))?.words { Terminal.say(words) }
     }
 }
 

@@ -1,9 +1,13 @@
-/// An app built on the platform, registered once here: what every layer below an app needs to
-/// know of it. The server reads it to accept the app's records (`SyncCollections.all`), to word
-/// a verification mail and to title the app's dashboard page; events and spaces carry its `id`.
+import Foundation
+
+/// An app built on the platform, as its declaration file says it (`AppDeclaration`): what every
+/// layer below an app needs to know of it. The server serves the apps deployed to its database
+/// (`eventual-server apps deploy`): it accepts their records, words their verification mails and
+/// titles their dashboard pages; events and spaces carry its `id`. An app on a device hands its
+/// own declaration, bundled with it, to the engine (`EventualApp.declared(at:)`).
 ///
-/// A new app declares its `AnalyticsApp` id and its `EventualApp` in its own file beside its
-/// collections (`Collections/<App>.swift`), and adds itself to `all`: nothing else below it changes.
+/// The apps built into this repository (`builtIn`) are declared in `Declarations/`; the server
+/// deploys them at its first start. An app outside it (Examples/Chores) edits nothing here.
 public struct EventualApp: Sendable, Equatable {
     /// Its name as the wire, its events and its spaces spell it (`pantry`).
     public let id: AnalyticsApp
@@ -25,30 +29,52 @@ public struct EventualApp: Sendable, Equatable {
         self.verifyCommand = verifyCommand
     }
 
-    /// Every registered app, in the order the dashboard lists them.
-    public static let all: [EventualApp] = [.sustainU, .spendiQ, .pantry, .chores]
+    /// The apps built into this repository, in the order the dashboard lists them; the server
+    /// deploys them at its first start.
+    public static let builtIn: [EventualApp] = [.sustainU, .spendiQ, .pantry]
 
-    /// The registered app `id` names, if any.
+    /// The built-in app `id` names, if any.
     public static func named(_ id: AnalyticsApp) -> EventualApp? {
-        all.first { $0.id == id }
+        builtIn.first { $0.id == id }
+    }
+
+    /// The app its declaration file at `url` declares (YAML or JSON): how an app outside this
+    /// repository hands the engine its collections. Throws every mistake of the file.
+    public static func declared(at url: URL) throws -> EventualApp {
+        let text: String
+        do {
+            text = try String(contentsOf: url, encoding: .utf8)
+        } catch {
+            throw DeclarationProblems([DeclarationProblem(line: nil, place: url.lastPathComponent, message: "cannot be read as UTF-8 text")])
+        }
+        return try AppDeclaration.read(text).get().app
+    }
+
+    /// Its collection called `name`, which its declaration has.
+    /// NB: for an app's own code, naming its own collection: one it does not declare is a broken build.
+    public func collection(_ name: String) -> SyncCollection {
+        guard let collection = collections.first(where: { $0.name == name }) else {
+            preconditionFailure("the app \(id.rawValue) declares no collection \(name)")
+        }
+        return collection
     }
 }
 
-/// An app's name as events, registrations and spaces carry it: one of the registered apps'
-/// (`EventualApp.all`). Each app declares its own beside its collections.
+/// An app's name as events, registrations and spaces carry it (`pantry`, `chores`).
 public struct AnalyticsApp: RawRepresentable, Sendable, Hashable, CaseIterable {
     public let rawValue: String
 
-    /// A registered app's name; nil for any other.
+    /// A built-in app's name; nil for any other (a deployed app's is `init(declaring:)`).
     public init?(rawValue: String) {
-        guard EventualApp.all.contains(where: { $0.id.rawValue == rawValue }) else { return nil }
+        guard EventualApp.builtIn.contains(where: { $0.id.rawValue == rawValue }) else { return nil }
         self.rawValue = rawValue
     }
 
-    /// Declares an app's name (in its own file, beside its `EventualApp`).
+    /// An app's name as its declaration gives it.
     public init(declaring name: String) {
         rawValue = name
     }
 
-    public static var allCases: [AnalyticsApp] { EventualApp.all.map(\.id) }
+    /// The built-in apps' names.
+    public static var allCases: [AnalyticsApp] { EventualApp.builtIn.map(\.id) }
 }

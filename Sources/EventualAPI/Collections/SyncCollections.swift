@@ -1,8 +1,8 @@
-/// Every collection the server accepts: each app's, declared in that app's own file here and
-/// registered with it (`EventualApp.collections`).
+/// The collections of the apps built into this repository (`EventualApp.builtIn`). The server
+/// accepts those of the apps deployed to its database (`AppCatalog`), which include these.
 public enum SyncCollections {
-    /// Every registered collection, by name.
+    /// Every built-in collection, by name.
     public static let all: [String: SyncCollection] = Dictionary(
-        uniqueKeysWithValues: EventualApp.all.flatMap(\.collections).map { ($0.name, $0) }
+        uniqueKeysWithValues: EventualApp.builtIn.flatMap(\.collections).map { ($0.name, $0) }
     )
 }

@@ -7,10 +7,7 @@ public struct DeviceApp: Sendable {
     /// The app as the platform registers it (`EventualApp`): its name, title and collections.
     public let registration: EventualApp
     /// The app that registers an account (the server mails a code only to those that need one).
-    public var name: Components.Schemas.AppName {
-        // NB: a test holds the contract's AppName to the registry, so every registered app has one.
-        Components.Schemas.AppName(rawValue: registration.id.rawValue)!
-    }
+    public var name: String { registration.id.rawValue }
     /// The app's name as its usage events carry it.
     public var analyticsName: AnalyticsApp { registration.id }
     public let version: String

@@ -30,7 +30,7 @@ public final class SignedInDevice: Sendable {
         let connectivity = self.connectivity
         return Spaces(store: store, username: session.username, client: link.client,
                       patience: configuration.timeouts.connect + configuration.timeouts.firstByte,
-                      localBudget: configuration.localCommandSyncBudget, app: app.name.rawValue, connectivity: connectivity)
+                      localBudget: configuration.localCommandSyncBudget, app: app.name, connectivity: connectivity)
     }
     var app: DeviceApp { accounts.app }
 

@@ -357,8 +357,7 @@ public enum AccountError: Error, Equatable, CustomStringConvertible {
         case .notAdmitted: return "The server does not let this account in yet"
         case .signInAgain: return "The server no longer accepts this device's sign-in: sign in again online"
         case .emailAlreadyRegistered(let email):
-            let apps = EventualApp.all.map(\.title)
-            return "\(email) already has an account, which serves \(apps.dropLast().joined(separator: ", ")) and \(apps.last ?? "") alike: log in with it"
+            return "\(email) already has an account, which serves every app on this server alike: log in with it"
         case .noEmailToVerify: return "Which email? Give it with --email (no registration on this device waits for a code)"
         }
     }

@@ -31,7 +31,7 @@ enum SpaceCall: String, CaseIterable {
         let call = try context.decode(Create.self)
         let space: Components.Schemas.Space
         switch try await context.client.createSpace(headers: .init(idempotencyKey: context.idempotencyKey),
-                                                    body: .json(.init(id: call.id, app: call.app.flatMap(Components.Schemas.AppName.init(rawValue:)),
+                                                    body: .json(.init(id: call.id, app: call.app,
                                                                       name: call.name))) {
         case .created(let answer): space = try answer.body.json
         case .ok(let answer): space = try answer.body.json
@@ -69,7 +69,7 @@ enum SpaceCall: String, CaseIterable {
         let call = try context.decode(Answer.self)
         let space: Components.Schemas.Space
         switch try await context.client.acceptInvitation(path: .init(invitationId: call.invitationId),
-                                                         query: .init(app: call.app.flatMap(Components.Schemas.AppName.init(rawValue:))),
+                                                         query: .init(app: call.app),
                                                          headers: .init(idempotencyKey: context.idempotencyKey)) {
         case .ok(let answer): space = try answer.body.json
         case .badRequest(let answer): throw try answer.body.json.spaceFailure
@@ -85,7 +85,7 @@ enum SpaceCall: String, CaseIterable {
     @Sendable static func runDecline(_ context: CallContext) async throws {
         let call = try context.decode(Answer.self)
         switch try await context.client.declineInvitation(path: .init(invitationId: call.invitationId),
-                                                          query: .init(app: call.app.flatMap(Components.Schemas.AppName.init(rawValue:))),
+                                                          query: .init(app: call.app),
                                                           headers: .init(idempotencyKey: context.idempotencyKey)) {
         case .noContent: return
         case .badRequest(let answer): throw try answer.body.json.spaceFailure

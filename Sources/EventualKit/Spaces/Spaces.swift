@@ -51,8 +51,6 @@ public struct Spaces: Sendable {
         return try await cache.read(key, as: Value.self, policy: .networkFirst(timeout: saved == nil ? patience : localBudget), fetch: fetch)
     }
 
-    private var appName: Components.Schemas.AppName? { app.flatMap(Components.Schemas.AppName.init(rawValue:)) }
-
     /// The spaces the person is in, their own first: the app's own, and those no app claimed yet.
     public func list() throws -> [Space] {
         try store.reader.read { db in try SpaceTable.all(of: app, db) }
@@ -274,7 +272,7 @@ public struct Spaces: Sendable {
         // NB: ".2": the copy holds `SpaceInvitations`; an earlier copy (a bare list) is not read as one.
         return try await networkFirst("spaces.invitations.2", as: SpaceInvitations.self) { _ in
             let invitations: SpaceInvitations
-            switch try await client.listInvitations(query: .init(app: appName)) {
+            switch try await client.listInvitations(query: .init(app: app)) {
             case .ok(let answer):
                 invitations = SpaceInvitations(try answer.body.json)
             case .unauthorized(let answer): throw try answer.body.json.spaceFailure
@@ -321,7 +319,7 @@ public struct Spaces: Sendable {
     private func listing(client: Client, store: LocalStore) async throws -> Cached<[SpaceDetails]> {
         try await networkFirst("spaces", as: [SpaceDetails].self) { _ in
             let spaces: [SpaceDetails]
-            switch try await client.listSpaces(query: .init(app: appName)) {
+            switch try await client.listSpaces(query: .init(app: app)) {
             case .ok(let answer): spaces = try answer.body.json.spaces.map(SpaceDetails.init)
             case .unauthorized(let answer): throw try answer.body.json.spaceFailure
             case .badRequest(let answer): throw try answer.body.json.spaceFailure

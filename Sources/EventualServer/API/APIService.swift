@@ -13,6 +13,7 @@ import Logging
 /// - usage analytics (events, questions): `Analytics/AnalyticsAPI.swift`;
 /// - attachments (begin, status, append a chunk, download): `Attachments/AttachmentsAPI.swift`;
 /// - the live channel beside the contract, a WebSocket (`Live/LiveRoute.swift`), signalled after each push;
+/// - the apps served (`GET /v1/apps/{id}`): `Apps/AppsAPI.swift`;
 /// - `/health` here. Beside the contract: the admin dashboard (`Dashboard/`) and `/metrics` (`Metrics/`).
 /// A store's refusal (`Refusal`) becomes a status in `HTTP/ErrorMapping.swift`.
 struct APIService: APIProtocol {
@@ -35,6 +36,8 @@ struct APIService: APIProtocol {
     let attachments: AttachmentStore
     /// Signals to devices' live channels that a pull is worth making now (Live/).
     let live: LiveBus
+    /// The apps this server serves, as deployed to its database (Apps/).
+    let catalog: AppCatalog
 
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
         .ok(.init(body: .json(.init(status: "ok"))))

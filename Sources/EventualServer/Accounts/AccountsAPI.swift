@@ -7,6 +7,7 @@ extension APIService {
         let username = try AccountRules.username(registration.username)
         let email = try AccountRules.email(registration.email)
         let password = try AccountRules.password(registration.password)
+        let registeringApp = try registration.app.map(servedApp)
         // NB: the key is scoped by the account it creates: two strangers who pick the same key
         // cannot collide, and a client retrying its own registration finds its first answer.
         let replay = try idempotency.request(key: input.headers.idempotencyKey,
@@ -40,7 +41,7 @@ extension APIService {
         if profile.id == user.id {
             // NB: a replayed registration (same Idempotency-Key) created nothing and mails nothing.
             await verification.issueAfterRegistration(userID: user.id, email: user.email,
-                                                      app: registration.app.flatMap { AnalyticsApp(rawValue: $0.rawValue) }, now: now)
+                                                      app: registeringApp, now: now)
         }
         return .created(.init(body: .json(profile)))
     }

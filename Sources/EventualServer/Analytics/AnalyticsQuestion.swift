@@ -79,7 +79,45 @@ struct AnalyticsQuestion: Sendable, CaseIterable, RawRepresentable {
     ]
 
     /// The questions of one app, in the dashboard's order.
-    static func of(_ app: AnalyticsApp) -> [AnalyticsQuestion] { allCases.filter { $0.app == app } }
+    /// The questions of one app, in the dashboard's order: a deployed app that has none of its
+    /// own (`eventual-server apps deploy`) gets the questions every app can be asked (`anyApp`).
+    static func of(_ app: AnalyticsApp) -> [AnalyticsQuestion] {
+        let own = allCases.filter { $0.app == app }
+        return own.isEmpty ? anyApp(app) : own
+    }
+
+    /// What any app's events answer: its events per day with their users, and its most sent events.
+    static func anyApp(_ app: AnalyticsApp) -> [AnalyticsQuestion] {
+        [
+            AnalyticsQuestion(
+                id: "\(app.rawValue)-events-per-day", app: app, title: "Events and users per day",
+                columns: [.init("day", .day), .init("events", .integer), .init("users", .integer)],
+                chart: .columns(x: "day", series: nil, value: "events"), axis: .days
+            ) { span in
+                """
+                SELECT occurred_at / 86400000 AS day, COUNT(*) AS events, COUNT(DISTINCT user_id) AS users
+                FROM analytics_events
+                WHERE app = \(bind: span.app) AND occurred_at >= \(bind: span.start) AND occurred_at < \(bind: span.end)
+                GROUP BY occurred_at / 86400000
+                ORDER BY day
+                """
+            },
+            AnalyticsQuestion(
+                id: "\(app.rawValue)-top-events", app: app, title: "Most sent events",
+                columns: [.init("event", .text), .init("events", .integer), .init("users", .integer)],
+                chart: .bars(label: "event", value: "events")
+            ) { span in
+                """
+                SELECT name AS event, COUNT(*) AS events, COUNT(DISTINCT user_id) AS users
+                FROM analytics_events
+                WHERE app = \(bind: span.app) AND occurred_at >= \(bind: span.start) AND occurred_at < \(bind: span.end)
+                GROUP BY name
+                ORDER BY events DESC, event
+                LIMIT 20
+                """
+            },
+        ]
+    }
 
     /// The query, over the events of `range`.
     func sql(_ range: AnalyticsRange) -> SQLQueryString {

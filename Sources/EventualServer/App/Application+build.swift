@@ -45,7 +45,7 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
                          appliedChangeRetention: configuration.appliedChangeRetention, logger: logger,
                          attachments: AttachmentStore(database: database, limits: configuration.attachmentLimits)),
             ShutdownReport(metrics: metrics, logger: logger),
-            parts.liveBus, parts.live,
+            parts.liveBus, parts.live, parts.appWatcher,
         ],
         logger: logger
     )
@@ -59,6 +59,7 @@ private struct ServerParts {
     let throttle: Throttle
     let live: LiveRoute
     let liveBus: LiveBus
+    let appWatcher: AppWatcher
 }
 
 private func buildParts(_ configuration: ServerConfiguration, database: Database, metrics: ServerMetrics,
@@ -78,12 +79,17 @@ private func buildParts(_ configuration: ServerConfiguration, database: Database
     let lookupReads = try await BarcodeLookupReads.prepare(database)
     let passwords = try await PasswordHasher.make(cost: configuration.bcryptCost, threads: configuration.bcryptThreads)
     let liveBus = LiveBus(hub: LiveHub(), database: database, logger: logger)
+    // NB: the built-in apps are deployed at first start, as migrations are; then the server
+    // serves what is deployed, and takes up a later deploy while it runs (`AppWatcher`).
+    let deployedApps = DeployedApps(database: database, logger: logger)
+    try await deployedApps.deployBuiltIns()
+    let catalog = AppCatalog(try await deployedApps.current())
     let service = APIService(
         accounts: AccountStore(database: database),
         products: ProductStore(database: database),
         idempotency: idempotency,
-        sync: SyncStore(database: database),
-        pushValidation: PushValidation(maxClockDrift: configuration.maxClockDrift),
+        sync: SyncStore(database: database, catalog: catalog),
+        pushValidation: PushValidation(catalog: catalog, maxClockDrift: configuration.maxClockDrift),
         lookupReads: lookupReads,
         passwords: passwords,
         sessionTokens: SessionTokenSigner(keyBytes: sessionKey),
@@ -95,7 +101,8 @@ private func buildParts(_ configuration: ServerConfiguration, database: Database
                                         from: configuration.mailFrom, throttle: throttle, logger: logger),
         spending: SpendingStore(database: database),
         attachments: AttachmentStore(database: database, limits: configuration.attachmentLimits),
-        live: liveBus
+        live: liveBus,
+        catalog: catalog
     )
 
     let router = Router(context: ServerRequestContext.self)
@@ -134,7 +141,8 @@ private func buildParts(_ configuration: ServerConfiguration, database: Database
                                   compression: configuration.compressesPullPages ? .pullPages : nil)
     let live = LiveRoute(tokens: lookupReads, hub: liveBus.hub, heartbeat: configuration.liveHeartbeat, recheck: configuration.liveTokenRecheck)
     return ServerParts(responder: responder, passwords: passwords, idempotency: idempotency, throttle: throttle, live: live,
-                       liveBus: liveBus)
+                       liveBus: liveBus,
+                       appWatcher: AppWatcher(apps: deployedApps, catalog: catalog, logger: logger, interval: configuration.appRefresh))
 }
 
 /// A setting the server cannot start with.

@@ -65,6 +65,9 @@ public struct ServerConfiguration: Sendable {
     public var attachmentGracePeriod: Duration = .seconds(24 * 3600)
     /// How often the server pings a live channel; one ping unanswered by the next closes it.
     public var liveHeartbeat: Duration = .seconds(25)
+    /// How often a running server reads whether an app was deployed (`AppWatcher`): a deploy is
+    /// served within about this long, by every server process on the database.
+    public var appRefresh: Duration = .seconds(1)
     /// How often a live channel's token is checked again (a sign-out through this server closes
     /// its channels at once; a revocation elsewhere, or the token's expiry, by this check).
     public var liveTokenRecheck: Duration = .seconds(60)

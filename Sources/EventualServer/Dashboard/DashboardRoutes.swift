@@ -100,15 +100,17 @@ struct DashboardRoutes: Sendable {
     }
 
     private func appPage(_ request: Request, app name: String) async throws -> Response {
-        guard let app = AnalyticsApp(rawValue: name) else { throw APIError.notFound("No dashboard page '\(name.prefix(40))'") }
+        let served = service.catalog.snapshot
+        guard let app = served.app(name)?.app.id else { throw APIError.notFound("No dashboard page '\(name.prefix(40))'") }
         switch try await viewer(of: request) {
         case .nobody: return redirect(to: "/dashboard")
         case .refused: return refusedPage()
         case .admin: break
         }
-        let apps: [[String: Any]] = AnalyticsApp.allCases.map { other in
-            ["id": other.rawValue, "name": Self.displayName(other), "current": other == app]
+        let apps: [[String: Any]] = served.apps.map { other in
+            ["id": other.app.id.rawValue, "name": other.app.title, "current": other.app.id == app]
         }
+        let title = served.app(name)?.app.title ?? name
         let range: AnalyticsRange
         do {
             range = try AnalyticsRange(from: Self.query(request, "from"), to: Self.query(request, "to"))
@@ -116,7 +118,7 @@ struct DashboardRoutes: Sendable {
             // NB: a person typed these dates: the form again, with what is wrong, not an API's JSON.
             let typed = { (name: String) in String((Self.query(request, name) ?? "").prefix(10)) }
             return page("app", [
-                "title": Self.displayName(app), "app": app.rawValue, "apps": apps, "from": typed("from"), "to": typed("to"),
+                "title": title, "app": app.rawValue, "apps": apps, "from": typed("from"), "to": typed("to"),
                 "problem": Self.sentence(error.message), "questions": [[String: Any]](),
             ], status: .badRequest)
         }
@@ -135,7 +137,7 @@ struct DashboardRoutes: Sendable {
             ])
         }
         return page("app", [
-            "title": Self.displayName(app), "app": app.rawValue, "apps": apps, "from": range.from, "to": range.to,
+            "title": title, "app": app.rawValue, "apps": apps, "from": range.from, "to": range.to,
             "questions": questions,
         ])
     }
@@ -218,10 +220,6 @@ struct DashboardRoutes: Sendable {
     static func sentence(_ message: String) -> String {
         guard let first = message.first else { return message }
         return first.uppercased() + message.dropFirst() + (message.hasSuffix(".") ? "" : ".")
-    }
-
-    static func displayName(_ app: AnalyticsApp) -> String {
-        EventualApp.named(app)?.title ?? app.rawValue
     }
 }
 

@@ -7,7 +7,7 @@ extension APIService {
 
     func listSpaces(_ input: Operations.ListSpaces.Input) async throws -> Operations.ListSpaces.Output {
         let userID = try await authenticatedUserID()
-        let spaces = try await spaces.spaces(of: userID, app: input.query.app?.rawValue)
+        let spaces = try await spaces.spaces(of: userID, app: try servedAppID(input.query.app))
         return .ok(.init(body: .json(.init(spaces: spaces.map(Components.Schemas.Space.init)))))
     }
 
@@ -16,16 +16,17 @@ extension APIService {
         let id = try SpaceRules.id(body.id, field: "id")
         let name = try SpaceRules.name(body.name)
         let userID = try await authenticatedUserID()
+        let app = try servedAppID(body.app)
         struct Fingerprint: Encodable { let id, name: String; let app: String? }
         struct Answer: Codable, Sendable {
             let space: SpaceDetails
             let created: Bool
         }
         let replay = try idempotency.request(key: input.headers.idempotencyKey, scope: "user:\(userID)",
-                                             body: Fingerprint(id: id, name: name, app: body.app?.rawValue))
+                                             body: Fingerprint(id: id, name: name, app: body.app))
         let spaces = self.spaces, now = UnixMillis.now()
         let answer = try await idempotency.perform(replay) { sql in
-            let made = try await spaces.create(id: id, name: name, app: body.app?.rawValue, by: userID, now: now, on: sql)
+            let made = try await spaces.create(id: id, name: name, app: app, by: userID, now: now, on: sql)
             return Answer(space: made.space, created: made.created)
         }
         let space = Components.Schemas.Space(answer.space)
@@ -85,7 +86,7 @@ extension APIService {
     func listInvitations(_ input: Operations.ListInvitations.Input) async throws -> Operations.ListInvitations.Output {
         let userID = try await authenticatedUserID()
         let now = UnixMillis.now()
-        let found = try await spaces.invitations(for: userID, app: input.query.app?.rawValue, now: now)
+        let found = try await spaces.invitations(for: userID, app: try servedAppID(input.query.app), now: now)
         // NB: every unverified account is told its email invitations wait for a proven address,
         // whether or not one waits: the answer must not tell whoever registered an address that
         // someone invited it. Only the mailbox learns that, from the code mailed when one waits.
@@ -110,7 +111,7 @@ extension APIService {
                                              body: Fingerprint(accept: invitationID))
         let spaces = self.spaces, now = UnixMillis.now()
         let space = try await idempotency.perform(replay) { sql in
-            try await spaces.accept(invitation: invitationID, by: userID, app: input.query.app?.rawValue, now: now, on: sql)
+            try await spaces.accept(invitation: invitationID, by: userID, app: try servedAppID(input.query.app), now: now, on: sql)
         }
         // The person's other devices pull the space they joined now.
         await live.publish(.poke([userID]))
@@ -125,7 +126,7 @@ extension APIService {
                                              body: Fingerprint(decline: invitationID))
         let spaces = self.spaces
         _ = try await idempotency.perform(replay) { sql in
-            try await spaces.decline(invitation: invitationID, by: userID, app: input.query.app?.rawValue, on: sql)
+            try await spaces.decline(invitation: invitationID, by: userID, app: try servedAppID(input.query.app), on: sql)
             return Fingerprint(decline: invitationID)
         }
         return .noContent(.init())

@@ -15,10 +15,11 @@ public struct OperatorRecords: Sendable {
     private let validation: PushValidation
     private let database: Database
 
-    public init(database: Database) {
+    /// Fixes records of the apps `catalog` serves (`DeployedApps.current`).
+    public init(database: Database, catalog: AppCatalog = .builtIn) {
         self.database = database
-        sync = SyncStore(database: database)
-        validation = PushValidation(maxClockDrift: .seconds(60))
+        sync = SyncStore(database: database, catalog: catalog)
+        validation = PushValidation(catalog: catalog, maxClockDrift: .seconds(60))
     }
 
     /// Why an operator's command cannot be done, in one line.
@@ -37,7 +38,7 @@ public struct OperatorRecords: Sendable {
 
     /// Sets fields of the record (`values` as typed: text, numbers, true or false, null) and returns it as JSON.
     public func set(space: String, collection: String, recordID: String, values: [String: String]) async throws -> String {
-        guard let definition = SyncCollections.all[collection] else { throw Failure(description: "no collection \(collection)") }
+        guard let definition = validation.collections[collection] else { throw Failure(description: "no collection \(collection)") }
         var fields: [String: (any Sendable)?] = [:]
         for (name, text) in values {
             guard let field = definition.fields[name] else {

@@ -39,14 +39,18 @@ struct ValidatedChange: Sendable, Equatable {
 /// answered 500 on every retry, stalling the device's outbox for good. The engine refuses such a
 /// change on the device by the same rules, so that none of its pushes is refused whole.
 struct PushValidation: Sendable {
-    let collections: [String: SyncCollection]
+    /// The apps served, whose collections changes are checked against.
+    let catalog: AppCatalog
     /// How far ahead of the server's clock a stamp may be.
     let maxClockDrift: Duration
 
-    init(collections: [String: SyncCollection] = SyncCollections.all, maxClockDrift: Duration) {
-        self.collections = collections
+    init(catalog: AppCatalog = .builtIn, maxClockDrift: Duration) {
+        self.catalog = catalog
         self.maxClockDrift = maxClockDrift
     }
+
+    /// Every served collection, by name, as deployed now.
+    var collections: [String: SyncCollection] { catalog.collections }
 
     /// The push's changes as the store takes them (a change without a space goes to `userID`'s
     /// personal one), or the 400 that refuses the push whole.
@@ -91,8 +95,10 @@ struct PushValidation: Sendable {
         deltas: [String: Double] = [:], deleted: Bool, now: Int64, restores: Bool = false, state: String? = nil, creates: Bool = false
     ) throws(SyncRejection) -> ValidatedChange {
         guard let collection = collections[name] else {
-            let known = collections.keys.sorted().joined(separator: ", ")
-            throw SyncRejection("unknown collection '\(name)' (known: \(known))")
+            // NB: the device keeps the change (its failures) with this reason; once the app is
+            // deployed, a retry is accepted.
+            throw SyncRejection("unknown collection '\(name.prefix(64))': no app deployed on this server declares it"
+                + " (its operator deploys the app: eventual-server apps deploy FILE)")
         }
         if let problem = SyncChangeLimits.problem(withRecordIDLength: recordID) { throw SyncRejection("recordId \(problem)") }
         guard let stamp = HLCStamp(parsing: hlc) else {

@@ -124,8 +124,11 @@ struct SyncPage: Sendable {
 /// (`SyncRecordRows`) and the spaces' gate (`SpaceGate`).
 struct SyncStore: Sendable {
     let database: Database
-    /// The collections whose rules pushes are checked against.
-    var collections: [String: SyncCollection] = SyncCollections.all
+    /// The apps served, whose collections' rules pushes are checked against.
+    var catalog: AppCatalog = .builtIn
+
+    /// Every served collection, by name, as deployed now.
+    var collections: [String: SyncCollection] { catalog.collections }
 
     /// The newest commit of each of `spaceIDs` (`SyncHistory`).
     func heads(of spaceIDs: [String]) async throws -> [SyncHead] {

@@ -33,7 +33,7 @@ struct EmailVerification: Sendable {
 
     /// A new code for `userID`, replacing any earlier one, mailed to `email` in the words of `app`
     /// (nil: words that fit every app). Nothing is mailed past the day's mails for the account.
-    func issue(userID: String, email: String, app: AnalyticsApp? = nil, now: Int64) async throws {
+    func issue(userID: String, email: String, app: EventualApp? = nil, now: Int64) async throws {
         let code = Self.newCode()
         let hash = self.hash(code, userID: userID)
         let allowed = try await database.transaction { [throttle] sql in
@@ -54,8 +54,8 @@ struct EmailVerification: Sendable {
     }
 
     /// The mail carrying `code`: it names the app that asked, or no app at all.
-    static func mail(code: String, app: AnalyticsApp?, from: String, to email: String) -> Mail {
-        let registered = app.flatMap(EventualApp.named)
+    static func mail(code: String, app: EventualApp?, from: String, to email: String) -> Mail {
+        let registered = app
         let name = registered?.title ?? "Eventual"
         let howTo = registered.map { app in
             "Type it in \(app.title) within 10 minutes" + (app.verifyCommand.map { " (\($0) \(code))." } ?? ".")
@@ -70,10 +70,10 @@ struct EmailVerification: Sendable {
     /// Mails the first code of a new account, unless the app that registered it (`app`) does not
     /// ask for a verified email. A failure is logged (its kind, never the code) and does not undo
     /// the registration: the person asks for a new code.
-    func issueAfterRegistration(userID: String, email: String, app: AnalyticsApp? = nil, now: Int64) async {
+    func issueAfterRegistration(userID: String, email: String, app: EventualApp? = nil, now: Int64) async {
         // NB: only an app that needs a verified email (SpendiQ) is mailed one; a client that names
         // no app (an older one, or the course contract's) gets a mail that names none.
-        guard app.map({ EventualApp.named($0)?.needsVerifiedEmail ?? false }) ?? true else { return }
+        guard app?.needsVerifiedEmail ?? true else { return }
         do {
             try await issue(userID: userID, email: email, app: app, now: now)
         } catch {
@@ -82,7 +82,7 @@ struct EmailVerification: Sendable {
     }
 
     /// Mails a new code if `email` belongs to an unverified account whose last mail is at least a minute old.
-    func resend(email: String, app: AnalyticsApp? = nil, now: Int64) async throws {
+    func resend(email: String, app: EventualApp? = nil, now: Int64) async throws {
         let target: (String, String)? = try await database.withConnection { sql in
             guard let user = try await sql.select().columns("id", "email", "email_verified_at").from("users")
                 .where("email_key", .equal, AccountRules.key(email)).first(),

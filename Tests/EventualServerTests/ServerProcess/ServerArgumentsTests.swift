@@ -1,3 +1,4 @@
+import EventualAPI
 import Foundation
 import Testing
 
@@ -50,8 +51,8 @@ struct AppCommandTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("eventual-apps-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let good = folder.appendingPathComponent("chores.app.yaml")
-        let exported = try await BuiltExecutable.run("eventual-server", ["apps", "export", "chores"])
+        let good = folder.appendingPathComponent("pantry.app.yaml")
+        let exported = try await BuiltExecutable.run("eventual-server", ["apps", "export", "pantry"])
         #expect(exported.status == 0, "\(exported.stderr)")
         try exported.stdout.write(to: good, atomically: true, encoding: .utf8)
         let bad = folder.appendingPathComponent("bad.app.yaml")
@@ -61,13 +62,53 @@ struct AppCommandTests {
         #expect(checked.status == 1, "\(checked.stdout)\(checked.stderr)")
         let lines = checked.stdout.split(separator: "\n").map(String.init)
         #expect(lines == [
-            "\(good.path): app chores (Chores): 1 collection(s), 5 field(s): no mistake",
+            "\(good.path): app pantry (Tracking My Pantry): 1 collection(s), \(SyncCollections.pantryItems.fields.count) field(s): no mistake",
             "\(bad.path):4: collections[0].name 'pantry_items' is a collection of the app pantry: choose another name",
             "\(bad.path):6: collections[0].fields.id is named like a column the engine keeps itself: choose another name",
             "\(folder.appendingPathComponent("none").path): cannot be read (no such file)",
         ], "\(checked.stdout)")
         #expect(try await BuiltExecutable.run("eventual-server", ["apps", "check", good.path]).status == 0)
         let unknown = try await BuiltExecutable.run("eventual-server", ["apps", "export", "nope"])
-        #expect(unknown.status == 64 && unknown.stderr.contains("No built-in app is called nope"), "\(unknown.stderr)")
+        #expect(unknown.status == 64 && unknown.stderr.contains("No built-in app is called 'nope'"), "\(unknown.stderr)")
+        let control = try await BuiltExecutable.run("eventual-server", ["apps", "export", "no\u{1B}[2J"])
+        #expect(control.status == 64 && control.stderr.contains("'no\\u{1b}[2J'") && !control.stderr.contains("\u{1B}"), "\(control.stderr)")
+    }
+
+    /// `apps deploy`, `list` and `show` on a database: a deploy, a repeat that changes nothing, a
+    /// narrowing refused with its steps and exit 1, the files after it not deployed.
+    @Test func deployListAndShowOnTheServersDatabase() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("eventual-deploy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = ["--database", folder.appendingPathComponent("server.sqlite").path]
+        let shelf = folder.appendingPathComponent("shelf.app.yaml"), narrow = folder.appendingPathComponent("narrow.app.yaml")
+        let later = folder.appendingPathComponent("later.app.yaml")
+        try "id: shelf\ntitle: Shelf\ncollections:\n  - name: shelf_books\n    fields:\n      title: { type: string, maxLength: 90 }\n"
+            .write(to: shelf, atomically: true, encoding: .utf8)
+        try "id: shelf\ntitle: Shelf\ncollections:\n  - name: shelf_books\n    fields:\n      title: { type: integer }\n"
+            .write(to: narrow, atomically: true, encoding: .utf8)
+        try "id: later\ntitle: Later\n".write(to: later, atomically: true, encoding: .utf8)
+
+        let deployed = try await BuiltExecutable.run("eventual-server", ["apps", "deploy", shelf.path] + database)
+        #expect(deployed.status == 0 && deployed.stdout == "\(shelf.path): deployed shelf (Shelf) at revision 4: running servers serve it within a second or two.\n",
+                "\(deployed.stdout)\(deployed.stderr)")
+        #expect(deployed.stderr.isEmpty, "no log lines on a command: \(deployed.stderr)")
+        let again = try await BuiltExecutable.run("eventual-server", ["apps", "deploy", shelf.path] + database)
+        #expect(again.status == 0 && again.stdout.contains("nothing changed"), "\(again.stdout)")
+        let refused = try await BuiltExecutable.run("eventual-server", ["apps", "deploy", narrow.path, later.path] + database)
+        #expect(refused.status == 1, "\(refused.stdout)\(refused.stderr)")
+        #expect(refused.stdout.split(separator: "\n").map(String.init) == [
+            "\(narrow.path): collection shelf_books.fields.title.type changes from string to integer: a type change waits for app versions:"
+                + " add a new field or collection instead, and stop writing the old one",
+            "\(narrow.path): not deployed; nor the files after it",
+        ], "\(refused.stdout)")
+
+        let listed = try await BuiltExecutable.run("eventual-server", ["apps", "list"] + database)
+        #expect(listed.status == 0 && listed.stdout.split(separator: "\n").map { $0.split(separator: " ").first.map(String.init) ?? "" }
+            == ["sustainu", "spendiq", "pantry", "shelf"], "built-in first, then the deployed; later not deployed: \(listed.stdout)")
+        let shown = try await BuiltExecutable.run("eventual-server", ["apps", "show", "shelf"] + database)
+        #expect(shown.status == 0 && shown.stdout.hasPrefix("# shelf, revision 4, deployed at ") && shown.stdout.contains("maxLength: 90"), "\(shown.stdout)")
+        let missing = try await BuiltExecutable.run("eventual-server", ["apps", "show", "later"] + database)
+        #expect(missing.status != 0 && missing.stderr.contains("no app 'later' is deployed"), "\(missing.stderr)")
     }
 }

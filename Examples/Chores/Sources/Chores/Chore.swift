@@ -3,10 +3,10 @@ import Foundation
 import EventualKit
 import GRDB
 
-/// One chore: a row of `chores`, synced as the `chores` collection (declared in EventualAPI), in
+/// One chore: a row of `chores`, synced as the `chores` collection (declared in `Resources/chores.app.yaml`), in
 /// a household's space or the person's own. The engine makes its table and sends what changes.
 public struct Chore: SyncRecord, TableRecord, Equatable {
-    public static let collection = SyncCollections.chores
+    public static let collection = EventualApp.chores.collection("chores")
     public static let databaseTableName = collection.name
 
     public var id: String, title: String

@@ -109,3 +109,19 @@ extension DeviceApp {
     static let chores = DeviceApp(.chores, version: "1.0.0", migrations: [.table(for: Chore.self, named: "chores-1", indexes: [[.done, .due]])],
                                   spaceNoun: "household") { entry, store in Chore.name(entry.recordID ?? "", store) }
 }
+
+extension EventualApp {
+    /// Chores as its declaration file says (`Resources/chores.app.yaml`, bundled with this module):
+    /// the one spelling of its collection, which the server is deployed with too.
+    /// NB: the bundled file is read by the tests at every build; one that does not read is a broken build.
+    public static let chores: EventualApp = {
+        guard let url = Bundle.module.url(forResource: "chores.app", withExtension: "yaml") else {
+            preconditionFailure("chores.app.yaml is not in the Chores bundle")
+        }
+        do {
+            return try EventualApp.declared(at: url)
+        } catch {
+            preconditionFailure("chores.app.yaml: \(error)")
+        }
+    }()
+}

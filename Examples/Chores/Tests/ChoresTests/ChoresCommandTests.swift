@@ -1,9 +1,8 @@
-import EventualTestSupport
 import Foundation
 import Testing
 
 /// The `chores` executable against a real server on a loopback port, as two people of one household use it.
-@Suite("The chores command", .timeLimit(.minutes(4)), .tags(.endToEnd))
+@Suite("The chores command", .timeLimit(.minutes(4)))
 struct ChoresCommandTests {
     @Test func aHouseholdSharesItsChoresAndWhatIsDoneOfflineArrivesWithTheNextSync() async throws {
         try await withLiveServer { server, scratch in

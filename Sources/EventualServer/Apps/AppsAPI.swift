@@ -1,0 +1,50 @@
+import EventualAPI
+
+extension APIService {
+    /// `GET /v1/apps/{appId}`: the app as deployed here, so that a device can tell whether this
+    /// server serves its app, and as the device knows it.
+    func getApp(_ input: Operations.GetApp.Input) async throws -> Operations.GetApp.Output {
+        guard Self.isAppID(input.path.appId) else {
+            throw APIError.badRequest("appId must be an app's id: a lowercase letter, then up to 31 lowercase letters, digits or _")
+        }
+        guard let deployed = catalog.snapshot.app(input.path.appId) else {
+            throw APIError.notFound(Self.notServed(input.path.appId))
+        }
+        let collections = deployed.app.collections.map { collection in
+            Components.Schemas.DeployedCollection(
+                name: collection.name, scope: collection.scope == .space ? .space : .person,
+                fields: .init(additionalProperties: collection.fields.mapValues { field in
+                    Components.Schemas.DeployedField(_type: .init(rawValue: field.type.rawValue) ?? .string, nullable: field.nullable,
+                                                     maxLength: field.maxLength)
+                }))
+        }
+        return .ok(.init(body: .json(.init(id: deployed.app.id.rawValue, title: deployed.app.title,
+                                           verifiedEmail: deployed.app.needsVerifiedEmail, revision: deployed.revision,
+                                           deployedAt: deployed.deployedAt, collections: collections,
+                                           declaration: deployed.declaration))))
+    }
+
+    /// The served app `id` names, or a 400 naming it: a registration or a space of an app this
+    /// server does not serve is refused, not filed under a name nobody serves.
+    func servedApp(_ id: String) throws -> EventualApp {
+        guard Self.isAppID(id) else { throw APIError.badRequest("app must be an app's id: a lowercase letter, then up to 31 lowercase letters, digits or _") }
+        guard let deployed = catalog.snapshot.app(id) else { throw APIError.badRequest(Self.notServed(id)) }
+        return deployed.app
+    }
+
+    /// `id` when it names a served app (nil for none), or a 400 naming it.
+    func servedAppID(_ id: String?) throws -> String? {
+        try id.map { try servedApp($0).id.rawValue }
+    }
+
+    /// Whether `text` has an app id's shape (`AppName` in the contract).
+    static func isAppID(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard let first = bytes.first, bytes.count <= 32, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first) else { return false }
+        return bytes.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "_") }
+    }
+
+    static func notServed(_ id: String) -> String {
+        "this server does not serve the app '\(id.prefix(32))': its operator deploys it (eventual-server apps deploy FILE)"
+    }
+}
