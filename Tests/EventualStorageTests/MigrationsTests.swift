@@ -23,6 +23,7 @@ struct MigrationsTests {
         14: 0xda7e4c1196b7ddf9, // who begins an upload
         15: 0x735099079a30795e, // a space belongs to one app
         16: 0xdf2f0d0b1621ea5c, // a history of commits
+        17: 0xcc8b00d01864cde2, // deployed apps
     ]
 
     @Test func versionsCountUpFromOneWithoutGaps() {

@@ -357,7 +357,8 @@ public enum AccountError: Error, Equatable, CustomStringConvertible {
         case .notAdmitted: return "The server does not let this account in yet"
         case .signInAgain: return "The server no longer accepts this device's sign-in: sign in again online"
         case .emailAlreadyRegistered(let email):
-            return "\(email) already has an account, which serves every app on this server alike: log in with it"
+            let apps = EventualApp.builtIn.map(\.title).joined(separator: ", ")
+            return "\(email) already has an account, which serves every app on this server alike (\(apps) and the others): log in with it"
         case .noEmailToVerify: return "Which email? Give it with --email (no registration on this device waits for a code)"
         }
     }

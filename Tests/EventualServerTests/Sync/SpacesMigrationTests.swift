@@ -68,8 +68,9 @@ struct SpacesMigrationTests {
                     SELECT space_id, collection, record_id, fields, field_stamps, counter_deltas, tombstone, seq, updated_at FROM sync_records
                     """).all()
                 let counters = try await sql.raw("SELECT space_id, last_seq FROM sync_counters").all()
-                // NB: and the attachments (migration 13), whose rows name spaces, and the history of commits (16).
-                for table in ["sync_history", "attachment_chunks", "attachments", "sync_records", "sync_counters", "space_invitations", "space_members", "spaces"] {
+                // NB: and the attachments (migration 13), whose rows name spaces, the history of commits (16)
+                // and the deployed apps (17), made again as every migration from 11 on runs again.
+                for table in ["deployed_apps", "sync_history", "attachment_chunks", "attachments", "sync_records", "sync_counters", "space_invitations", "space_members", "spaces"] {
                     try await sql.raw("DROP TABLE \(ident: table)").run()
                 }
                 let before = Migration.all[1].statements.prefix(3) + Migration.all[3].statements

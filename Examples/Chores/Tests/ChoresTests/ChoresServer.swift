@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 
 /// A real Eventual server for Chores' tests: the `eventual-server` built from the Eventual
