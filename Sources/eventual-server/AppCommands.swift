@@ -32,7 +32,7 @@ struct AppCommand: AsyncParsableCommand {
 
         func run() async throws {
             // NB: the built-in apps own their collections: a file may not claim one of another app's.
-            let owners = Dictionary(EventualApp.builtIn.flatMap { app in app.collections.map { ($0.name, app.id.rawValue) } }) { first, _ in first }
+            let owners = AppCatalog.builtIn.snapshot.owners
             var failed = false
             for file in files {
                 let text: String

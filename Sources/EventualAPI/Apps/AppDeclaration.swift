@@ -38,6 +38,12 @@ public struct AppDeclaration: Sendable, Equatable {
     /// SQLite's names for a row's own id.
     public static let engineColumns: Set<String> = ["id", "space_id", "changed_by", "rowid", "oid", "_rowid_"]
 
+    /// Whether `text` has an app id's shape: a lowercase letter, then up to 31 lowercase
+    /// letters, digits or `_` (the contract's `AppName`).
+    public static func isAppID(_ text: String) -> Bool {
+        DeclarationReader.identifier.matches(text)
+    }
+
     /// Reads a declaration. `owners` names the app that owns each collection already deployed
     /// (a collection another app owns is a mistake); the app's own are allowed, for a redeploy.
     public static func read(_ text: String, owners: [String: String] = [:]) -> Result<AppDeclaration, DeclarationProblems> {
@@ -126,7 +132,7 @@ private struct DeclarationReader {
         }
     }
 
-    private static let identifier = NameShape(length: 32)
+    static let identifier = NameShape(length: 32)
     private static let collectionName = NameShape(length: 64)
     private static let fieldName = NameShape(length: 64, mixedCase: true)
 

@@ -4,7 +4,7 @@ extension APIService {
     /// `GET /v1/apps/{appId}`: the app as deployed here, so that a device can tell whether this
     /// server serves its app, and as the device knows it.
     func getApp(_ input: Operations.GetApp.Input) async throws -> Operations.GetApp.Output {
-        guard Self.isAppID(input.path.appId) else {
+        guard AppDeclaration.isAppID(input.path.appId) else {
             throw APIError.badRequest("appId must be an app's id: a lowercase letter, then up to 31 lowercase letters, digits or _")
         }
         guard let deployed = catalog.snapshot.app(input.path.appId) else {
@@ -27,7 +27,7 @@ extension APIService {
     /// The served app `id` names, or a 400 naming it: a registration or a space of an app this
     /// server does not serve is refused, not filed under a name nobody serves.
     func servedApp(_ id: String) throws -> EventualApp {
-        guard Self.isAppID(id) else { throw APIError.badRequest("app must be an app's id: a lowercase letter, then up to 31 lowercase letters, digits or _") }
+        guard AppDeclaration.isAppID(id) else { throw APIError.badRequest("app must be an app's id: a lowercase letter, then up to 31 lowercase letters, digits or _") }
         guard let deployed = catalog.snapshot.app(id) else { throw APIError.badRequest(Self.notServed(id)) }
         return deployed.app
     }
@@ -35,13 +35,6 @@ extension APIService {
     /// `id` when it names a served app (nil for none), or a 400 naming it.
     func servedAppID(_ id: String?) throws -> String? {
         try id.map { try servedApp($0).id.rawValue }
-    }
-
-    /// Whether `text` has an app id's shape (`AppName` in the contract).
-    static func isAppID(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard let first = bytes.first, bytes.count <= 32, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first) else { return false }
-        return bytes.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "_") }
     }
 
     static func notServed(_ id: String) -> String {

@@ -49,15 +49,6 @@ public struct DeployedApps: Sendable {
         }
     }
 
-    /// Every declaration of the app `id` deployed here, newest first.
-    public func history(of id: String) async throws -> [DeployedApp] {
-        try await database.withConnection { sql in
-            try await sql.select().columns("app_id", "revision", "declaration", "deployed_at").from("deployed_apps")
-                .where("app_id", .equal, id).orderBy("revision", .descending).all()
-                .compactMap { try Self.read($0, logger: logger) }
-        }
-    }
-
     /// Deploys `text`, a declaration: a new app, or one served already whose new declaration only
     /// adds (`AppRedeploy`). Refused, with every mistake, when it does not read, claims a
     /// collection of another app, or changes what stored records hold.
@@ -99,9 +90,8 @@ public struct DeployedApps: Sendable {
 
     private static func deploy(_ text: String, now: Int64, on sql: any SQLDatabase, logger: Logger) async throws -> Outcome {
         let served = try await current(on: sql, logger: logger)
-        let owners = Dictionary(served.flatMap { deployed in deployed.app.collections.map { ($0.name, deployed.app.id.rawValue) } }) { first, _ in first }
         let app: EventualApp
-        switch AppDeclaration.read(text, owners: owners) {
+        switch AppDeclaration.read(text, owners: AppCatalog.Snapshot(served).owners) {
         case .success(let declaration): app = declaration.app
         case .failure(let problems): throw Refusal(problems: problems.problems)
         }
