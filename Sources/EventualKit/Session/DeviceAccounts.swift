@@ -43,6 +43,7 @@ public struct DeviceAccounts: Sendable {
             let user = try created.body.json
             return DeviceAccount(id: user.id, username: user.username, email: user.email)
         case .badRequest(let answer): throw AccountError.invalid(try answer.body.json.message)
+        case .notFound(let answer): throw AccountError.refused(try answer.body.json.message)
         case .conflict(let answer):
             let message = try answer.body.json.message
             // NB: one account serves every app: an email registered from another app is a sign-in, not a refusal.

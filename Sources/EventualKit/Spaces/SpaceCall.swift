@@ -37,6 +37,7 @@ enum SpaceCall: String, CaseIterable {
         case .ok(let answer): space = try answer.body.json
         case .badRequest(let answer): throw try answer.body.json.spaceFailure
         case .unauthorized(let answer): throw try answer.body.json.spaceFailure
+        case .notFound(let answer): throw try answer.body.json.spaceFailure
         case .conflict(let answer): throw try answer.body.json.spaceFailure
         case .unprocessableContent(let answer): throw try answer.body.json.spaceFailure
         case .contentTooLarge(let answer): throw try answer.body.json.spaceFailure

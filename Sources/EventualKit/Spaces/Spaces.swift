@@ -277,6 +277,7 @@ public struct Spaces: Sendable {
                 invitations = SpaceInvitations(try answer.body.json)
             case .unauthorized(let answer): throw try answer.body.json.spaceFailure
             case .badRequest(let answer): throw try answer.body.json.spaceFailure
+            case .notFound(let answer): throw try answer.body.json.spaceFailure
             case .undocumented(let status, _): throw RemoteFailure.undocumented(status, doing: "Listing the invitations")
             }
             return .fresh(try JSONEncoder.sorted.encode(invitations), etag: nil)
@@ -323,6 +324,7 @@ public struct Spaces: Sendable {
             case .ok(let answer): spaces = try answer.body.json.spaces.map(SpaceDetails.init)
             case .unauthorized(let answer): throw try answer.body.json.spaceFailure
             case .badRequest(let answer): throw try answer.body.json.spaceFailure
+            case .notFound(let answer): throw try answer.body.json.spaceFailure
             case .undocumented(let status, _): throw RemoteFailure.undocumented(status, doing: "Listing the spaces")
             }
             // NB: the owners and roles the server says now, for `list()`; which spaces there are is the pull's.

@@ -24,15 +24,16 @@ extension APIService {
                                            declaration: deployed.declaration))))
     }
 
-    /// The served app `id` names, or a 400 naming it: a registration or a space of an app this
-    /// server does not serve is refused, not filed under a name nobody serves.
+    /// The served app `id` names: a 400 when `id` is not an app's id, a 404 naming it when this
+    /// server does not serve it. A registration or a space of an app nobody serves here is refused,
+    /// not filed under a name nobody serves.
     func servedApp(_ id: String) throws -> EventualApp {
         guard AppDeclaration.isAppID(id) else { throw APIError.badRequest("app must be an app's id: a lowercase letter, then up to 31 lowercase letters, digits or _") }
-        guard let deployed = catalog.snapshot.app(id) else { throw APIError.badRequest(Self.notServed(id)) }
+        guard let deployed = catalog.snapshot.app(id) else { throw APIError.notFound(Self.notServed(id)) }
         return deployed.app
     }
 
-    /// `id` when it names a served app (nil for none), or a 400 naming it.
+    /// `id` when it names a served app (nil for none), or the refusal `servedApp` gives.
     func servedAppID(_ id: String?) throws -> String? {
         try id.map { try servedApp($0).id.rawValue }
     }

@@ -46,14 +46,14 @@ struct DeployedAppsTests {
             #expect(try await api.send(.get, "/v1/apps/shelf").status == .notFound)
             let space = #"{"id": "s-1", "name": "Books", "app": "shelf"}"#
             let early = try await api.send(.post, "/v1/spaces", headers: alice.bearer, json: space)
-            #expect(early.status == .badRequest && early.text.contains("does not serve the app 'shelf'"), "\(early.text)")
+            #expect(early.status == .notFound && early.text.contains("does not serve the app 'shelf'"), "\(early.text)")
             let book = SyncChangeJSON(collection: "shelf_books", recordId: "b1", hlc: Stamps.at(0), fields: ["title": .string("Dune"), "copies": .integer(2)])
             let refused = try await api.pushed([book], as: alice)
             #expect(refused.first?.status == "rejected" && refused.first?.message?.contains("no app deployed on this server declares it") == true,
                     "\(refused)")
             let registration = #"{"username": "ben", "email": "ben@example.com", "password": "correct horse", "app": "shelf"}"#
             let unknownApp = try await api.send(.post, "/users", json: registration)
-            #expect(unknownApp.status == .badRequest && unknownApp.text.contains("'shelf'"), "\(unknownApp.text)")
+            #expect(unknownApp.status == .notFound && unknownApp.text.contains("'shelf'"), "\(unknownApp.text)")
             let badName = try await api.send(.get, "/v1/apps/Shelf%00")
             #expect(badName.status == .badRequest, "\(badName.text)")
 
