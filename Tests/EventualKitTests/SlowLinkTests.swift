@@ -43,7 +43,11 @@ struct SlowLinkTests {
             #expect(try slow.items() == home.items())
             #expect(proxy.counters.bytesDown > Self.pace * 8, "\(proxy.counters.bytesDown) bytes: the link was not the slow part")
 
-            // And a photo of 96 KiB it takes goes up whole through the same link
+            // And a photo of 96 KiB it takes goes up whole through the link at 16 KiB/s
+            // NB: not at 8 KiB/s: that is the slowest link the engine waits for a body at
+            // (`Timeouts.waitingForBody`), and at it the chunk's wait held no room for a loaded
+            // machine (a CI run's upload was cut). Twice that pace still takes 6 s, the deadline.
+            proxy.mode = .slowLink(bytesPerSecond: 16 * 1024, latency: .milliseconds(300))
             let bytes = jpeg(bytes: 96 * 1024, seed: 45)
             let file = scratch.url.appendingPathComponent("shelf.jpg")
             try bytes.write(to: file)

@@ -54,8 +54,9 @@ struct SpaceAppTests {
             let all = try await api.spaceCall(.get, "/v1/spaces", as: dan)
             #expect(try all.decode(SpacesList.self).spaces.count == 3)
             #expect(all.text.contains(#""app":"pantry""#) && all.text.contains(#""app":"spendiq""#), "\(all.text)")
-            // And an app name that is none is a 400
-            #expect(try await api.spaceCall(.get, "/v1/spaces?app=nope", as: dan).status == .badRequest)
+            // And an app this server does not serve is a 404, a name no app could have a 400
+            #expect(try await api.spaceCall(.get, "/v1/spaces?app=nope", as: dan).status == .notFound)
+            #expect(try await api.spaceCall(.get, "/v1/spaces?app=No%20pe", as: dan).status == .badRequest)
         }
     }
 

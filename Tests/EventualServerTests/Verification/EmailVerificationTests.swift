@@ -120,9 +120,12 @@ struct EmailVerificationTests {
             let cook = try await register("cook", app: "pantry")
             try await Task.sleep(for: .milliseconds(200))
             #expect(try mailbox.all().allSatisfy { !$0.contains("To: \(recycler)\r\n") && !$0.contains("To: \(cook)\r\n") })
-            // An app the contract does not name is a 400, not a 500
+            // An app this server does not serve is a 404 naming it, not a 500; a name no app
+            // could have is a 400
             let unknown = try await api.send(.post, "/users", json: #"{"username":"other_app","email":"o@example.com","password":"long enough","app":"mail"}"#)
-            #expect(unknown.status == .badRequest, "\(unknown.text)")
+            #expect(unknown.status == .notFound && unknown.text.contains("'mail'"), "\(unknown.text)")
+            let odd = try await api.send(.post, "/users", json: #"{"username":"odd_app","email":"p@example.com","password":"long enough","app":"Mail!"}"#)
+            #expect(odd.status == .badRequest, "\(odd.text)")
         }
     }
 }
