@@ -10,9 +10,11 @@ struct AppCommand: AsyncParsableCommand {
         commandName: "apps",
         abstract: "Check, deploy, list and show apps' declarations (docs/app-declaration.schema.json).",
         discussion: """
-            An app is a declaration file: its collections, fields and rules. Deployed to the server's database, it is \
-            served by every server process on that database within a second or two, without a restart. Until apps have \
-            versions, a redeploy may only add (a collection, a nullable field, a looser field or rule).
+            An app is a declaration file: its version, collections, fields and rules. Deployed to the server's database, \
+            it is served by every server process on that database within a second or two, without a restart. A new \
+            declaration of an app is a new version (a higher `version:`), which may only add to the one served: a \
+            collection, a field that is nullable or has a default, a deprecation, a looser field or rule. The server \
+            keeps every version it served (apps show ID --version N).
             """,
         subcommands: [Check.self, Deploy.self, List.self, Show.self, Export.self]
     )
@@ -25,6 +27,8 @@ struct AppCommand: AsyncParsableCommand {
             discussion: "Example: eventual-server apps check chores.app.yaml")
 
         @Argument(help: "The declaration files (YAML or JSON).") var files: [String]
+        @Option(help: ArgumentHelp("Also check against the apps deployed to this database (an SQLite file or a postgres:// URL):"
+            + " their collections, and the version served of the same app.", valueName: "database")) var against: String?
 
         func validate() throws {
             if files.isEmpty { throw ValidationError("Give a declaration file to check") }
@@ -32,7 +36,20 @@ struct AppCommand: AsyncParsableCommand {
 
         func run() async throws {
             // NB: the built-in apps own their collections: a file may not claim one of another app's.
-            let owners = AppCatalog.builtIn.snapshot.owners
+            var owners = AppCatalog.builtIn.snapshot.owners
+            var served: [String: EventualApp] = [:]
+            if let against {
+                if !against.hasPrefix("postgres"), !FileManager.default.fileExists(atPath: against) {
+                    throw ImportFailure(message: "no database at \(visible(against)): give the server's (--against PATH or postgres://...)")
+                }
+                var option = DatabaseOption()
+                option.database = against
+                let apps = try await withDatabase(option) { database in
+                    try await DeployedApps(database: database, logger: quietLogger).current()
+                }
+                owners = AppCatalog(apps).snapshot.owners
+                served = Dictionary(apps.map { ($0.app.id.rawValue, $0.app) }) { first, _ in first }
+            }
             var failed = false
             for file in files {
                 let text: String
@@ -46,6 +63,18 @@ struct AppCommand: AsyncParsableCommand {
                 switch AppDeclaration.read(text, owners: owners) {
                 case .success(let declaration):
                     let app = declaration.app
+                    if let previous = served[app.id.rawValue], previous != app {
+                        let problems = [AppRedeploy.versionProblem(from: previous, to: app)].compactMap { $0 }
+                            + AppRedeploy.problems(from: previous, to: app)
+                        if !problems.isEmpty {
+                            failed = true
+                            for problem in problems { print(said(problem, in: file)) }
+                            continue
+                        }
+                        print("\(file): version \(app.version) of \(app.id.rawValue) (\(app.title)) follows version \(previous.version) served: no mistake")
+                        for step in AppRedeploy.steps(from: previous, to: app) { print("  \(app.id.rawValue) \(step)") }
+                        continue
+                    }
                     let fields = app.collections.reduce(0) { $0 + $1.fields.count }
                     print("\(file): app \(app.id.rawValue) (\(app.title)): \(app.collections.count) collection(s), \(fields) field(s): no mistake")
                 case .failure(let problems):
@@ -114,9 +143,10 @@ struct AppCommand: AsyncParsableCommand {
                         case .deployed(let revision):
                             lines.append("\(file): deployed \(app.id.rawValue) (\(app.title)) at revision \(revision):"
                                 + " running servers serve it within a second or two.")
-                        case .redeployed(let revision):
-                            lines.append("\(file): redeployed \(app.id.rawValue) (\(app.title)) at revision \(revision):"
-                                + " running servers serve it within a second or two.")
+                        case .redeployed(let revision, let from, let steps):
+                            lines.append("\(file): deployed version \(app.version) of \(app.id.rawValue) (\(app.title)) at revision"
+                                + " \(revision), from version \(from): running servers serve it within a second or two.")
+                            lines.append(contentsOf: steps.map { "  \(app.id.rawValue) \($0)" })
                         case .unchanged(let revision):
                             lines.append("\(file): \(app.id.rawValue) is served as this file declares it already (revision \(revision)): nothing changed.")
                         }
@@ -148,7 +178,7 @@ struct AppCommand: AsyncParsableCommand {
             }
             if json {
                 let rows: [[String: Any]] = apps.map { deployed in
-                    ["id": deployed.app.id.rawValue, "title": deployed.app.title, "revision": deployed.revision,
+                    ["id": deployed.app.id.rawValue, "title": deployed.app.title, "version": deployed.app.version, "revision": deployed.revision,
                      "deployedAt": deployed.deployedAt, "collections": deployed.app.collections.map(\.name)]
                 }
                 let data = try JSONSerialization.data(withJSONObject: ["apps": rows], options: [.sortedKeys])
@@ -157,7 +187,7 @@ struct AppCommand: AsyncParsableCommand {
             }
             for deployed in apps {
                 let collections = deployed.app.collections.map(\.name).joined(separator: ", ")
-                print("\(deployed.app.id.rawValue) (\(deployed.app.title)), revision \(deployed.revision): "
+                print("\(deployed.app.id.rawValue) (\(deployed.app.title)), version \(deployed.app.version), revision \(deployed.revision): "
                     + (collections.isEmpty ? "no collections" : collections))
             }
         }
@@ -166,23 +196,36 @@ struct AppCommand: AsyncParsableCommand {
     /// `apps show ID`: an app's declaration as the database serves it.
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "show", abstract: "Print an app's declaration as the server's database serves it.",
-            discussion: "Example: eventual-server apps show chores > chores.app.yaml")
+            commandName: "show", abstract: "Print an app's declaration as the server's database serves it, or an earlier version.",
+            discussion: "Example: eventual-server apps show chores > chores.app.yaml; apps show chores --version 1")
         @Argument(help: "The app's id.") var id: String
+        @Option(help: "A version the server served (default: the one it serves now).") var version: Int?
         @OptionGroup var database: DatabaseOption
+
+        func validate() throws {
+            if let version, !(1...AppDeclaration.Limits.version).contains(version) {
+                throw ValidationError("--version is a version of the app, from 1 to \(AppDeclaration.Limits.version), not \(version)")
+            }
+        }
 
         func run() async throws {
             let id = self.id
-            let found: (DeployedApp?, [String]) = try await withDatabase(database) { database in
+            let found: (DeployedApp?, [String], [Int]) = try await withDatabase(database) { database in
                 let apps = DeployedApps(database: database, logger: quietLogger)
                 try await apps.deployBuiltIns()
                 let current = try await apps.current()
-                return (current.first { $0.app.id.rawValue == id }, current.map(\.app.id.rawValue))
+                let versions = try await apps.versions(of: id)
+                let chosen = version.map { wanted in versions.last { $0.app.version == wanted } } ?? current.first { $0.app.id.rawValue == id }
+                return (chosen, current.map(\.app.id.rawValue), versions.map(\.app.version))
             }
             guard let deployed = found.0 else {
+                if let version, !found.2.isEmpty {
+                    throw ImportFailure(message: "\(visible(id)) was never served at version \(version): served were "
+                        + Array(Set(found.2)).sorted().map(String.init).joined(separator: ", "))
+                }
                 throw ImportFailure(message: "no app \(visible(id)) is deployed: deployed are \(found.1.joined(separator: ", "))")
             }
-            print("# \(deployed.app.id.rawValue), revision \(deployed.revision), deployed at \(Self.time(deployed.deployedAt))")
+            print("# \(deployed.app.id.rawValue), version \(deployed.app.version), revision \(deployed.revision), deployed at \(Self.time(deployed.deployedAt))")
             print(deployed.declaration, terminator: deployed.declaration.hasSuffix("\n") ? "" : "\n")
         }
 

@@ -81,7 +81,7 @@ struct AppDeclarationTests {
                   name: { type: string }
             """)
         let expected = [
-            "3 the declaration.colour is not a key of a declaration: use collections, id, title, verifiedEmail, verifyCommand",
+            "3 the declaration.colour is not a key of a declaration: use collections, id, title, verifiedEmail, verifyCommand, version",
             "7 collections[0].fields.title.type 'text' is not a type: use string, integer, number, boolean, date, counter",
             "8 collections[0].fields.id is named like a column the engine keeps itself: choose another name",
             "9 collections[0].fields.space_id is named like a column the engine keeps itself: choose another name",
@@ -136,7 +136,7 @@ struct AppDeclarationTests {
         #expect(lots.count == 1 && lots[0].contains("lists 100: an app has at most 64"), "\(lots.prefix(3))")
     }
 
-    // MARK: - A redeploy only adds (until apps have versions)
+    // MARK: - A new version only adds
 
     private static let shelf = """
         id: shelf
@@ -205,5 +205,108 @@ struct AppDeclarationTests {
         #expect(bounded.count == 1 && bounded[0].hasPrefix("collection shelf_books.fields.state.maxLength becomes 9"), "\(bounded)")
         let rule = try redeploy { $0 + "\n      - oneOf: { field: note, allowed: [a] }" }
         #expect(rule.count == 1 && rule[0].hasPrefix("collection shelf_books.rules[2] is a new or tighter rule (note)"), "\(rule)")
+    }
+
+    // MARK: - Versions and defaults
+
+    @Test(arguments: [
+        ("version: 0", "version must be a whole number from 1 to 1000000"),
+        ("version: -2", "version must be a whole number from 1 to 1000000"),
+        ("version: 1000001", "version must be a whole number from 1 to 1000000"),
+        ("version: two", "version must be a whole number from 1 to 1000000"),
+        ("version: true", "version must be a whole number from 1 to 1000000"),
+        ("version: 2.5", "version must be a whole number from 1 to 1000000"),
+        ("version: [2]", "version must be a whole number from 1 to 1000000"),
+    ])
+    func aVersionIsAWholeNumberInItsRange(_ line: String, _ said: String) throws {
+        let text = "id: shelf\ntitle: Shelf\n\(line)\n"
+        guard case .failure(let problems) = AppDeclaration.read(text) else {
+            Issue.record("\(line) is refused")
+            return
+        }
+        #expect(problems.problems.map { "\($0.place) \($0.message)" } == [said], "\(problems)")
+        #expect(try AppDeclaration.read("id: shelf\ntitle: Shelf\nversion: 1000000\n").get().app.version == 1_000_000)
+        #expect(try AppDeclaration.read("id: shelf\ntitle: Shelf\n").get().app.version == 1, "none given: the first")
+    }
+
+    @Test(arguments: [
+        ("{ type: string, maxLength: 3, default: abcd }", "default is 4 characters: the field holds at most 3"),
+        ("{ type: date, default: 2026-02-30 }", "default '2026-02-30' is not a calendar day YYYY-MM-DD"),
+        ("{ type: date, default: 26-02-01 }", "default '26-02-01' is not a calendar day YYYY-MM-DD"),
+        ("{ type: integer, default: \"12\" }", "default must be a whole number: the field is an integer"),
+        ("{ type: integer, default: 1.5 }", "default must be a whole number: the field is an integer"),
+        ("{ type: number, default: .nan }", "default must be a number: the field is a number"),
+        ("{ type: counter, default: true }", "default must be a number: the field is a counter"),
+        ("{ type: boolean, default: 1 }", "default must be true or false: the field is a boolean"),
+        ("{ type: string, default: null }", "default is null: leave the default out for a field that starts empty"),
+        ("{ type: string, default: [a] }", "default must be one value"),
+        ("{ type: string, default: \"a\\u0000b\" }", "default holds a control character"),
+        ("{ type: string, deprecated: maybe }", "deprecated must be true or false"),
+    ])
+    func aDefaultIsAValueOfItsFieldsType(_ field: String, _ said: String) throws {
+        let text = "id: shelf\ntitle: Shelf\ncollections:\n  - name: shelf_books\n    fields:\n      f: \(field)\n"
+        guard case .failure(let problems) = AppDeclaration.read(text) else {
+            Issue.record("\(field) is refused")
+            return
+        }
+        #expect(problems.problems.map { "\($0.place) \($0.message)" } == ["collections[0].fields.f.\(said)"], "\(problems)")
+    }
+
+    @Test func defaultsAndDeprecationsReadAndWriteBack() throws {
+        let text = """
+            id: shelf
+            title: Shelf
+            version: 3
+            collections:
+              - name: shelf_books
+                fields:
+                  title: { type: string, default: "It's" }
+                  copies: { type: integer, nullable: false, default: 1 }
+                  weight: { type: number, default: 0.5 }
+                  lent: { type: boolean, default: false }
+                  since: { type: date, default: 2024-02-29 }
+                  note: { type: string, deprecated: true }
+            """
+        let app = try AppDeclaration.read(text).get().app
+        let fields = app.collection("shelf_books").fields
+        #expect(app.version == 3)
+        #expect(fields["title"]?.defaultValue == .string("It's") && fields["copies"]?.defaultValue == .integer(1))
+        #expect(fields["weight"]?.defaultValue == .number(0.5) && fields["lent"]?.defaultValue == .boolean(false))
+        #expect(fields["since"]?.defaultValue == .string("2024-02-29") && fields["note"]?.deprecated == true)
+        #expect(try AppDeclaration.read(AppDeclaration.yaml(of: app)).get().app == app, "written out, it reads back the same")
+    }
+
+    @Test func aNewVersionSaysItsStepsAndARequiredFieldNeedsADefault() throws {
+        let old = try AppDeclaration.read(Self.shelf).get().app
+        let text = Self.shelf.replacingOccurrences(of: "title: Shelf", with: "title: Shelf\nversion: 2")
+            .replacingOccurrences(of: "      state: { type: string }", with: """
+                      state: { type: string }
+                      shelf: { type: integer, nullable: false, default: 1 }
+                      brand: { type: string }
+                """)
+            .replacingOccurrences(of: "note: { type: string, maxLength: 50 }", with: "note: { type: string, maxLength: 80, deprecated: true }")
+            .replacingOccurrences(of: "allowed: [shelved, lent]", with: "allowed: [shelved, lent, lost]")
+            + "\n  - name: shelf_loans\n    fields:\n      who: { type: string }\n"
+        let new = try AppDeclaration.read(text).get().app
+        #expect(AppRedeploy.versionProblem(from: old, to: new) == nil)
+        #expect(AppRedeploy.problems(from: old, to: new) == [], "a field that cannot be null is added with its default")
+        #expect(AppRedeploy.steps(from: old, to: new) == [
+            "adds shelf_books.brand (null by default)",
+            "deprecates shelf_books.note",
+            "lets shelf_books.note hold 80 characters",
+            "adds shelf_books.shelf (1 by default)",
+            "loosens a rule of shelf_books.state",
+            "adds the collection shelf_loans (1 field(s))",
+        ])
+        // Its default is its own: a later version may not change it, nor give one to a field that had none.
+        let changed = try AppDeclaration.read(text.replacingOccurrences(of: "version: 2", with: "version: 3")
+            .replacingOccurrences(of: "default: 1 }", with: "default: 2 }")).get().app
+        #expect(AppRedeploy.problems(from: new, to: changed).map(\.place) == ["collection shelf_books.fields.shelf.default"])
+        let given = try AppDeclaration.read(text.replacingOccurrences(of: "version: 2", with: "version: 3")
+            .replacingOccurrences(of: "brand: { type: string }", with: "brand: { type: string, default: x }")).get().app
+        #expect(AppRedeploy.problems(from: new, to: given).map(\.place) == ["collection shelf_books.fields.brand.default"])
+        // The same version otherwise declared, or a lower one, is refused naming the version to give.
+        #expect(AppRedeploy.versionProblem(from: new, to: new)?.message.hasPrefix("is 2, the version served") == true)
+        #expect(AppRedeploy.versionProblem(from: new, to: old)?.message == "is 1, below version 2 served: a version only goes up; give this declaration version 3")
     }
 }

@@ -26,6 +26,13 @@ extension SoakRun {
             }
             let items = try device.itemsWithStatus()
             if items != expected { problems.append("\(name) holds \(items), expected \(expected)") }
+            // The brands the people set, on an upgraded device in its column, on another kept.
+            for item in expected {
+                let brand = try device.brand(of: item.id)
+                if brand != model.brand(of: item.id) {
+                    problems.append("\(name) holds the brand \(brand ?? "none") of \(item.id), expected \(model.brand(of: item.id) ?? "none")")
+                }
+            }
             problems += Self.differences(try device.rows(), from: server, on: name)
             let photos = try await photoProblems(of: name, device, holding: expected, model, shared: people.shared)
             problems += photos
@@ -51,22 +58,25 @@ extension SoakRun {
     /// theirs holds after its first pull, made around the proxy, by record id.
     private func serverRows(of person: (email: String, password: String), as label: String, _ problems: inout [String]) async throws
         -> [String: Row] {
-        let fresh = try Device(folder: folder.appendingPathComponent("\(label)-new"), serverURL: serverURL)
+        // NB: at the pantry's newest version, so that its rows hold every column an upgraded device has.
+        let fresh = try Device(folder: folder.appendingPathComponent("\(label)-new"), serverURL: serverURL,
+                               collection: pantryV2.collection("pantry_items"), app: pantryV2)
         try await fresh.vault.signIn(email: person.email, password: person.password, client: fresh.link.client)
         let report = await fresh.engine.syncNow()
         if let failure = report.failure { problems.append("a new device of the \(label) person could not pull: \(failure)") }
         return try fresh.rows()
     }
 
-    /// Where a device's rows differ from the server's, record by record and column by column.
+    /// Where a device's rows differ from the server's, record by record and column by column (the
+    /// columns the device's version has: one still on the first has no brand, which it keeps apart).
     private static func differences(_ rows: [String: Row], from server: [String: Row], on name: String) -> [String] {
         var problems: [String] = []
         for id in Set(rows.keys).union(server.keys).sorted() {
             switch (rows[id], server[id]) {
             case (let row?, nil): problems.append("\(name) holds \(id), which the server does not: \(row)")
             case (nil, let record?): problems.append("\(name) lacks \(id), which the server holds: \(record)")
-            case (let row?, let record?) where row != record:
-                let columns = record.columnNames.filter { (row[$0] as DatabaseValue) != (record[$0] as DatabaseValue) }
+            case (let row?, let record?) where row.columnNames.contains(where: { (row[$0] as DatabaseValue) != (record[$0] as DatabaseValue) }):
+                let columns = row.columnNames.filter { (row[$0] as DatabaseValue) != (record[$0] as DatabaseValue) }
                 problems.append("\(name) holds \(id) other than the server: "
                     + columns.map { "\($0) \(row[$0] as DatabaseValue) here, \(record[$0] as DatabaseValue) there" }.joined(separator: ", "))
             default: continue

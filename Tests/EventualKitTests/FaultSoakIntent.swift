@@ -183,6 +183,11 @@ struct SoakIntent {
         }.sorted { $0.id < $1.id }
     }
 
+    /// The brand an item must show: the one its applied changes set last (the pantry's second version).
+    func brand(of id: String) -> String? {
+        records[id].flatMap { fields(applied($0))["brand"]?.stringValue }
+    }
+
     /// The photo an item must show: the one its applied changes set.
     func photo(of id: String) -> AttachmentReference? {
         records[id].flatMap { fields(applied($0))["photo"]?.stringValue }.flatMap(AttachmentReference.init(parsing:))

@@ -51,6 +51,11 @@ public struct Sync<App: AppCommand>: AsyncParsableCommand {
         Terminal.say(try await App.said(report, user))
         // NB: refusals may be the server's not knowing the app (as this device declares it): said once, in one line.
         if report.rejected > 0, let words = await user.device.accounts.servedApp(timeout: .seconds(3))?.words { Terminal.say(words) }
+        if report.waitingForNewerApp > 0 {
+            let app = user.device.accounts.app.registration
+            Terminal.say("\(report.waitingForNewerApp) change(s) wait for the server to serve version \(app.version) of \(app.title):"
+                + " kept here, they go once its operator deploys it")
+        }
     }
 }
 

@@ -32,6 +32,7 @@ public struct AppDeclaration: Sendable, Equatable {
         public static let maxLength = 1_000_000
         public static let allowedValues = 100
         public static let titleCharacters = 60
+        public static let version = 1_000_000
     }
 
     /// The names a field may not take: the columns the engine adds to every mirrored table, and
@@ -208,12 +209,21 @@ private struct DeclarationReader {
 
     mutating func app(_ root: Node) -> EventualApp? {
         let place = "the declaration"
-        guard let keys = mapping(root, place, known: ["id", "title", "verifiedEmail", "verifyCommand", "collections"], of: "a declaration") else { return nil }
+        guard let keys = mapping(root, place, known: ["id", "title", "version", "verifiedEmail", "verifyCommand", "collections"],
+                                 of: "a declaration") else { return nil }
         let id = name(keys["id"], "id", Self.identifier, "an app id: a lowercase letter, then up to 31 lowercase letters, digits or _")
         var title = string(keys["title"], "title")
         if let text = title, text.trimmingCharacters(in: .whitespaces).isEmpty || text.count > AppDeclaration.Limits.titleCharacters {
             problem(keys["title"], "title", "must be 1 to \(AppDeclaration.Limits.titleCharacters) characters")
             title = nil
+        }
+        var version = 1
+        if let node = keys["version"] {
+            if node.scalar != nil, node.bool == nil, let number = node.int, (1...AppDeclaration.Limits.version).contains(number) {
+                version = number
+            } else {
+                problem(node, "version", "must be a whole number from 1 to \(AppDeclaration.Limits.version)")
+            }
         }
         let verified = bool(keys["verifiedEmail"], "verifiedEmail", default: false)
         let verify = string(keys["verifyCommand"], "verifyCommand", required: false)
@@ -240,7 +250,7 @@ private struct DeclarationReader {
         }
         guard let id, let title else { return nil }
         return EventualApp(id: AnalyticsApp(declaring: id), title: title, collections: collections, needsVerifiedEmail: verified,
-                           verifyCommand: verify)
+                           verifyCommand: verify, version: version)
     }
 
     mutating func collection(_ node: Node, _ place: String, app: String, siblings: [String]) -> SyncCollection? {
@@ -299,7 +309,7 @@ private struct DeclarationReader {
             problem(node, place, "is named like a column the engine keeps itself: choose another name")
             return nil
         }
-        guard let keys = mapping(node, place, known: ["type", "nullable", "maxLength"], of: "a field") else { return nil }
+        guard let keys = mapping(node, place, known: ["type", "nullable", "maxLength", "default", "deprecated"], of: "a field") else { return nil }
         let types = ["string", "integer", "number", "boolean", "date", "counter"]
         guard let typeName = string(keys["type"], "\(place).type") else { return nil }
         guard let type = SyncFieldType(rawValue: typeName) else {
@@ -317,7 +327,64 @@ private struct DeclarationReader {
                 problem(node, "\(place).maxLength", "must be a whole number from 1 to \(AppDeclaration.Limits.maxLength)")
             }
         }
-        return SyncField(type, nullable: nullable, maxLength: maxLength)
+        let deprecated = bool(keys["deprecated"], "\(place).deprecated", default: false)
+        var defaultValue: SyncValue?
+        if let node = keys["default"] {
+            defaultValue = self.defaultValue(node, "\(place).default", type: type, maxLength: maxLength)
+            if defaultValue == nil { return nil }
+        }
+        return SyncField(type, nullable: nullable, maxLength: maxLength, default: defaultValue, deprecated: deprecated)
+    }
+
+    /// A field's default, a value of its type; nil (and a problem) for any other.
+    mutating func defaultValue(_ node: Node, _ place: String, type: SyncFieldType, maxLength: Int?) -> SyncValue? {
+        guard let scalar = node.scalar, node.null == nil else {
+            problem(node, place, node.null != nil ? "is null: leave the default out for a field that starts empty" : "must be one value")
+            return nil
+        }
+        // NB: a quoted scalar is a text whatever it reads as (`"12"`).
+        let quoted = scalar.style == .singleQuoted || scalar.style == .doubleQuoted
+        switch type {
+        case .string, .date:
+            guard let text = string(node, place) else { return nil }
+            if let maxLength, text.count > maxLength {
+                problem(node, place, "is \(text.count) characters: the field holds at most \(maxLength)")
+                return nil
+            }
+            if type == .date, !Self.isCalendarDay(text) {
+                problem(node, place, "'\(text.prefix(40))' is not a calendar day YYYY-MM-DD")
+                return nil
+            }
+            return .string(text)
+        case .integer:
+            guard !quoted, node.bool == nil, let number = node.int else {
+                problem(node, place, "must be a whole number: the field is an integer")
+                return nil
+            }
+            return .integer(Int64(number))
+        case .number, .counter:
+            guard !quoted, node.bool == nil, let number = node.float, number.isFinite else {
+                problem(node, place, "must be a number: the field is a \(type.rawValue)")
+                return nil
+            }
+            return number == number.rounded() && abs(number) < 1e15 ? .integer(Int64(number)) : .number(number)
+        case .boolean:
+            guard !quoted, let flag = node.bool else {
+                problem(node, place, "must be true or false: the field is a boolean")
+                return nil
+            }
+            return .boolean(flag)
+        }
+    }
+
+    /// Whether `text` is exactly `YYYY-MM-DD` and names a day of the calendar.
+    static func isCalendarDay(_ text: String) -> Bool {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard text.utf8.count == 10, parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+              let year = Int64(parts[0]), let month = Int64(parts[1]), let day = Int64(parts[2]),
+              (1...12).contains(month), (1...31).contains(day) else { return false }
+        return CivilCalendar.text(ofDay: CivilCalendar.dayNumber(year: year, month: month, day: day)) == text
     }
 
     mutating func rule(_ node: Node, _ place: String, fields: [String: SyncField], siblings: [String]) -> SyncRule? {
@@ -397,7 +464,9 @@ extension AppDeclaration {
             String(decoding: (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8), as: UTF8.self)
         }
         func number(_ value: Double) -> String { value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value) }
-        var lines = ["id: \(app.id.rawValue)", "title: \(quoted(app.title))", "verifiedEmail: \(app.needsVerifiedEmail)"]
+        var lines = ["id: \(app.id.rawValue)", "title: \(quoted(app.title))"]
+        if app.version != 1 { lines.append("version: \(app.version)") }
+        lines.append("verifiedEmail: \(app.needsVerifiedEmail)")
         if let verify = app.verifyCommand { lines.append("verifyCommand: \(quoted(verify))") }
         lines.append(app.collections.isEmpty ? "collections: []" : "collections:")
         for collection in app.collections {
@@ -409,6 +478,14 @@ extension AppDeclaration {
                 var parts = ["type: \(field.type.rawValue)"]
                 if !field.nullable { parts.append("nullable: false") }
                 if let length = field.maxLength { parts.append("maxLength: \(length)") }
+                switch field.defaultValue {
+                case .string(let text)?: parts.append("default: \(quoted(text))")
+                case .integer(let number)?: parts.append("default: \(number)")
+                case .number(let value)?: parts.append("default: \(number(value))")
+                case .boolean(let flag)?: parts.append("default: \(flag)")
+                case .null?, nil: break
+                }
+                if field.deprecated { parts.append("deprecated: true") }
                 lines.append("      \(name): { \(parts.joined(separator: ", ")) }")
             }
             guard !collection.rules.isEmpty else { continue }

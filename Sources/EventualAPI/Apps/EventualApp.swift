@@ -19,10 +19,14 @@ public struct EventualApp: Sendable, Equatable {
     public let needsVerifiedEmail: Bool
     /// The command that takes a mailed code, when the app has one (`spendiq verify`).
     public let verifyCommand: String?
+    /// Its version, from 1: each deploy of a new declaration raises it, and a new version may only
+    /// add to the one before (`AppRedeploy`), so that devices of every version sync side by side.
+    public let version: Int
 
     public init(id: AnalyticsApp, title: String, collections: [SyncCollection] = [], needsVerifiedEmail: Bool = false,
-                verifyCommand: String? = nil) {
+                verifyCommand: String? = nil, version: Int = 1) {
         self.id = id
+        self.version = version
         self.title = title
         self.collections = collections
         self.needsVerifiedEmail = needsVerifiedEmail

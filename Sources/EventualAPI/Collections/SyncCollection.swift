@@ -24,11 +24,21 @@ public struct SyncField: Sendable, Hashable {
     public let nullable: Bool
     /// For strings: the longest value accepted, in characters.
     public let maxLength: Int?
+    /// What a record holds in the field when no change set it: a record created by a device of
+    /// an earlier version of the app (which does not know the field) takes it on the server, and
+    /// a device's column holds it for records stored before the field was added. Nil: null.
+    public let defaultValue: SyncValue?
+    /// Whether a later version of the app stops writing it: still accepted and served, so that a
+    /// device of an earlier version goes on syncing, but new code should not use it.
+    public let deprecated: Bool
 
-    public init(_ type: SyncFieldType, nullable: Bool = true, maxLength: Int? = nil) {
+    public init(_ type: SyncFieldType, nullable: Bool = true, maxLength: Int? = nil, default defaultValue: SyncValue? = nil,
+                deprecated: Bool = false) {
         self.type = type
         self.nullable = nullable
         self.maxLength = maxLength
+        self.defaultValue = defaultValue
+        self.deprecated = deprecated
     }
 }
 

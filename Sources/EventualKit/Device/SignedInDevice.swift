@@ -59,6 +59,7 @@ public final class SignedInDevice: Sendable {
                               isEnabled: configuration.analyticsEnabled, logger: logger)
         var sync = configuration.sync
         sync.sendsAnalytics = sync.sendsAnalytics && configuration.analyticsEnabled
+        sync.app = accounts.app.registration
         attachments = Attachments(folder: Self.attachmentsFolder(of: session, accounts: accounts), store: store, link: accounts.link)
         self.clock = clock ?? DeviceClock(store: store)
         self.clock.listen(to: accounts.link.serverTime)

@@ -56,6 +56,7 @@ enum OutboxTable {
             SELECT * FROM eventual_outbox
             WHERE state = 'pending' AND kind = ? AND next_attempt_at <= ? AND position < ?
             \(operations.isEmpty ? "" : "AND operation NOT IN (\(placeholders(operations.count)))")
+            \(kind == .change ? NewerAppWait.claimCondition : "")
             ORDER BY position LIMIT ?
             """, arguments: [kind.rawValue, now, position ?? .max] + StatementArguments(operations.sorted()) + [limit])
         var entries: [OutboxEntry] = []
@@ -192,8 +193,14 @@ enum OutboxTable {
         try db.execute(sql: "UPDATE eventual_outbox SET next_attempt_at = 0 WHERE state = 'pending'")
     }
 
+    /// When the next entry is due, leaving out the changes that wait for a newer app version
+    /// (`NewerAppWait`): they are due when the server serves it, which a round asks.
     static func earliestDue(_ db: Database) throws -> Int64? {
-        try Int64.fetchOne(db, sql: "SELECT MIN(next_attempt_at) FROM eventual_outbox WHERE state = 'pending'")
+        // NB: ORDER BY and LIMIT rather than MIN, so that the (state, next_attempt_at) index finds the first that may go.
+        try Int64.fetchOne(db, sql: """
+            SELECT next_attempt_at FROM eventual_outbox WHERE state = 'pending' \(NewerAppWait.claimCondition)
+            ORDER BY next_attempt_at LIMIT 1
+            """)
     }
 
     static func placeholders(_ count: Int) -> String {

@@ -134,7 +134,10 @@ extension SyncEngine {
                                                           db: tx.db)[change.recordID] ?? PendingEdits()
         let gone = RemoteRecord(collection: change.collection, recordID: change.recordID, fields: [:], deleted: true, hlc: "", space: change.space)
         let record = refetching ? change.serverRecord?.whole(of: mirror.collection) ?? gone : gone
-        if !pending.deletes { try mirror.apply(record, pending: pending, in: tx.db) }
+        if !pending.deletes {
+            try mirror.apply(record, pending: pending, in: tx.db)
+            try KeptFields.keep(record, declared: mirror.collection, anyKept: true, tx.db)
+        }
         return Settlement(change: change, choice: choice, queued: nil, restored: true)
     }
 }

@@ -52,6 +52,8 @@ extension SyncField {
     /// The column that holds the field: TEXT for text and days, INTEGER for whole numbers and
     /// flags, REAL for numbers and counters. A field that cannot be null has a default, as every
     /// app's table has: a pulled record may arrive before a field that a pending local edit holds back.
+    /// A field with a default (`SyncField.defaultValue`) has it as the column's: a record stored
+    /// before a new version added the field holds it, as the server says it does.
     var columnDefinition: String {
         let (type, empty): (String, String) = switch self.type {
         case .string: ("TEXT", "''")
@@ -59,6 +61,14 @@ extension SyncField {
         case .integer, .boolean: ("INTEGER", "0")
         case .number, .counter: ("REAL", "0")
         }
+        let declared: String? = switch defaultValue {
+        case .string(let text)?: "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+        case .integer(let number)?: String(number)
+        case .number(let number)?: number.isFinite ? "\(number)" : nil
+        case .boolean(let flag)?: flag ? "1" : "0"
+        case .null?, nil: nil
+        }
+        if let declared { return nullable ? "\(type) DEFAULT \(declared)" : "\(type) NOT NULL DEFAULT \(declared)" }
         return nullable ? type : "\(type) NOT NULL DEFAULT \(empty)"
     }
 }

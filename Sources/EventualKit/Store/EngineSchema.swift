@@ -78,6 +78,8 @@ enum EngineSchema {
         }
         ServerClockTable.register(in: &migrator)
         ServerHistory.register(in: &migrator)
+        NewerAppWait.register(in: &migrator)
+        KeptFields.register(in: &migrator)
     }
 
     enum Key: String {

@@ -39,6 +39,7 @@ struct PageApply: Sendable {
                 let lastSeen = try Self.rowsWithWaitingChanges(in: space.id, collections, db)
                 for mirror in collections.values { try mirror.deleteRecords(inSpace: space.id, in: db) }
                 forgotten += try AttachmentTable.forgetDownloads(from: space.id, db)
+                try KeptFields.forget(space: space.id, db)
                 let message = "You are no longer a member of \(space.name)"
                 failed += try OutboxTable.failChanges(in: space.id, message: message, db: db).map { ($0, message) }
                 for record in lastSeen { try FailedChange.keep(record, db) }
@@ -50,13 +51,15 @@ struct PageApply: Sendable {
                 pendingByCollection[collection] = try OutboxTable.unacknowledgedEdits(
                     collection: collection, recordIDs: records.map(\.recordID), db: db)
             }
+            let anyKept = try !KeptFields.isEmpty(db)
             for record in records {
                 if let stamp = HLCStamp(parsing: record.hlc) {
                     do { try clock.receive(stamp) } catch { problems.append("\(error)") }
                     if stamp.node == clock.node { echoes += 1 }
                 }
                 guard let mirror = collections[record.collection] else {
-                    logger.debug("pulled a record of an unknown collection", metadata: ["collection": "\(record.collection)"])
+                    // NB: a collection a later version of the app declares: kept whole for it.
+                    try KeptFields.keep(record, declared: nil, anyKept: anyKept, db)
                     continue
                 }
                 try ServerHistory.note([record], db)
@@ -65,6 +68,8 @@ struct PageApply: Sendable {
                 // NB: a delete waiting to be sent is the truth until the server hears it.
                 guard !pending.deletes else { continue }
                 try mirror.apply(record, pending: pending, in: db)
+                // NB: the fields a later version of the app declares, in the transaction that moves the cursor past them.
+                try KeptFields.keep(record, declared: mirror.collection, anyKept: anyKept, db)
             }
             try SubscriptionTable.save(subscription, db: db)
             if isLast { try EngineSchema.setValue(String(clock.now()), for: .lastSyncAt, db) }

@@ -59,8 +59,12 @@ enum RecordRefetch {
                 // NB: a record the server never had goes, unless a change of it waits (it makes it).
                 let gone = RemoteRecord(collection: call.collection, recordID: call.recordId, fields: [:], deleted: true, hlc: "",
                                         space: call.space)
-                if let record { try mirror.apply(record.whole(of: mirror.collection), pending: pending, in: db) } else if pending == PendingEdits() {
+                if let record {
+                    try mirror.apply(record.whole(of: mirror.collection), pending: pending, in: db)
+                    try KeptFields.keep(record, declared: mirror.collection, anyKept: true, db)
+                } else if pending == PendingEdits() {
                     try mirror.apply(gone, pending: pending, in: db)
+                    try KeptFields.keep(gone, declared: mirror.collection, anyKept: true, db)
                 }
             }
         }

@@ -49,19 +49,67 @@ enum SubscriptionTable {
     /// `needsPreparing` tells, in a read, whether this has anything to write: the engine asks
     /// before each round's pull, and a round whose rows are all there takes no write transaction.
     static func needsPreparing(_ subscriptions: [SyncSubscription], db: Database) throws -> Bool {
-        let keys = try Set(String.fetchAll(db, sql: "SELECT key FROM eventual_subscriptions"))
+        let keys = try Set(String.fetchAll(db, sql: "SELECT key FROM eventual_subscriptions").filter { !isBackFill($0) })
         return keys != Set(subscriptions.map(\.key))
+    }
+
+    // MARK: - A subscription that grew
+
+    /// The key of a back fill: `backfill:` and the collections it pulls, then `@` and the key of
+    /// the subscription that grew by them.
+    static let backFillPrefix = "backfill:"
+
+    static func isBackFill(_ key: String) -> Bool { key.hasPrefix(backFillPrefix) }
+
+    /// The priority and the plain collections of a key (`p0:items,stores`), nil when a part has a slice.
+    private static func plainParts(of key: String) -> (priority: Substring, parts: Set<String>)? {
+        guard let colon = key.firstIndex(of: ":"), !key.contains("["), !isBackFill(key) else { return nil }
+        return (key[..<colon], Set(key[key.index(after: colon)...].split(separator: ",").map(String.init)))
+    }
+
+    /// A new version of the app that adds collections to a subscription keeps its cursor for
+    /// the ones it had, and pulls only the added ones from their beginning, in a back fill that
+    /// goes when it is complete: none of the records it held comes again. Returns the rows made
+    /// (the subscription's, then the back fill's), or nil when `subscription` did not grow from
+    /// `old` (another priority, a part removed or sliced: it starts again).
+    private static func grown(_ subscription: SyncSubscription, from old: SubscriptionRow, now: Int64,
+                              mirrors: [String: any SyncedCollectionStore], db: Database) throws -> [SubscriptionRow]? {
+        guard let before = plainParts(of: old.key), let after = plainParts(of: subscription.key), before.priority == after.priority,
+              before.parts.isSubset(of: after.parts), before.parts != after.parts, old.cursor != nil else { return nil }
+        let added = after.parts.subtracting(before.parts).sorted()
+        let grown = SubscriptionRow(key: subscription.key, priority: subscription.priority, query: subscription.query(now: now),
+                                cursor: old.cursor, fresh: old.fresh, received: old.received, total: old.total, complete: old.complete,
+                                updatedAt: old.updatedAt)
+        let holdsNothing = try added.allSatisfy { try !(mirrors[$0]?.hasRecords(in: db) ?? false) }
+        let backFill = SubscriptionRow(key: backFillPrefix + added.joined(separator: ",") + "@" + subscription.key,
+                                       priority: subscription.priority, query: added, cursor: nil, fresh: holdsNothing,
+                                       received: 0, total: 0, complete: false, updatedAt: 0)
+        return [grown, backFill]
     }
 
     static func prepare(_ subscriptions: [SyncSubscription], mirrors: [String: any SyncedCollectionStore], now: Int64,
                         db: Database) throws -> [SubscriptionRow] {
         var rows = try all(db)
         let keys = Set(subscriptions.map(\.key))
-        for key in rows.keys where !keys.contains(key) {
+        var dropped: [SubscriptionRow] = []
+        for (key, row) in rows where !keys.contains(key) && !(isBackFill(key) && keys.contains(backFillTarget(key))) {
             try db.execute(sql: "DELETE FROM eventual_subscriptions WHERE key = ?", arguments: [key])
+            rows[key] = nil
+            if !isBackFill(key) { dropped.append(row) }
         }
         let legacyCursor = try EngineSchema.value(.pullCursor, db)
         for subscription in subscriptions where rows[subscription.key] == nil {
+            if let made = try dropped.lazy.compactMap({ try grown(subscription, from: $0, now: now, mirrors: mirrors, db: db) }).first {
+                for row in made {
+                    try db.execute(sql: """
+                        INSERT INTO eventual_subscriptions (key, priority, query, cursor, fresh, received, total, complete, updated_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """, arguments: [row.key, row.priority, try encode(row.query), row.cursor, row.fresh, row.received, row.total,
+                                         row.complete, row.updatedAt])
+                    rows[row.key] = row
+                }
+                continue
+            }
             let holdsNothing = try subscription.collections.allSatisfy { try !(mirrors[$0]?.hasRecords(in: db) ?? false) }
             let row = SubscriptionRow(key: subscription.key, priority: subscription.priority, query: subscription.query(now: now),
                                       cursor: legacyCursor, fresh: legacyCursor == nil && holdsNothing, received: 0, total: 0,
@@ -94,12 +142,25 @@ enum SubscriptionTable {
         sorted(subscriptions, try all(db))
     }
 
+    /// The rows of `subscriptions` and of their back fills, by priority (a back fill after its subscription).
     private static func sorted(_ subscriptions: [SyncSubscription], _ rows: [String: SubscriptionRow]) -> [SubscriptionRow] {
-        subscriptions.compactMap { rows[$0.key] }.sorted { ($0.priority, $0.key) < ($1.priority, $1.key) }
+        let keys = Set(subscriptions.map(\.key))
+        let backFills = rows.values.filter { isBackFill($0.key) && keys.contains(backFillTarget($0.key)) }
+        return (subscriptions.compactMap { rows[$0.key] } + backFills).sorted { ($0.priority, $0.key) < ($1.priority, $1.key) }
     }
 
-    /// Writes what a page moved: the cursor and the progress.
+    /// The key of the subscription a back fill's key belongs to.
+    private static func backFillTarget(_ key: String) -> String {
+        key.firstIndex(of: "@").map { String(key[key.index(after: $0)...]) } ?? ""
+    }
+
+    /// Writes what a page moved: the cursor and the progress. A back fill that is complete goes:
+    /// its subscription, whose cursor was ahead of it, carries its collections on.
     static func save(_ row: SubscriptionRow, db: Database) throws {
+        if isBackFill(row.key) && row.complete {
+            try db.execute(sql: "DELETE FROM eventual_subscriptions WHERE key = ?", arguments: [row.key])
+            return
+        }
         try db.execute(sql: """
             UPDATE eventual_subscriptions SET cursor = ?, received = ?, total = ?, complete = ?, updated_at = ? WHERE key = ?
             """, arguments: [row.cursor, row.received, row.total, row.complete, row.updatedAt, row.key])

@@ -87,7 +87,9 @@ public actor SyncEngine {
         // drops, and one the subscriptions leave out would never arrive: the app's mistake.
         precondition(Set(self.subscriptions.flatMap(\.collections)) == Set(names),
                      "the subscriptions must name every synced collection of the app, and only those")
-        store.register(collections.compactMap { $0 as? TableMirror })
+        let mirrors = collections.compactMap { $0 as? TableMirror }
+        store.register(mirrors)
+        Self.upgrade(mirrors, in: store, logger: logger)
         self.calls = calls.merging(SpaceCall.handlers) { _, engine in engine }
             .merging([RecordRefetch.operation: RecordRefetch.handler(collections: self.collections, link: link)]) { _, engine in engine }
         self.configuration = configuration

@@ -102,6 +102,8 @@ struct SyncPuller: Sendable {
                 queued = try ServerHistory.sendBack(try ServerHistory.spaces(heardAs: rewound.tags, db), mirrors: collections, node: node, db)
             }
             try ServerHistory.forget(space: nil, stamps: false, db)
+            // NB: what was kept comes again with the records.
+            try KeptFields.forget(space: nil, db)
             for mirror in mirrors { try mirror.deleteRecordsWithoutWaitingChanges(in: db) }
             let holdsNothing = try mirrors.allSatisfy { try !$0.hasRecords(in: db) }
             try SubscriptionTable.startOver(fresh: holdsNothing, db: db)

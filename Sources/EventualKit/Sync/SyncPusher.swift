@@ -53,7 +53,8 @@ struct SyncPusher {
         let configuration = self.configuration
         while true {
             let batch = try await store.writer.write { db in
-                try OutboxTable.claim(kind: .change, limit: configuration.batchSize, maxBytes: configuration.maxBatchBytes,
+                try OutboxTable.claim(kind: .change, limit: configuration.batchSize,
+                                      maxBytes: configuration.maxBatchBytes - SyncWire.pushBytes(naming: configuration.app),
                                       now: roundStart, before: position, db: db)
             }
             guard !batch.isEmpty else { return }
@@ -134,7 +135,8 @@ struct SyncPusher {
 
     private nonisolated(nonsending) func send(_ batch: [OutboxEntry]) async throws -> SyncWire.PushAnswer {
         let seen = try await store.reader.read { db in try ServerHistory.seenTags(db) }
-        let (response, body) = try await link.send(.post, "/v1/sync/push", json: SyncWire.pushBody(batch, seen: seen), operationID: "syncPush")
+        let (response, body) = try await link.send(.post, "/v1/sync/push", json: SyncWire.pushBody(batch, seen: seen, app: configuration.app),
+                                                   operationID: "syncPush")
         guard response.status == .ok else { throw RemoteFailure.answer(response.status.code, body) }
         return try JSONDecoder().decode(SyncWire.PushAnswer.self, from: body)
     }
@@ -149,6 +151,8 @@ struct SyncPusher {
         /// Refused by a server restored from a backup that this device has not sent back what it
         /// lost yet: tried again after that, never failed for it (the record it is about may be among what comes back).
         var afterRestore: [String] = []
+        /// Refused because this device runs a newer version of the app than the server serves: they wait for it (`NewerAppWait`).
+        var newerApp: [(id: String, message: String)] = []
     }
 
     private nonisolated(nonsending) mutating func record(_ answer: SyncWire.PushAnswer, for batch: [OutboxEntry],
@@ -163,6 +167,11 @@ struct SyncPusher {
         report.restamped += answers.restamp.count
         report.clockRefused += answers.held.count
         report.clockRefusals += answers.held.map { (entryID: $0.id, message: $0.message) }
+        if let first = answers.newerApp.first {
+            report.newerAppMessage = first.message
+            logger.notice("changes wait for the server to serve this app's version", metadata: ["count": "\(answers.newerApp.count)",
+                                                                                                "message": "\(first.message)"])
+        }
         for (id, message) in answers.rejected {
             logger.warning("change rejected", metadata: ["id": "\(id)", "message": "\(message)"])
             report.rejections.append((id, message))
@@ -181,6 +190,8 @@ struct SyncPusher {
                 answers.duplicates += 1
             case .rejected where serverRestored:
                 answers.afterRestore.append(entry.id)
+            case .rejected where result.code == NewerAppWait.code && configuration.app != nil:
+                answers.newerApp.append((entry.id, result.message ?? "this server serves an earlier version of the app"))
             case .rejected:
                 let message = result.message ?? "rejected by the server"
                 guard isClockRefusal(entry, message: message) else {
@@ -233,6 +244,7 @@ struct SyncPusher {
                 try OutboxTable.replacePayload(id: entry.id, payload: try JSONEncoder.sorted.encode(restamped), error: message, db: db)
             }
             if !answers.restamp.isEmpty { try EngineSchema.saveLastStamp(clock.latest, db) }
+            try NewerAppWait.hold(answers.newerApp, db: db)
             for (id, message) in answers.held {
                 try OutboxTable.reschedule(ids: [id], retryAt: heldRetryAt, error: message, countsAsAttempt: true, db: db)
             }

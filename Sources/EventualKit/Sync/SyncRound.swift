@@ -70,6 +70,10 @@ struct SyncRound {
             // NB: a person asked now, or the network is back: entries waiting out a backoff go too.
             _ = try? await store.writer.write { db in try OutboxTable.makeAllDue(db) }
         }
+        if let app = configuration.app {
+            // NB: changes that wait for the server to serve this device's version go with this round once it does.
+            _ = await NewerAppWait.releaseIfServed(app, store: store, link: link)
+        }
         do {
             let undelivered = try await deliver(&report, on: engine)
             if collections.isEmpty {
@@ -102,6 +106,7 @@ struct SyncRound {
             engine.roundStopped(by: failure)
         }
         await store.learnServerTime(from: link)
+        if configuration.app != nil { report.waitingForNewerApp = (try? await store.reader.read { db in try NewerAppWait.count(db) }) ?? 0 }
         if let offset = store.clock.serverOffset, abs(offset) > HybridLogicalClock.tolerance.milliseconds {
             report.clockAheadBySeconds = -offset / 1000
         }

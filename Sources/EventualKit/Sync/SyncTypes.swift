@@ -139,6 +139,10 @@ public struct SyncConfiguration: Sendable {
     public var sendsAnalytics = true
     /// How many usage events may wait, and for how long, before the oldest are dropped.
     public var analyticsLimits = Analytics.Limits()
+    /// The app this device runs, at its declaration's version: named in each push, so that a
+    /// server serving an earlier version keeps the changes that use what it lacks waiting on the
+    /// device (`newer_app`) instead of failing them. Nil: none named (a test's bare engine).
+    public var app: EventualApp?
 
     public init() {}
 }
@@ -162,6 +166,11 @@ public struct SyncReport: Sendable {
     /// dropped) and go once the clock is right. Their ids and the server's reasons follow.
     public var clockRefused = 0
     public var clockRefusals: [(entryID: String, message: String)] = []
+    /// Changes that wait for the server to serve this device's version of the app (`newer_app`),
+    /// after the round: neither failed nor sent again until it does.
+    public var waitingForNewerApp = 0
+    /// The server's words for the first of them, when this round heard it.
+    public var newerAppMessage: String?
     /// How many seconds this device's clock is ahead of the server's (negative: behind), when it
     /// is off by more than a few seconds; stamps follow the server's time meanwhile.
     public var clockAheadBySeconds: Int64?

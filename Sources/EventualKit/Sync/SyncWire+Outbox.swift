@@ -7,7 +7,7 @@ extension SyncWire {
     /// NB: written by hand so that a change goes on the wire as the outbox stored it, spliced after
     /// its id, collection and record id: the generated client would decode each payload and wrap its
     /// fields in `OpenAPIObjectContainer`s, then encode them again.
-    static func pushBody(_ batch: [OutboxEntry], seen: [String] = []) -> Data {
+    static func pushBody(_ batch: [OutboxEntry], seen: [String] = [], app: EventualApp? = nil) -> Data {
         var body = Data(#"{"changes":["#.utf8)
         body.reserveCapacity(batch.reduce(32) { $0 + $1.payload.count + 120 })
         for (index, entry) in batch.enumerated() {
@@ -28,6 +28,11 @@ extension SyncWire {
             body.append(entry.payload.dropFirst())
         }
         body.append(UInt8(ascii: "]"))
+        if let app {
+            body.append(contentsOf: #","app":{"id":"#.utf8)
+            WireJSON.appendString(app.id.rawValue, to: &body)
+            body.append(contentsOf: #","version":\#(app.version)}"#.utf8)
+        }
         if !seen.isEmpty {
             // NB: tags are base64url, nothing to escape.
             body.append(contentsOf: #","seen":["#.utf8)
@@ -42,6 +47,12 @@ extension SyncWire {
 extension SyncWire {
     /// What `pushBody` takes around a batch's changes: `{"changes":[` and `]}`.
     static let pushBodyEnvelope = 15
+
+    /// What `pushBody` takes to name `app`: at most this many bytes more than the envelope.
+    static func pushBytes(naming app: EventualApp?) -> Int {
+        guard let app else { return 0 }
+        return 30 + WireJSON.stringLength(app.id.rawValue) + String(app.version).utf8.count
+    }
 
     /// The bytes a change entry takes in `pushBody`, its separating comma included: what a batch
     /// claims, so that a push never grows past the bytes it was allowed (and a server's body limit).

@@ -168,6 +168,45 @@ public struct TableMirror: SyncedCollectionStore {
         try insertRow(record.recordID, fields, space: record.space, changedBy: record.changedBy, db)
     }
 
+    /// Puts kept values of fields this version declares into the record's row (`KeptFields.fold`):
+    /// a field a waiting change sets stays the device's; a record the table lacks is added.
+    func fold(_ record: RemoteRecord, pending: PendingEdits, in db: Database) throws {
+        let names = record.fields.keys.filter { collection.fields[$0] != nil && !pending.fields.contains($0) }.sorted()
+        guard !names.isEmpty else { return }
+        let update = "UPDATE \(table.quotedDatabaseIdentifier) SET \(names.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")) WHERE id = ?"
+        try db.cachedStatement(sql: update).execute(arguments: StatementArguments(
+            names.map { record.fields[$0]!.databaseValue } + [record.recordID.databaseValue]))
+        guard db.changesCount == 0 else { return }
+        try insertRow(record.recordID, record.fields.filter { names.contains($0.key) }, space: record.space, changedBy: record.changedBy, db)
+    }
+
+    /// Adds a column for each field the collection declares that the table lacks (a new version of
+    /// the app added it), with the field's default, and the table itself when there is none (a
+    /// collection the new version added); returns the columns added. No app writes a migration for
+    /// a new field or collection: the engine takes them up when it opens the table.
+    @discardableResult
+    func addMissingColumns(_ db: Database) throws -> [String] {
+        guard try db.tableExists(table) else {
+            let columns = ["id TEXT PRIMARY KEY NOT NULL"]
+                + collection.fields.sorted(by: { $0.key < $1.key }).map { "\($0.key.quotedDatabaseIdentifier) \($0.value.columnDefinition)" }
+                + (isInSpaces ? ["space_id TEXT", "changed_by TEXT"] : [])
+            try db.execute(sql: "CREATE TABLE \(table.quotedDatabaseIdentifier) (\(columns.joined(separator: ", ")))")
+            if isInSpaces {
+                try db.execute(sql: """
+                    CREATE INDEX \("\(table)_by_space".quotedDatabaseIdentifier) ON \(table.quotedDatabaseIdentifier) (space_id) WHERE space_id IS NOT NULL
+                    """)
+            }
+            return [table]
+        }
+        let existing = Set(try db.columns(in: table).map { $0.name.lowercased() })
+        var added: [String] = []
+        for (name, field) in collection.fields.sorted(by: { $0.key < $1.key }) where !existing.contains(name.lowercased()) {
+            try db.execute(sql: "ALTER TABLE \(table.quotedDatabaseIdentifier) ADD COLUMN \(name.quotedDatabaseIdentifier) \(field.columnDefinition)")
+            added.append(name)
+        }
+        return added
+    }
+
     public func deleteRecords(inSpace space: String, in db: Database) throws {
         guard isInSpaces else { return }
         try db.execute(sql: "DELETE FROM \(table.quotedDatabaseIdentifier) WHERE space_id = ?", arguments: [space])

@@ -15,10 +15,10 @@ extension APIService {
                 name: collection.name, scope: collection.scope == .space ? .space : .person,
                 fields: .init(additionalProperties: collection.fields.mapValues { field in
                     Components.Schemas.DeployedField(_type: .init(rawValue: field.type.rawValue) ?? .string, nullable: field.nullable,
-                                                     maxLength: field.maxLength)
+                                                     maxLength: field.maxLength, deprecated: field.deprecated ? true : nil)
                 }))
         }
-        return .ok(.init(body: .json(.init(id: deployed.app.id.rawValue, title: deployed.app.title,
+        return .ok(.init(body: .json(.init(id: deployed.app.id.rawValue, title: deployed.app.title, version: deployed.app.version,
                                            verifiedEmail: deployed.app.needsVerifiedEmail, revision: deployed.revision,
                                            deployedAt: deployed.deployedAt, collections: collections,
                                            declaration: deployed.declaration))))

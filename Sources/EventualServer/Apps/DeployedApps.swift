@@ -23,8 +23,9 @@ public struct DeployedApps: Sendable {
     public enum Outcome: Sendable, Equatable {
         /// A new app, at this revision.
         case deployed(revision: Int64)
-        /// A new declaration of an app served already, at this revision.
-        case redeployed(revision: Int64)
+        /// A new version of an app served already, at this revision, and its steps from the version
+        /// served before (`AppRedeploy.steps`).
+        case redeployed(revision: Int64, from: Int, steps: [String])
         /// The same declaration as the one served: nothing was written.
         case unchanged(revision: Int64)
     }
@@ -39,6 +40,16 @@ public struct DeployedApps: Sendable {
     /// server's reader, say) is left out and logged as an error, never served half.
     public func current() async throws -> [DeployedApp] {
         try await database.withConnection { sql in try await Self.current(on: sql, logger: logger) }
+    }
+
+    /// Every declaration of `id` the server has served, oldest first (one that no longer reads is
+    /// left out, as `current` leaves it out).
+    public func versions(of id: String) async throws -> [DeployedApp] {
+        try await database.withConnection { sql in
+            try await sql.raw("""
+                SELECT app_id, revision, declaration, deployed_at FROM deployed_apps WHERE app_id = \(bind: id) ORDER BY revision
+                """).all().compactMap { try Self.read($0, logger: logger) }
+        }
     }
 
     /// The newest revision of any app: what a running server compares to know a deploy happened.
@@ -76,7 +87,8 @@ public struct DeployedApps: Sendable {
         for app in EventualApp.builtIn {
             let id = app.id.rawValue
             if let deployed = served[id], deployed.app == app { continue }
-            if let deployed = served[id], !AppRedeploy.problems(from: deployed.app, to: app).isEmpty {
+            if let deployed = served[id],
+               AppRedeploy.versionProblem(from: deployed.app, to: app) != nil || !AppRedeploy.problems(from: deployed.app, to: app).isEmpty {
                 logger.warning("a built-in app is served as deployed: its bundled declaration would narrow it",
                                metadata: ["app": "\(id)", "revision": "\(deployed.revision)"])
                 continue
@@ -97,16 +109,18 @@ public struct DeployedApps: Sendable {
         }
         let previous = served.first { $0.app.id == app.id }
         if let previous {
-            let problems = AppRedeploy.problems(from: previous.app, to: app)
+            if previous.declaration == text || previous.app == app { return .unchanged(revision: previous.revision) }
+            let problems = [AppRedeploy.versionProblem(from: previous.app, to: app)].compactMap { $0 }
+                + AppRedeploy.problems(from: previous.app, to: app)
             guard problems.isEmpty else { throw Refusal(problems: problems) }
-            if previous.declaration == text { return .unchanged(revision: previous.revision) }
         }
         let newest = try await sql.raw("SELECT max(revision) AS revision FROM deployed_apps").first()?
             .decode(column: "revision", as: Int64?.self) ?? 0
         let revision = newest + 1
         try await sql.insert(into: "deployed_apps").columns("app_id", "revision", "declaration", "deployed_at")
             .values(SQLBind(app.id.rawValue), SQLBind(revision), SQLBind(text), SQLBind(now)).run()
-        return previous == nil ? .deployed(revision: revision) : .redeployed(revision: revision)
+        guard let previous else { return .deployed(revision: revision) }
+        return .redeployed(revision: revision, from: previous.app.version, steps: AppRedeploy.steps(from: previous.app, to: app))
     }
 
     static func current(on sql: any SQLDatabase, logger: Logger) async throws -> [DeployedApp] {

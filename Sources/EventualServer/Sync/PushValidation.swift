@@ -4,7 +4,13 @@ import Foundation
 /// Why the server refuses a pushed change for good; the message goes back to the device as is.
 struct SyncRejection: Error, Equatable, Sendable {
     let message: String
-    init(_ message: String) { self.message = message }
+    /// Refused only for naming a collection or field no app served here declares: from a device
+    /// of a newer version of its app, it waits on the device (`newer_app`) instead of failing.
+    var namesOnlyUnknown = false
+    init(_ message: String, namesOnlyUnknown: Bool = false) {
+        self.message = message
+        self.namesOnlyUnknown = namesOnlyUnknown
+    }
 }
 
 /// A pushed change that passed validation, its values in their collection's types.
@@ -98,7 +104,7 @@ struct PushValidation: Sendable {
             // NB: the device keeps the change (its failures) with this reason; once the app is
             // deployed, a retry is accepted.
             throw SyncRejection("unknown collection '\(name.prefix(64))': no app deployed on this server declares it"
-                + " (its operator deploys the app: eventual-server apps deploy FILE)")
+                + " (its operator deploys the app: eventual-server apps deploy FILE)", namesOnlyUnknown: true)
         }
         if let problem = SyncChangeLimits.problem(withRecordIDLength: recordID) { throw SyncRejection("recordId \(problem)") }
         guard let stamp = HLCStamp(parsing: hlc) else {
@@ -111,9 +117,11 @@ struct PushValidation: Sendable {
         }
         var values: [String: SyncValue] = [:]
         var problems: [String] = []
+        var unknown = 0
         for (field, raw) in fields.sorted(by: { $0.key < $1.key }) {
             guard let definition = collection.fields[field] else {
                 problems.append("unknown field '\(field)' in \(collection.name)")
+                unknown += 1
                 continue
             }
             do {
@@ -124,6 +132,7 @@ struct PushValidation: Sendable {
         }
         for (field, amount) in deltas.sorted(by: { $0.key < $1.key }) {
             if collection.fields[field]?.type != .counter {
+                if collection.fields[field] == nil { unknown += 1 }
                 problems.append(collection.fields[field] == nil
                     ? "unknown field '\(field)' in \(collection.name)"
                     : "field '\(field)' is not a counter: set it in fields instead of adding a delta")
@@ -148,7 +157,14 @@ struct PushValidation: Sendable {
             }
             restoredState = parsed
         }
-        guard problems.isEmpty else { throw SyncRejection(problems.joined(separator: "; ")) }
+        guard problems.isEmpty else { throw SyncRejection(problems.joined(separator: "; "), namesOnlyUnknown: unknown == problems.count) }
+        // NB: a record made by a device of an earlier version of the app, which does not know a
+        // field added since with a default, holds the default, as the version that added it says.
+        if creates && !deleted && !restores {
+            for (name, field) in collection.fields where values[name] == nil && deltas[name] == nil {
+                if let value = field.defaultValue { values[name] = value }
+            }
+        }
         return ValidatedChange(collection: collection.name, recordID: recordID, stamp: stamp, fields: values,
                                deltas: deltas, deleted: deleted, restores: restores, restoredState: restoredState, creates: creates)
     }

@@ -50,17 +50,35 @@ extension APIService {
             }
         }
         metrics.syncPushed(applied: counts.applied, duplicate: counts.duplicate, rejected: counts.rejected)
-        let results = zip(body.changes, outcomes).map { change, outcome in
+        let newerApp = newerAppVersion(body.app)
+        let results = zip(zip(body.changes, submissions), outcomes).map { pair, outcome in
+            let (change, submission) = pair
             switch outcome {
             case .applied: return SyncWire.PushResult(id: change.id, status: .applied)
             case .duplicate: return SyncWire.PushResult(id: change.id, status: .duplicate)
-            case .rejected(let message): return SyncWire.PushResult(id: change.id, status: .rejected, message: message)
+            case .rejected(let message):
+                if let newerApp, case .failure(let rejection) = submission.change, rejection.namesOnlyUnknown {
+                    let words = "\(message): this server serves version \(newerApp.served) of \(newerApp.id), the device runs version"
+                        + " \(newerApp.device); the change waits on the device until that version is deployed"
+                    return SyncWire.PushResult(id: change.id, status: .rejected, message: words, code: Self.newerAppCode)
+                }
+                return SyncWire.PushResult(id: change.id, status: .rejected, message: message)
             case .refused(let violation, let current):
                 return SyncWire.PushResult(id: change.id, status: .rejected, message: violation.message, code: violation.code,
                                            field: violation.field, current: current.map(\.pulled))
             }
         }
         return .ok(.init(body: .json(try .init(SyncWire.PushAnswer(results: results, heads: heads)))))
+    }
+
+    /// The code of a change that waits on its device for a newer version of its app to be deployed.
+    static let newerAppCode = "newer_app"
+
+    /// The pushing device's app and version, and the version served, when the device's is above
+    /// the one served; nil otherwise (no app named, or one not served here at all).
+    private func newerAppVersion(_ app: Components.Schemas.AppVersion?) -> (id: String, device: Int, served: Int)? {
+        guard let app, let served = catalog.snapshot.app(app.id)?.app.version, app.version > served else { return nil }
+        return (app.id, app.version, served)
     }
 
     func syncPull(_ input: Operations.SyncPull.Input) async throws -> Operations.SyncPull.Output {

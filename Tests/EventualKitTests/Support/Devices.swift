@@ -61,18 +61,26 @@ final class Device: Sendable {
     /// The photos of its items, kept in its folder's `attachments`; its engine uploads them when
     /// made `uploadingAttachments` (a test of the upload itself runs an engine of its own).
     let attachments: Attachments
+    /// The collection its items table mirrors, as its app's version declares it.
+    let collection: SyncCollection
 
     init(folder: URL, serverURL: URL, timeout: Duration = .seconds(30),
          timeouts: ServerLink.Timeouts = ServerLink.Timeouts(connect: .seconds(10), firstByte: .seconds(20)),
          configuration: SyncConfiguration = .fast, calls: [String: CallHandler] = [:], uploadingAttachments: Bool = false,
          migrations: [LocalMigration] = [itemsMigration], middlewares: [any ClientMiddleware] = [],
-         wallClock: @escaping @Sendable () -> Int64 = { UnixMillis.now() }) throws {
+         wallClock: @escaping @Sendable () -> Int64 = { UnixMillis.now() },
+         collection: SyncCollection = SyncCollections.pantryItems, app: EventualApp? = nil) throws {
         store = try LocalStore(path: folder.appendingPathComponent("store.sqlite").path, migrations: migrations, wallClock: wallClock)
         let vault = SessionVault(secrets: FileSecretStore(directory: folder.appendingPathComponent("secrets")), rounds: 100_000)
         self.vault = vault
+        // NB: a device opened again (its app upgraded) goes on with the sign-in it saved.
+        _ = try? vault.resume()
+        self.collection = collection
         link = ServerLink(serverURL: serverURL, timeout: timeout, timeouts: timeouts, middlewares: middlewares) { vault.accessToken }
+        var configuration = configuration
+        configuration.app = app
         attachments = Attachments(folder: folder.appendingPathComponent("attachments"), store: store, link: link)
-        engine = SyncEngine(store: store, link: link, collections: [TableMirror(SyncCollections.pantryItems, table: "items")],
+        engine = SyncEngine(store: store, link: link, collections: [TableMirror(collection, table: "items")],
                             calls: uploadingAttachments ? attachments.uploads.merging(calls) { _, given in given } : calls, configuration: configuration,
                             logger: Logger(label: "test-device"))
     }
@@ -117,6 +125,29 @@ final class Device: Sendable {
         try await store.write { tx in
             try tx.db.execute(sql: "UPDATE items SET name = ? WHERE id = ?", arguments: [name, id])
             try tx.recordChange(SyncCollections.pantryItems, id: id, fields: ["name": .string(name)], space: try Self.space(of: id, tx.db))
+        }
+    }
+
+    /// Sets an item's brand: a field of the pantry's second version (`pantryV2`), which only an
+    /// upgraded device has a column for.
+    func setBrand(_ id: String, _ brand: String) async throws {
+        // NB: queued as the other edits are, without the local rules: the server's refusal is what the soak settles.
+        let collection = self.collection
+        try await store.write { tx in
+            try tx.db.execute(sql: "UPDATE items SET brand = ? WHERE id = ?", arguments: [brand, id])
+            try tx.recordChange(collection, id: id, fields: ["brand": .string(brand)], space: try Self.space(of: id, tx.db))
+        }
+    }
+
+    /// The brand of an item: its column on an upgraded device, else what the device keeps of it.
+    func brand(of id: String) throws -> String? {
+        try store.reader.read { db in
+            if collection.fields["brand"] != nil {
+                return try String.fetchOne(db, sql: "SELECT brand FROM items WHERE id = ?", arguments: [id])
+            }
+            return try String.fetchOne(db, sql: """
+                SELECT json_extract(fields, '$.brand') FROM eventual_kept WHERE collection = 'pantry_items' AND record_id = ?
+                """, arguments: [id])
         }
     }
 

@@ -106,8 +106,24 @@ struct DeployedAppsTests {
             #expect(try await deploy(Self.shelf, to: location) != .unchanged(revision: 0))
             #expect(try await deploy(Self.shelf, to: location) == .unchanged(revision: 4))
             let wider = Self.shelf.replacingOccurrences(of: "      copies: { type: counter }", with: "      copies: { type: counter }\n      note: { type: string }")
-            #expect(try await deploy(wider, to: location) == .redeployed(revision: 5))
-            await #expect(throws: DeployedApps.Refusal.self) { try await deploy(Self.shelf, to: location) }
+            // A new declaration is a new version: the same version otherwise declared is refused, naming the version to give.
+            do {
+                _ = try await deploy(wider, to: location)
+                Issue.record("a changed declaration at the version served is refused")
+            } catch let refusal as DeployedApps.Refusal {
+                #expect(refusal.description == "version is 1, the version served, which declares the app otherwise: give this declaration version 2",
+                        "\(refusal)")
+            }
+            let second = wider.replacingOccurrences(of: "title: Shelf", with: "title: Shelf\nversion: 2")
+            #expect(try await deploy(second, to: location) == .redeployed(revision: 5, from: 1, steps: ["adds shelf_books.note (null by default)"]))
+            do {
+                _ = try await deploy(Self.shelf, to: location)
+                Issue.record("an earlier version is refused once a later one is served")
+            } catch let refusal as DeployedApps.Refusal {
+                #expect(refusal.problems.first?.message == "is 1, below version 2 served: a version only goes up; give this declaration version 3",
+                        "\(refusal)")
+                #expect(refusal.description.contains("shelf_books.fields.note is gone"), "and the step it would take back: \(refusal)")
+            }
             let thief = "id: thief\ntitle: Thief\ncollections:\n  - name: shelf_books\n    fields:\n      x: { type: string }\n"
             do {
                 _ = try await deploy(thief, to: location)

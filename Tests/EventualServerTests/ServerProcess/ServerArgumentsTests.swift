@@ -85,7 +85,7 @@ struct AppCommandTests {
         let later = folder.appendingPathComponent("later.app.yaml")
         try "id: shelf\ntitle: Shelf\ncollections:\n  - name: shelf_books\n    fields:\n      title: { type: string, maxLength: 90 }\n"
             .write(to: shelf, atomically: true, encoding: .utf8)
-        try "id: shelf\ntitle: Shelf\ncollections:\n  - name: shelf_books\n    fields:\n      title: { type: integer }\n"
+        try "id: shelf\ntitle: Shelf\nversion: 2\ncollections:\n  - name: shelf_books\n    fields:\n      title: { type: integer }\n"
             .write(to: narrow, atomically: true, encoding: .utf8)
         try "id: later\ntitle: Later\n".write(to: later, atomically: true, encoding: .utf8)
 
@@ -98,8 +98,8 @@ struct AppCommandTests {
         let refused = try await BuiltExecutable.run("eventual-server", ["apps", "deploy", narrow.path, later.path] + database)
         #expect(refused.status == 1, "\(refused.stdout)\(refused.stderr)")
         #expect(refused.stdout.split(separator: "\n").map(String.init) == [
-            "\(narrow.path): collection shelf_books.fields.title.type changes from string to integer: a type change waits for app versions:"
-                + " add a new field or collection instead, and stop writing the old one",
+            "\(narrow.path): collection shelf_books.fields.title.type changes from string to integer: a type change is refused: devices of"
+                + " earlier versions still hold and send what it forbids; add a new field or collection instead, and deprecate the old one",
             "\(narrow.path): not deployed; nor the files after it",
         ], "\(refused.stdout)")
 
@@ -107,7 +107,33 @@ struct AppCommandTests {
         #expect(listed.status == 0 && listed.stdout.split(separator: "\n").map { $0.split(separator: " ").first.map(String.init) ?? "" }
             == ["sustainu", "spendiq", "pantry", "shelf"], "built-in first, then the deployed; later not deployed: \(listed.stdout)")
         let shown = try await BuiltExecutable.run("eventual-server", ["apps", "show", "shelf"] + database)
-        #expect(shown.status == 0 && shown.stdout.hasPrefix("# shelf, revision 4, deployed at ") && shown.stdout.contains("maxLength: 90"), "\(shown.stdout)")
+        #expect(shown.status == 0 && shown.stdout.hasPrefix("# shelf, version 1, revision 4, deployed at ") && shown.stdout.contains("maxLength: 90"),
+                "\(shown.stdout)")
+
+        // A second version that adds, said step by step; the first stays shown by its version.
+        let second = folder.appendingPathComponent("second.app.yaml")
+        try "id: shelf\ntitle: Shelf\nversion: 2\ncollections:\n  - name: shelf_books\n    fields:\n      title: { type: string, maxLength: 90 }\n"
+            .appending("      shelf: { type: string, default: \"top\" }\n").write(to: second, atomically: true, encoding: .utf8)
+        let checked = try await BuiltExecutable.run("eventual-server", ["apps", "check", second.path, "--against", database[1]])
+        #expect(checked.status == 0 && checked.stdout.split(separator: "\n").map(String.init) == [
+            "\(second.path): version 2 of shelf (Shelf) follows version 1 served: no mistake",
+            "  shelf adds shelf_books.shelf (\"top\" by default)",
+        ], "\(checked.stdout)\(checked.stderr)")
+        let narrowChecked = try await BuiltExecutable.run("eventual-server", ["apps", "check", narrow.path, "--against", database[1]])
+        #expect(narrowChecked.status == 1 && narrowChecked.stdout.contains("title.type changes from string to integer"), "\(narrowChecked.stdout)")
+        let nowhere = try await BuiltExecutable.run("eventual-server", ["apps", "check", second.path, "--against", folder.appendingPathComponent("none.sqlite").path])
+        #expect(nowhere.status == 1 && nowhere.stderr.contains("no database at"), "\(nowhere.stderr)")
+        let upgraded = try await BuiltExecutable.run("eventual-server", ["apps", "deploy", second.path] + database)
+        #expect(upgraded.status == 0 && upgraded.stdout.split(separator: "\n").map(String.init) == [
+            "\(second.path): deployed version 2 of shelf (Shelf) at revision 5, from version 1: running servers serve it within a second or two.",
+            "  shelf adds shelf_books.shelf (\"top\" by default)",
+        ], "\(upgraded.stdout)\(upgraded.stderr)")
+        let first = try await BuiltExecutable.run("eventual-server", ["apps", "show", "shelf", "--version", "1"] + database)
+        #expect(first.status == 0 && first.stdout.hasPrefix("# shelf, version 1, revision 4") && !first.stdout.contains("top"), "\(first.stdout)")
+        let never = try await BuiltExecutable.run("eventual-server", ["apps", "show", "shelf", "--version", "7"] + database)
+        #expect(never.status == 1 && never.stderr.contains("'shelf' was never served at version 7: served were 1, 2"), "\(never.stderr)")
+        let absurd = try await BuiltExecutable.run("eventual-server", ["apps", "show", "shelf", "--version", "0"] + database)
+        #expect(absurd.status == 64 && absurd.stderr.contains("--version is a version of the app"), "\(absurd.stderr)")
         let missing = try await BuiltExecutable.run("eventual-server", ["apps", "show", "later"] + database)
         #expect(missing.status != 0 && missing.stderr.contains("no app 'later' is deployed"), "\(missing.stderr)")
     }

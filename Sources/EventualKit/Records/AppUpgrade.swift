@@ -1,0 +1,30 @@
+import EventualAPI
+import GRDB
+import Logging
+
+extension SyncEngine {
+    /// What a new version of the app needs of this device's tables before anything reads them, in
+    /// one transaction: a column for each field added since (`TableMirror.addMissingColumns`),
+    /// and the values kept for it while this device ran an earlier version (`KeptFields.fold`).
+    /// With no network; run each time the engine is made, it finds nothing to do the second time,
+    /// and a process killed before it commits runs it again whole at the next start.
+    static func upgrade(_ mirrors: [TableMirror], in store: LocalStore, logger: Logger) {
+        guard !mirrors.isEmpty else { return }
+        do {
+            let (added, folded) = try store.writer.write { db in
+                var added: [String] = [], folded = 0
+                for mirror in mirrors {
+                    added += try mirror.addMissingColumns(db).map { "\(mirror.table).\($0)" }
+                    folded += try KeptFields.fold(into: mirror, db)
+                }
+                return (added, folded)
+            }
+            if !added.isEmpty || folded > 0 {
+                logger.notice("the app's new version took up its tables", metadata: ["columns": "\(added)", "recordsFolded": "\(folded)"])
+            }
+        } catch {
+            // NB: nothing was changed (one transaction); the kept values stay kept for the next start.
+            logger.error("the app's new version could not take up its tables", metadata: ["error": "\(error)"])
+        }
+    }
+}
