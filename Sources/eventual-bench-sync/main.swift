@@ -2,8 +2,9 @@
 // 10,000 changes made offline (nine in ten new items, one in ten a counter delta: a use of an
 // item), then drained in batches and, for comparison, one request per change; then a pull of
 // 10,000 records into an empty device. Then a household: three people share a space, one drains
-// 10,000 changes into it, and each of the other two pulls it into an empty device. Prints a line
-// of figures for each.
+// 10,000 changes into it, and each of the other two pulls it into an empty device. Then the
+// floor: what SQLite alone takes to write the rows the drain left and to read them back
+// (`StorageFloor`). Prints a line of figures for each.
 //   eventual-bench-sync [CHANGES]
 import EventualAPI
 import EventualBench
@@ -192,6 +193,10 @@ for member in members {
 }
 
 server.cancel()
+// NB: the server's database closed before the floor opens its file: two copies of SQLite in one
+// process (the server's and GRDB's) each think they alone hold its locks, and one's recovery of
+// the shared memory file under the other's map is a bus error.
+_ = await server.result
 let records = earlier + changes - changes / 10
 guard batchedReport.sent == changes, singleReport.sent == changes, pullReport.pulled == records else {
     print("bench-sync: ERROR: batched sent \(batchedReport.sent), one-by-one sent \(singleReport.sent), pulled \(pullReport.pulled) of \(changes)")
@@ -202,12 +207,25 @@ guard householdReport.sent == changes, householdReport.rejected == 0, memberPull
           + "members pulled \(memberPulls.map(\.pulled)) of \(householdItems)")
     exit(1)
 }
+// The floor: what SQLite alone takes to write the rows the batched drain left on the server (the
+// person's records and the ids of their applied changes, in one transaction) and to read the
+// records back in the order a pull reads them.
+guard let batchedUser = batched.vault.session?.userID else {
+    print("bench-sync: ERROR: the batched device is not signed in")
+    exit(1)
+}
+let floor = try StorageFloor.measure(serverDatabase: work.appendingPathComponent("server.sqlite").path, [
+    .init("sync_records", where: "space_id", is: batchedUser, orderedBy: "seq"),
+    .init("sync_applied_changes", where: "user_id", is: batchedUser),
+], in: work)
 print("batched drain: \(batchedRequests) requests")
 // NB: the server checks every pushed change against its collection's rules; this says which ran.
 print("rules: \(SyncCollections.pantryItems.rules.count) on pantry_items (\(SyncCollections.pantryItems.rules.map(\.field).joined(separator: ", "))),"
       + " checked on each drained change; refused: \(batchedReport.rejected + singleReport.rejected + householdReport.rejected)")
 print(String(format: "drain %d: batched %.2f s, one-by-one %.2f s, ratio %.1f, %.0f bytes/change | pull %d: %.2f s",
              changes, t1, t2, t2 / t1, bytesPerChange, records, t3))
+print(String(format: "floor (SQLite alone, the server's tables): write %d rows %.3f s, read %d %.3f s | drain %.1fx its floor, pull %.1fx",
+             floor.written, floor.writeSeconds, floor.read, floor.readSeconds, t1 / floor.writeSeconds, t3 / floor.readSeconds))
 print(String(format: "household of 3: drain %d into the shared space %.2f s | pull %d by each of 2 members: %.2f s, %.2f s",
              changes, t4, householdItems, memberPulls[0].seconds, memberPulls[1].seconds))
 exit(0)
