@@ -12,6 +12,9 @@ extension APIService {
         guard case .json(let body) = input.body else { throw APIError.badRequest("expected a JSON body") }
         let userID = try await authenticatedUserID()
         let now = UnixMillis.now()
+        if let app = body.app, !AppDeclaration.isAppID(app.id) {
+            throw APIError.badRequest("app.id must be an app's id: a lowercase letter, then up to 31 lowercase letters, digits or _")
+        }
         let submissions = try pushValidation.submissions(of: body.changes, by: userID, now: now)
         if let seen = body.seen, seen.count > SyncHistory.mostSeen || !seen.allSatisfy(SyncHistory.isTag) {
             throw APIError.badRequest("seen must be at most \(SyncHistory.mostSeen) tags of a pull's or a push's heads"

@@ -135,4 +135,40 @@ struct DeployedAppsTests {
             await #expect(throws: DeployedApps.Refusal.self) { try await deploy(pantryThief, to: location) }
         }
     }
+
+    /// A push names the device's app and version: a change that uses what the served version lacks,
+    /// from a device of a newer version, is `newer_app` (it waits there); from one of the version
+    /// served, or none named, it is refused as before. A malformed app or version is a 400.
+    @Test(arguments: Backend.available)
+    func aDeviceNewerThanTheServerIsToldItsChangeWaits(_ backend: Backend) async throws {
+        try await withServer(backend, mode: .live) { api, location in
+            let alice = try await api.signUp("alice")
+            _ = try await deploy(Self.shelf, to: location)
+            var served = try await api.send(.get, "/v1/apps/shelf")
+            for _ in 0..<100 where served.status != .ok {
+                try await Task.sleep(for: .milliseconds(50))
+                served = try await api.send(.get, "/v1/apps/shelf")
+            }
+            #expect(served.status == .ok && served.text.contains("\"version\":1"), "\(served.text)")
+            func push(_ app: String?, field: String, stamp: Int) async throws -> Answer {
+                let change = #"{"id": "c\#(stamp)", "collection": "shelf_books", "recordId": "b1", "hlc": "\#(Stamps.at(Int64(stamp)))", "#
+                    + #""deleted": false, "fields": {"title": "Dune", "\#(field)": "Ace"}}"#
+                return try await api.send(.post, "/v1/sync/push", headers: alice.bearer,
+                                          json: #"{"changes": [\#(change)]"# + (app.map { #", "app": \#($0)}"# } ?? "}"))
+            }
+            let newer = try await push(#"{"id": "shelf", "version": 2}"#, field: "brand", stamp: 1)
+            #expect(newer.status == .ok && newer.text.contains("\"code\":\"newer_app\"")
+                    && newer.text.contains("this server serves version 1 of shelf, the device runs version 2"), "\(newer.text)")
+            for app in [#"{"id": "shelf", "version": 1}"#, nil] {
+                let same = try await push(app, field: "brand", stamp: 2)
+                #expect(same.status == .ok && same.text.contains("unknown field 'brand'") && !same.text.contains("newer_app"), "\(same.text)")
+            }
+            let otherField = try await push(#"{"id": "shelf", "version": 2}"#, field: "copies", stamp: 3)
+            #expect(otherField.status == .ok && !otherField.text.contains("newer_app"), "a wrong type is no newer version's: \(otherField.text)")
+            for app in [#"{"id": "Shelf!", "version": 2}"#, #"{"id": "shelf", "version": 0}"#, #"{"id": "shelf", "version": 1000001}"#,
+                        #"{"id": "shelf"}"#] {
+                #expect(try await push(app, field: "brand", stamp: 4).status == .badRequest, "\(app)")
+            }
+        }
+    }
 }
