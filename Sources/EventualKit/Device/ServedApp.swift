@@ -52,8 +52,26 @@ extension DeviceAccounts {
     /// it cannot be told now (offline, or no answer within `timeout`).
     public func servedApp(timeout: Duration = .seconds(5)) async -> ServedApp? {
         let registration = app.registration
-        let client = link.client
-        let asked = Task { try await client.getApp(path: .init(appId: registration.id.rawValue)) }
+        switch await link.deployedApp(registration.id.rawValue, timeout: timeout) {
+        case .deployed(let served)?: return ServedApp.compare(registration, with: served)
+        case .notDeployed?: return .notServed(app: registration.title)
+        case nil: return nil
+        }
+    }
+}
+
+extension ServerLink {
+    /// What `GET /v1/apps/{id}` says of an app.
+    enum DeployedAnswer: Sendable {
+        case deployed(Components.Schemas.DeployedApp)
+        case notDeployed
+    }
+
+    /// The server's declaration of the app `id`, or that it serves none; nil when it cannot be
+    /// told now (offline, another answer, or none within `timeout`).
+    func deployedApp(_ id: String, timeout: Duration) async -> DeployedAnswer? {
+        let client = self.client
+        let asked = Task { try await client.getApp(path: .init(appId: id)) }
         let timer = Task {
             try await Task.sleep(for: timeout)
             asked.cancel()
@@ -62,8 +80,8 @@ extension DeviceAccounts {
         switch try? await asked.value {
         case .ok(let ok)?:
             guard case .json(let served) = ok.body else { return nil }
-            return ServedApp.compare(registration, with: served)
-        case .notFound?: return .notServed(app: registration.title)
+            return .deployed(served)
+        case .notFound?: return .notDeployed
         default: return nil
         }
     }

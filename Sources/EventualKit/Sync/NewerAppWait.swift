@@ -51,14 +51,7 @@ enum NewerAppWait {
     /// wait. Offline, or with no answer within `timeout`, they keep waiting.
     static func releaseIfServed(_ app: EventualApp, store: LocalStore, link: ServerLink, timeout: Duration = .seconds(5)) async -> Int {
         guard let waiting = try? await store.reader.read({ db in try count(db) }), waiting > 0 else { return 0 }
-        let client = link.client
-        let asked = Task { try await client.getApp(path: .init(appId: app.id.rawValue)) }
-        let timer = Task {
-            try await Task.sleep(for: timeout)
-            asked.cancel()
-        }
-        defer { timer.cancel() }
-        guard case .ok(let ok)? = try? await asked.value, case .json(let served) = ok.body, served.version >= app.version else {
+        guard case .deployed(let served)? = await link.deployedApp(app.id.rawValue, timeout: timeout), served.version >= app.version else {
             return waiting
         }
         return (try? await store.writer.write { db in
