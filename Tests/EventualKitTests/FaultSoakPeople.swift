@@ -188,6 +188,11 @@ extension Device {
             if let status = row["status"] as String? { fields["status"] = .string(status) }
             if let category = row["category"] as String? { fields["category"] = .string(category) }
             if let photo = row["photo"] as String? { fields["photo"] = .string(photo) }
+            // NB: a copy kept as the person's own holds the brand its row held, on an upgraded device.
+            if collection.fields["brand"] != nil,
+               let brand = try String.fetchOne(db, sql: "SELECT brand FROM items WHERE id = ?", arguments: [id]) {
+                fields["brand"] = .string(brand)
+            }
             return fields
         }
     }
