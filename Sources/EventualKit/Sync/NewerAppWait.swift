@@ -30,13 +30,15 @@ enum NewerAppWait {
     }
 
     /// How many changes wait for a newer version.
+    /// NB: the code spelled in the statements, not bound: SQLite then reads the partial index of
+    /// what waits (empty on almost every device) instead of the whole outbox, each round.
     static func count(_ db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT count(*) FROM eventual_outbox WHERE rejection_code = ?", arguments: [code]) ?? 0
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM eventual_outbox WHERE rejection_code = 'newer_app'") ?? 0
     }
 
     /// Lets them go with the next push.
     static func release(_ db: Database) throws {
-        try db.execute(sql: "UPDATE eventual_outbox SET rejection_code = NULL, last_error = NULL WHERE rejection_code = ?", arguments: [code])
+        try db.execute(sql: "UPDATE eventual_outbox SET rejection_code = NULL, last_error = NULL WHERE rejection_code = 'newer_app'")
     }
 
     /// The claim's condition that leaves out what waits: the changes held, and those after them of the same record.
