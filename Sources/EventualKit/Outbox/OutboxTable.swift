@@ -56,7 +56,7 @@ enum OutboxTable {
             SELECT * FROM eventual_outbox
             WHERE state = 'pending' AND kind = ? AND next_attempt_at <= ? AND position < ?
             \(operations.isEmpty ? "" : "AND operation NOT IN (\(placeholders(operations.count)))")
-            \(kind == .change ? NewerAppWait.claimCondition : "")
+            \(kind == .change ? try NewerAppWait.claimCondition(db) : "")
             ORDER BY position LIMIT ?
             """, arguments: [kind.rawValue, now, position ?? .max] + StatementArguments(operations.sorted()) + [limit])
         var entries: [OutboxEntry] = []
@@ -198,7 +198,7 @@ enum OutboxTable {
     static func earliestDue(_ db: Database) throws -> Int64? {
         // NB: ORDER BY and LIMIT rather than MIN, so that the (state, next_attempt_at) index finds the first that may go.
         try Int64.fetchOne(db, sql: """
-            SELECT next_attempt_at FROM eventual_outbox WHERE state = 'pending' \(NewerAppWait.claimCondition)
+            SELECT next_attempt_at FROM eventual_outbox WHERE state = 'pending' \(try NewerAppWait.claimCondition(db))
             ORDER BY next_attempt_at LIMIT 1
             """)
     }

@@ -41,12 +41,18 @@ enum NewerAppWait {
         try db.execute(sql: "UPDATE eventual_outbox SET rejection_code = NULL, last_error = NULL WHERE rejection_code = 'newer_app'")
     }
 
-    /// The claim's condition that leaves out what waits: the changes held, and those after them of the same record.
-    static let claimCondition = """
-        AND (rejection_code IS NULL OR rejection_code != 'newer_app') AND NOT EXISTS (
-            SELECT 1 FROM eventual_outbox w WHERE w.rejection_code = 'newer_app' AND w.operation = eventual_outbox.operation
-                AND w.record_id = eventual_outbox.record_id AND w.position < eventual_outbox.position)
-        """
+    /// The claim's condition that leaves out what waits: the changes held, and those after them of
+    /// the same record; none when nothing waits.
+    /// NB: only then: checked for every row due, it made a drain of 10,000 changes sent one a
+    /// request some 25 s slower (each claim reads every row due before it sorts them).
+    static func claimCondition(_ db: Database) throws -> String {
+        guard try count(db) > 0 else { return "" }
+        return """
+            AND (rejection_code IS NULL OR rejection_code != 'newer_app') AND NOT EXISTS (
+                SELECT 1 FROM eventual_outbox w WHERE w.rejection_code = 'newer_app' AND w.operation = eventual_outbox.operation
+                    AND w.record_id = eventual_outbox.record_id AND w.position < eventual_outbox.position)
+            """
+    }
 
     /// Asks the server which version of `app` it serves, when changes wait for a newer one, and
     /// lets them go once it serves this device's version or a later one. Returns how many still
