@@ -11,6 +11,12 @@ extension SyncEngine {
     static func upgrade(_ mirrors: [TableMirror], in store: LocalStore, logger: Logger) {
         guard !mirrors.isEmpty else { return }
         do {
+            // NB: a read first: most starts have nothing to take up, and a write transaction at
+            // every start would wait on another process that holds the writer (`watch`).
+            let needed = try store.reader.read { db in
+                try mirrors.contains { mirror in try mirror.lacksColumns(db) || KeptFields.holds(mirror.collection.name, db) }
+            }
+            guard needed else { return }
             let (added, folded) = try store.writer.write { db in
                 var added: [String] = [], folded = 0
                 for mirror in mirrors {

@@ -34,6 +34,11 @@ enum KeptFields {
         try !(Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM eventual_kept)") ?? false)
     }
 
+    /// Whether anything of `collection` is kept.
+    static func holds(_ collection: String, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM eventual_kept WHERE collection = ?)", arguments: [collection]) ?? false
+    }
+
     /// Keeps what `record` holds beyond `declared` (nil: a collection this device does not mirror:
     /// all of it), replacing what was kept of it; forgets it when it holds nothing more or is deleted.
     /// `anyKept`: whether the table held anything before this page (else nothing is there to forget).

@@ -180,6 +180,13 @@ public struct TableMirror: SyncedCollectionStore {
         try insertRow(record.recordID, record.fields.filter { names.contains($0.key) }, space: record.space, changedBy: record.changedBy, db)
     }
 
+    /// Whether the table, or a column of a field the collection declares, is missing.
+    func lacksColumns(_ db: Database) throws -> Bool {
+        guard try db.tableExists(table) else { return true }
+        let existing = Set(try db.columns(in: table).map { $0.name.lowercased() })
+        return collection.fields.keys.contains { !existing.contains($0.lowercased()) }
+    }
+
     /// Adds a column for each field the collection declares that the table lacks (a new version of
     /// the app added it), with the field's default, and the table itself when there is none (a
     /// collection the new version added); returns the columns added. No app writes a migration for
