@@ -131,16 +131,7 @@ struct AppVersionTests {
 
     /// Deploys `text` to the server's database and waits until the running server serves it.
     private static func deploy(_ text: String, version: Int, to location: DatabaseLocation, server: URL) async throws {
-        var logger = Logger(label: "test")
-        logger.logLevel = .critical
-        let database = try await Database.open(location, logger: logger)
-        do {
-            _ = try await DeployedApps(database: database, logger: logger).deploy(text)
-            await database.close()
-        } catch {
-            await database.close()
-            throw error
-        }
+        _ = try await deployApp(text, to: location)
         let link = ServerLink(serverURL: server, timeouts: .patient) { nil }
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline {

@@ -72,14 +72,7 @@ let pantryV2: EventualApp = {
 
 /// Deploys `pantryV2` to the soak's server and waits until it serves it.
 func deployPantryV2(to location: DatabaseLocation, server: URL) async throws {
-    let database = try await Database.open(location, logger: Logger(label: "soak"))
-    do {
-        _ = try await DeployedApps(database: database, logger: Logger(label: "soak")).deploy(AppDeclaration.yaml(of: pantryV2))
-        await database.close()
-    } catch {
-        await database.close()
-        throw error
-    }
+    _ = try await deployApp(AppDeclaration.yaml(of: pantryV2), to: location)
     let link = ServerLink(serverURL: server, timeouts: .patient) { nil }
     for _ in 0..<200 {
         if case .ok(let ok) = try await link.client.getApp(path: .init(appId: "pantry")), try ok.body.json.version == 2 { return }

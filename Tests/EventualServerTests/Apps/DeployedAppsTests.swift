@@ -25,17 +25,7 @@ struct DeployedAppsTests {
 
     /// The database a running server uses, opened apart, as `eventual-server apps deploy` opens it.
     private func deploy(_ text: String, to location: DatabaseLocation) async throws -> DeployedApps.Outcome {
-        var logger = Logger(label: "test")
-        logger.logLevel = .critical
-        let database = try await Database.open(location, logger: logger)
-        do {
-            let outcome = try await DeployedApps(database: database, logger: logger).deploy(text)
-            await database.close()
-            return outcome
-        } catch {
-            await database.close()
-            throw error
-        }
+        try await deployApp(text, to: location)
     }
 
     @Test(arguments: Backend.available)
