@@ -70,6 +70,7 @@ public struct DeviceWords: Sendable {
         switch report.failure {
         case .unreachable?: return "Offline: \(what) waits and is sent when the server can be reached."
         case .unauthorized?: return "The server wants you to sign in again: \(what) waits until you do (`\(command) login`)."
+        case .upgradeRequired?: return "This version of the app no longer syncs: \(what) waits on this device until you update the app."
         case .deviceStorage(let sentence)?: return "\(sentence). \(what.prefix(1).uppercased() + what.dropFirst()) is saved and waits to be sent once there is room."
         case let failure?: return "Not sent yet (\(failure.description)): \(what) waits for the next sync."
         case nil: return nil
@@ -226,6 +227,7 @@ public struct DeviceWords: Sendable {
         switch failure {
         case .unreachable, .transient: next = "; what waits stays on this device: try again later"
         case .deviceStorage: next = "; what waits stays on this device and is sent once there is room"
+        case .upgradeRequired: next = "; what waits stays on this device and is sent once the app is updated"
         case .rejected, .unauthorized: next = ""
         }
         return CLIError("Sync stopped: \(failure.description)" + (sentBefore > 0 ? " (\(sentBefore) sent before)" : "") + next)

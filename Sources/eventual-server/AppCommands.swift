@@ -178,7 +178,8 @@ struct AppCommand: AsyncParsableCommand {
             }
             if json {
                 let rows: [[String: Any]] = apps.map { deployed in
-                    ["id": deployed.app.id.rawValue, "title": deployed.app.title, "version": deployed.app.version, "revision": deployed.revision,
+                    ["id": deployed.app.id.rawValue, "title": deployed.app.title, "version": deployed.app.version,
+                     "minimumVersion": deployed.app.minimumVersion, "revision": deployed.revision,
                      "deployedAt": deployed.deployedAt, "collections": deployed.app.collections.map(\.name)]
                 }
                 let data = try JSONSerialization.data(withJSONObject: ["apps": rows], options: [.sortedKeys])
@@ -187,7 +188,8 @@ struct AppCommand: AsyncParsableCommand {
             }
             for deployed in apps {
                 let collections = deployed.app.collections.map(\.name).joined(separator: ", ")
-                print("\(deployed.app.id.rawValue) (\(deployed.app.title)), version \(deployed.app.version), revision \(deployed.revision): "
+                let minimum = deployed.app.minimumVersion > 1 ? " (synced from version \(deployed.app.minimumVersion))" : ""
+                print("\(deployed.app.id.rawValue) (\(deployed.app.title)), version \(deployed.app.version)\(minimum), revision \(deployed.revision): "
                     + (collections.isEmpty ? "no collections" : collections))
             }
         }

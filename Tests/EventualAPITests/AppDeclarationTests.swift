@@ -81,7 +81,7 @@ struct AppDeclarationTests {
                   name: { type: string }
             """)
         let expected = [
-            "3 the declaration.colour is not a key of a declaration: use collections, id, title, verifiedEmail, verifyCommand, version",
+            "3 the declaration.colour is not a key of a declaration: use collections, id, minimumVersion, title, verifiedEmail, verifyCommand, version",
             "7 collections[0].fields.title.type 'text' is not a type: use string, integer, number, boolean, date, counter",
             "8 collections[0].fields.id is named like a column the engine keeps itself: choose another name",
             "9 collections[0].fields.space_id is named like a column the engine keeps itself: choose another name",

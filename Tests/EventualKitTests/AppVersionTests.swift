@@ -129,16 +129,199 @@ struct AppVersionTests {
         #expect(try await ShelfDevice.serverRecords(a.link) == held)
     }
 
+    /// A device that kept nothing while it ran v1 (installed before keeping existed, or its kept
+    /// data removed) and is upgraded to v3 gets from the server exactly what it lacks: the records
+    /// of the added collection, and of the old ones only those holding a value of an added field
+    /// other than null and its default, each with only those fields; its cursor stays, a field
+    /// it set meanwhile stays its own, and in the end it agrees with the server.
+    @Test(arguments: Backend.available)
+    func aDeviceThatKeptNothingIsBackFilledByTheVersionItLastSynced(_ backend: Backend) async throws {
+        let database = try await ScratchDatabase.make(backend)
+        do {
+            try await withLiveServer(configure: { $0.database = database.location }) { server, scratch in
+                try await Self.runBackFill(server: server, scratch: scratch, database: database.location)
+            }
+            await database.remove()
+        } catch {
+            await database.remove()
+            throw error
+        }
+    }
+
+    private static func runBackFill(server: URL, scratch: ScratchFolder, database: DatabaseLocation) async throws {
+        let port = try #require(server.port)
+        try await deploy(v1, version: 1, to: database, server: server)
+        let p = try await registerUser(port: port, name: "p"), q = try await registerUser(port: port, name: "q")
+        var a = try await ShelfDevice.signedIn(p, "a", at: server, scratch: scratch, app: app(v1))
+        var b = try await ShelfDevice.signedIn(p, "b", at: server, scratch: scratch, app: app(v1))
+        let c = try await ShelfDevice.signedIn(q, "c", at: server, scratch: scratch, app: app(v1))
+        let space = try await shareSpace("Home", owner: a.link, member: c.link, memberEmail: q.email)
+        for (id, name) in [("b1", "Dune"), ("b2", "Emma"), ("b3", "Ubik")] {
+            try await a.insert("shelf_books", id, ["name": .string(name)], space: space)
+        }
+        #expect(await a.engine.syncNow().sent == 3)
+        _ = await b.engine.syncNow()
+        _ = await c.engine.syncNow()
+
+        // v2, then v3: B sets brands and copies; C (v1) makes a book that takes v3's default.
+        try await deploy(v2, version: 2, to: database, server: server)
+        b = try b.upgraded(to: app(v2))
+        try await b.update("shelf_books", "b1", ["brand": "Ace"])
+        try await b.update("shelf_books", "b2", ["brand": "Penguin"])
+        try await b.insert("shelf_loans", "l1", ["who": "Ann"], space: space)
+        try await deploy(v3, version: 3, to: database, server: server)
+        b = try b.upgraded(to: app(v3))
+        try await b.update("shelf_books", "b1", ["copies": 3])
+        #expect(await b.engine.syncNow().sent == 4)
+        try await c.insert("shelf_books", "b4", ["name": "Middlemarch"], space: space)
+        #expect(await c.engine.syncNow().sent == 1)
+
+        // A (v1) pulls all of it, then loses what it kept, as a device from before keeping would stand.
+        #expect(await a.engine.syncNow().pulled == 3)
+        try await a.forgetKept()
+        #expect(try a.kept("shelf_books", "b1") == nil)
+
+        // The server's back fill of v2's and v3's fields: the records that hold a value other than
+        // null and the default (b4 holds the default, b3 nothing), each with only those fields.
+        let fill = try await a.pull("collection=shelf_books&field=shelf_books.brand&field=shelf_books.copies")
+        #expect(fill.status == 200)
+        let filled = Dictionary(fill.records.map { ($0.recordId, $0.fields) }) { first, _ in first }
+        #expect(filled == ["b1": ["brand": "Ace", "copies": 3], "b2": ["brand": "Penguin"]], "\(filled)")
+        for (query, problem) in [("field=shelf_books.nope", "declares no field 'nope'"), ("field=nope.brand", "a deployed collection"),
+                                 ("collection=shelf_loans&field=shelf_books.brand", "which the pull's collection values do not"),
+                                 ("field=shelf_books.brand&field=shelf_books.brand", "named twice")] {
+            let refused = try await a.pull(query)
+            #expect(refused.status == 400 && refused.message.contains(problem), "\(query): \(refused.status) \(refused.message)")
+        }
+
+        // A is upgraded to v3 and, before it syncs, sets a brand of its own.
+        a = try a.upgraded(to: app(v3))
+        #expect(try a.row("shelf_books", "b1")?["brand"] == .null, "nothing kept: nothing folded")
+        // NB: the loans' back fill is made by the first pull, when the grown subscription takes over the old one's cursor.
+        let waiting = try a.backFills()
+        #expect(waiting == ["backfill:shelf_books.brand,shelf_books.copies@p0:shelf_books,shelf_loans"], "\(waiting)")
+        try await a.update("shelf_books", "b2", ["brand": "Mine"])
+        let upgradedSync = await a.engine.syncNow()
+        #expect(upgradedSync.sent == 1 && upgradedSync.failure == nil, "\(upgradedSync)")
+        // NB: b2 comes twice, narrowed in the back fill and as A's own change: both are echoes.
+        #expect(upgradedSync.pulled == 2 && upgradedSync.echoes == 2,
+                "b1 narrowed and the loan, no other record again: \(upgradedSync.pulled) pulled, \(upgradedSync.echoes) echoes")
+        #expect(try a.backFills().isEmpty, "a back fill goes when it is complete")
+        #expect(try a.row("shelf_books", "b1")?["brand"] == "Ace" && a.row("shelf_books", "b1")?["copies"] == .integer(3))
+        #expect(try a.row("shelf_books", "b1")?["name"] == "Dune", "the other fields stay")
+        #expect(try a.row("shelf_books", "b2")?["brand"] == "Mine", "a field set on the device stays its own")
+        #expect(try a.row("shelf_loans", "l1")?["who"] == "Ann")
+
+        for device in [a, b, c] { _ = await device.engine.syncNow() }
+        let held = try await ShelfDevice.serverRecords(a.link)
+        #expect(held["shelf_books/b2"]?["brand"] == "Mine")
+        for device in [a, b, c] {
+            #expect(try device.outbox.counts() == OutboxCounts(pending: 0, failed: 0), "\(device.name)")
+            try device.expectAgrees(with: held)
+        }
+        let second = await a.engine.syncNow()
+        #expect(second.sent == 0 && second.pulled == 0, "a second run changes nothing: \(second)")
+        // Reopened, the back fill is not asked for again.
+        a = try a.upgraded(to: app(v3))
+        #expect(try a.backFills().isEmpty)
+    }
+
     /// Deploys `text` to the server's database and waits until the running server serves it.
-    private static func deploy(_ text: String, version: Int, to location: DatabaseLocation, server: URL) async throws {
+    private static func deploy(_ text: String, version: Int, minimum: Int = 1, to location: DatabaseLocation, server: URL,
+                               app: String = "shelf") async throws {
         _ = try await deployApp(text, to: location)
         let link = ServerLink(serverURL: server, timeouts: .patient) { nil }
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline {
-            if case .ok(let ok) = try await link.client.getApp(path: .init(appId: "shelf")), try ok.body.json.version == version { return }
+            if case .ok(let ok) = try await link.client.getApp(path: .init(appId: app)), try ok.body.json.version == version,
+               try (ok.body.json.minimumVersion ?? 1) == minimum { return }
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw TestFailure("the server did not take up version \(version) within 20 s")
+        throw TestFailure("the server did not take up version \(version) (minimum \(minimum)) within 20 s")
+    }
+
+    /// A device of a version below the app's minimum is told to update the app, once, for that
+    /// app only: what it has to send stays, its person's other app syncs on, a device from before
+    /// versions (naming no app) is told the same, and once updated it sends what waited.
+    @Test(arguments: Backend.available)
+    func aDeviceBelowTheMinimumIsToldToUpdateAndKeepsWhatItHasToSend(_ backend: Backend) async throws {
+        let database = try await ScratchDatabase.make(backend)
+        do {
+            try await withLiveServer(configure: { $0.database = database.location }) { server, scratch in
+                try await Self.runMinimum(server: server, scratch: scratch, database: database.location)
+            }
+            await database.remove()
+        } catch {
+            await database.remove()
+            throw error
+        }
+    }
+
+    static let den = """
+        id: den
+        title: Den
+        collections:
+          - name: den_notes
+            scope: person
+            fields:
+              text: { type: string, nullable: false }
+
+        """
+
+    private static func runMinimum(server: URL, scratch: ScratchFolder, database: DatabaseLocation) async throws {
+        let port = try #require(server.port)
+        try await deploy(v1, version: 1, to: database, server: server)
+        try await deploy(den, version: 1, to: database, server: server, app: "den")
+        let p = try await registerUser(port: port, name: "p")
+        var a = try await ShelfDevice.signedIn(p, "a", at: server, scratch: scratch, app: app(v1))
+        let notes = try await ShelfDevice.signedIn(p, "notes", at: server, scratch: scratch, app: app(den))
+        try await a.insert("shelf_books", "b1", ["name": "Dune"], space: nil)
+        #expect(await a.engine.syncNow().sent == 1)
+
+        // A minimum above the version is refused where it is written.
+        let tooHigh = v2.replacingOccurrences(of: "version: 2\n", with: "version: 2\nminimumVersion: 3\n")
+        guard case .failure(let problems) = AppDeclaration.read(tooHigh) else { throw TestFailure("a minimum above the version was read") }
+        #expect(problems.problems.map(\.place) == ["minimumVersion"], "\(problems)")
+
+        // v2, then v2 again with only its minimum raised: the same version may come again so.
+        try await deploy(v2, version: 2, to: database, server: server)
+        let v2Only = v2.replacingOccurrences(of: "version: 2\n", with: "version: 2\nminimumVersion: 2\n")
+        try await deploy(v2Only, version: 2, minimum: 2, to: database, server: server)
+
+        // A (v1), offline meanwhile, renamed the book: told once to update, its change kept.
+        try await a.update("shelf_books", "b1", ["name": "Dune (1965)"])
+        let refused = await a.engine.syncNow()
+        guard case .upgradeRequired(let message)? = refused.failure else { throw TestFailure("not told to update: \(refused)") }
+        #expect(message.contains("version 1 of Shelf is no longer synced here (the oldest is 2)"), "\(message)")
+        #expect(refused.failure?.description.hasPrefix("Update the app to sync") == true)
+        #expect(try a.outbox.counts() == OutboxCounts(pending: 1, failed: 0), "kept, not failed")
+        let again = await a.engine.syncNow()
+        #expect(again.failure == refused.failure && again.sent == 0 && again.pulled == 0, "asked no more in a loop: \(again)")
+        #expect(try a.outbox.counts() == OutboxCounts(pending: 1, failed: 0))
+
+        // The person's other app syncs on.
+        try await notes.insert("den_notes", "n1", ["text": "milk"], space: nil)
+        let other = await notes.engine.syncNow()
+        #expect(other.sent == 1 && other.failure == nil, "\(other)")
+
+        // A device from before versions names no app: it runs version 1 of the app its collections name.
+        let push = #"{"changes":[{"id":"c-old","collection":"shelf_books","recordId":"b9","hlc":"\#(HLCStamp(millis: UnixMillis.now(), counter: 0, node: "0011223344556677"))","fields":{"name":"Old"},"deleted":false}]}"#
+        let (pushed, pushBody) = try await a.link.send(.post, "/v1/sync/push", json: Data(push.utf8), operationID: "syncPush")
+        #expect(pushed.status.code == 409 && String(decoding: pushBody, as: UTF8.self).contains("upgrade_required"),
+                "\(pushed.status) \(String(decoding: pushBody, as: UTF8.self))")
+        for (query, status) in [("collection=shelf_books", 409), ("collection=shelf_books&app=shelf@1", 409),
+                                ("collection=shelf_books&app=shelf@2", 200), ("collection=den_notes", 200),
+                                ("app=shelf@0", 400), ("app=shelf@9999999", 400), ("app=shelf", 400)] {
+            let answer = try await a.pull(query)
+            #expect(answer.status == status, "\(query): \(answer.status) \(answer.message)")
+        }
+
+        // Updated, A sends what waited.
+        a = try a.upgraded(to: app(v2))
+        let updated = await a.engine.syncNow()
+        #expect(updated.sent == 1 && updated.failure == nil, "\(updated)")
+        #expect(try a.outbox.counts() == OutboxCounts(pending: 0, failed: 0))
+        #expect(try await ShelfDevice.serverRecords(a.link)["shelf_books/b1"]?["name"] == "Dune (1965)")
     }
 }
 
@@ -194,7 +377,7 @@ struct ShelfDevice {
 
     private func mirror(_ collection: String) -> TableMirror { TableMirror(app.collection(collection), table: collection) }
 
-    func insert(_ collection: String, _ id: String, _ fields: [String: SyncValue], space: String) async throws {
+    func insert(_ collection: String, _ id: String, _ fields: [String: SyncValue], space: String?) async throws {
         let mirror = mirror(collection)
         try await store.write { tx in try mirror.insert(id, fields, space: space, in: tx) }
     }
@@ -202,6 +385,26 @@ struct ShelfDevice {
     func update(_ collection: String, _ id: String, _ fields: [String: SyncValue]) async throws {
         let mirror = mirror(collection)
         try await store.write { tx in try mirror.update(id, setting: fields, in: tx) }
+    }
+
+    /// Removes what the device kept, as a device from before keeping would stand (`KeptFields.forgetAll`).
+    func forgetKept() async throws {
+        let mirrors = app.collections.map { TableMirror($0, table: $0.name) }
+        try await store.writer.write { db in try KeptFields.forgetAll(knowing: mirrors, db) }
+    }
+
+    /// The keys of the back fills waiting.
+    func backFills() throws -> [String] {
+        try store.reader.read { db in
+            try String.fetchAll(db, sql: "SELECT key FROM eventual_subscriptions WHERE key LIKE 'backfill:%' ORDER BY key")
+        }
+    }
+
+    /// A pull with `query`: its status, its records and the message of a refusal.
+    func pull(_ query: String) async throws -> (status: Int, records: [SyncWire.PulledRecord], message: String) {
+        let (response, body) = try await link.send(.get, "/v1/sync/pull?" + query, json: nil, operationID: "syncPull")
+        let records = response.status == .ok ? try JSONDecoder().decode(SyncWire.PulledPage.self, from: body).changes : []
+        return (Int(response.status.code), records, String(decoding: body, as: UTF8.self))
     }
 
     func row(_ collection: String, _ id: String) throws -> [String: SyncValue]? {

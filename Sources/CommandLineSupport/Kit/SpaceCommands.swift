@@ -162,6 +162,7 @@ public enum Delivery {
             case .unreachable?: "offline now"
             case .unauthorized?: "the server wants you to sign in again: \(words.command) login"
             case .deviceStorage?: "this device's storage is full: free some space"
+            case .upgradeRequired?: "this version of the app no longer syncs: update it"
             case nil: "other changes are still being sent"
             default: "the server has not answered yet"
             }

@@ -209,7 +209,7 @@ private struct DeclarationReader {
 
     mutating func app(_ root: Node) -> EventualApp? {
         let place = "the declaration"
-        guard let keys = mapping(root, place, known: ["id", "title", "version", "verifiedEmail", "verifyCommand", "collections"],
+        guard let keys = mapping(root, place, known: ["id", "title", "version", "minimumVersion", "verifiedEmail", "verifyCommand", "collections"],
                                  of: "a declaration") else { return nil }
         let id = name(keys["id"], "id", Self.identifier, "an app id: a lowercase letter, then up to 31 lowercase letters, digits or _")
         var title = string(keys["title"], "title")
@@ -223,6 +223,14 @@ private struct DeclarationReader {
                 version = number
             } else {
                 problem(node, "version", "must be a whole number from 1 to \(AppDeclaration.Limits.version)")
+            }
+        }
+        var minimumVersion = 1
+        if let node = keys["minimumVersion"] {
+            if node.scalar != nil, node.bool == nil, let number = node.int, (1...version).contains(number) {
+                minimumVersion = number
+            } else {
+                problem(node, "minimumVersion", "must be a whole number from 1 to the version, \(version)")
             }
         }
         let verified = bool(keys["verifiedEmail"], "verifiedEmail", default: false)
@@ -250,7 +258,7 @@ private struct DeclarationReader {
         }
         guard let id, let title else { return nil }
         return EventualApp(id: AnalyticsApp(declaring: id), title: title, collections: collections, needsVerifiedEmail: verified,
-                           verifyCommand: verify, version: version)
+                           verifyCommand: verify, version: version, minimumVersion: minimumVersion)
     }
 
     mutating func collection(_ node: Node, _ place: String, app: String, siblings: [String]) -> SyncCollection? {
@@ -466,6 +474,7 @@ extension AppDeclaration {
         func number(_ value: Double) -> String { value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value) }
         var lines = ["id: \(app.id.rawValue)", "title: \(quoted(app.title))"]
         if app.version != 1 { lines.append("version: \(app.version)") }
+        if app.minimumVersion != 1 { lines.append("minimumVersion: \(app.minimumVersion)") }
         lines.append("verifiedEmail: \(app.needsVerifiedEmail)")
         if let verify = app.verifyCommand { lines.append("verifyCommand: \(quoted(verify))") }
         lines.append(app.collections.isEmpty ? "collections: []" : "collections:")

@@ -11,8 +11,11 @@
 /// above the one served.
 public enum AppRedeploy {
     /// Why `new` cannot follow `old` by its version: not above the one served; nil when it is.
+    /// The same version may come again with another `minimumVersion` alone: the operator raises
+    /// (or lowers) the oldest version served without a new declaration of the app.
     public static func versionProblem(from old: EventualApp, to new: EventualApp) -> DeclarationProblem? {
         guard new.version <= old.version else { return nil }
+        if new.version == old.version, new.minimumVersion != old.minimumVersion, new.keepingMinimum(of: old) == old { return nil }
         let message = new.version == old.version
             ? "is \(new.version), the version served, which declares the app otherwise: give this declaration version \(old.version + 1)"
             : "is \(new.version), below version \(old.version) served: a version only goes up; give this declaration version \(old.version + 1)"
@@ -48,6 +51,11 @@ public enum AppRedeploy {
         }
         if new.title != old.title { steps.append("is titled \(new.title)") }
         if new.needsVerifiedEmail != old.needsVerifiedEmail || new.verifyCommand != old.verifyCommand { steps.append("changes its verification") }
+        if new.minimumVersion > old.minimumVersion {
+            steps.append("raises its minimum version to \(new.minimumVersion): devices of an earlier version are told to update the app")
+        } else if new.minimumVersion < old.minimumVersion {
+            steps.append("lowers its minimum version to \(new.minimumVersion)")
+        }
         return steps
     }
 

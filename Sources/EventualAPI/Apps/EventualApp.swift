@@ -22,15 +22,26 @@ public struct EventualApp: Sendable, Equatable {
     /// Its version, from 1: each deploy of a new declaration raises it, and a new version may only
     /// add to the one before (`AppRedeploy`), so that devices of every version sync side by side.
     public let version: Int
+    /// The oldest version the server still syncs, from 1 to `version`: a device of an earlier one
+    /// is told to update the app (`upgrade_required`) for this app's collections, and keeps what it
+    /// has to send. The operator raises it when the versions below can no longer be served.
+    public let minimumVersion: Int
 
     public init(id: AnalyticsApp, title: String, collections: [SyncCollection] = [], needsVerifiedEmail: Bool = false,
-                verifyCommand: String? = nil, version: Int = 1) {
+                verifyCommand: String? = nil, version: Int = 1, minimumVersion: Int = 1) {
         self.id = id
         self.version = version
+        self.minimumVersion = minimumVersion
         self.title = title
         self.collections = collections
         self.needsVerifiedEmail = needsVerifiedEmail
         self.verifyCommand = verifyCommand
+    }
+
+    /// The app as it is, with `other`'s minimum version: what a redeploy that changes only the minimum compares.
+    public func keepingMinimum(of other: EventualApp) -> EventualApp {
+        EventualApp(id: id, title: title, collections: collections, needsVerifiedEmail: needsVerifiedEmail, verifyCommand: verifyCommand,
+                    version: version, minimumVersion: other.minimumVersion)
     }
 
     /// The apps built into this repository, in the order the dashboard lists them; the server

@@ -26,7 +26,60 @@ enum KeptFields {
                     PRIMARY KEY (collection, record_id)
                 ) WITHOUT ROWID
                 """)
+            // NB: a device that pulled before keeping existed dropped what it did not declare then.
+            let pulledBefore = try Bool.fetchOne(db, sql: """
+                SELECT EXISTS (SELECT 1 FROM eventual_subscriptions WHERE cursor IS NOT NULL)
+                    OR EXISTS (SELECT 1 FROM eventual_state WHERE key = ?)
+                """, arguments: [EngineSchema.Key.pullCursor.rawValue]) ?? false
+            if pulledBefore { try EngineSchema.setValue(Self.unrecordedGap, for: .keptGap, db) }
         }
+    }
+
+    // MARK: - What keeping missed
+
+    /// The gap's value until the engine, which knows the mirrors, records what they declared.
+    private static let unrecordedGap = "unrecorded"
+
+    /// Whether this device pulled before it kept, and the engine has not recorded yet what it declared then.
+    static func gapIsUnrecorded(_ db: Database) throws -> Bool {
+        try EngineSchema.value(.keptGap, db) == unrecordedGap
+    }
+
+    /// The fields of `mirrors` that no pull kept and no back fill has been asked for: a device
+    /// that pulled before keeping existed (or had what it kept removed: `forgetAll`) dropped the
+    /// values of the fields it did not declare then, so each such field it declares now is back
+    /// filled from the server (`SubscriptionTable.queueFieldFills`), once: it is then noted as
+    /// known. Empty for a device that kept from its first pull. By collection.
+    static func fieldsToBackFill(_ mirrors: [TableMirror], _ db: Database) throws -> [String: [String]] {
+        guard let value = try EngineSchema.value(.keptGap, db) else { return [:] }
+        var known: [String: Set<String>]
+        if value == unrecordedGap {
+            // NB: before `addMissingColumns`: the columns are the fields it declared when its pulls dropped the rest.
+            known = [:]
+            for mirror in mirrors where try db.tableExists(mirror.table) {
+                known[mirror.collection.name] = Set(try db.columns(in: mirror.table).map(\.name))
+            }
+        } else {
+            known = try JSONDecoder().decode([String: Set<String>].self, from: Data(value.utf8))
+        }
+        var missing: [String: [String]] = [:]
+        for mirror in mirrors {
+            guard let had = known[mirror.collection.name] else { continue }
+            let fields = mirror.collection.fields.keys.filter { !had.contains($0) }.sorted()
+            guard !fields.isEmpty else { continue }
+            missing[mirror.collection.name] = fields
+            known[mirror.collection.name] = had.union(fields)
+        }
+        try EngineSchema.setValue(String(decoding: try JSONEncoder.sorted.encode(known), as: UTF8.self), for: .keptGap, db)
+        return missing
+    }
+
+    /// Forgets everything kept as a device that never kept would stand: what `mirrors` declare
+    /// now is noted as known, so that the fields a later version adds are back filled.
+    static func forgetAll(knowing mirrors: [TableMirror], _ db: Database) throws {
+        try db.execute(sql: "DELETE FROM eventual_kept")
+        let known = Dictionary(uniqueKeysWithValues: mirrors.map { ($0.collection.name, Set($0.collection.fields.keys)) })
+        try EngineSchema.setValue(String(decoding: try JSONEncoder.sorted.encode(known), as: UTF8.self), for: .keptGap, db)
     }
 
     /// Whether anything is kept: a page of a device that keeps nothing then writes nothing here.
@@ -59,12 +112,14 @@ enum KeptFields {
             """).execute(arguments: [record.collection, record.recordID, fields, record.hlc, record.space, record.changedBy, declared == nil])
     }
 
-    /// Forgets what was kept of the records of `space` (the person left it), or of every record (a start over).
+    /// Forgets what was kept of the records of `space` (the person left it), or of every record (a
+    /// start over: every record comes again whole, and what it keeps from then on leaves no gap).
     static func forget(space: String?, _ db: Database) throws {
         if let space {
             try db.execute(sql: "DELETE FROM eventual_kept WHERE space = ?", arguments: [space])
         } else {
             try db.execute(sql: "DELETE FROM eventual_kept")
+            try EngineSchema.setValue(nil, for: .keptGap, db)
         }
     }
 

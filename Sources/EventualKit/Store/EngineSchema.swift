@@ -84,7 +84,9 @@ enum EngineSchema {
 
     enum Key: String {
         /// `pullCursor`: the one cursor of a device from before subscriptions (`SubscriptionTable` takes it over).
-        case node, lastStamp, pullCursor, lastSyncAt
+        /// `keptGap`: the fields each mirrored collection declared when this device began keeping
+        /// (`KeptFields.gap`), absent when it kept from its first pull.
+        case node, lastStamp, pullCursor, lastSyncAt, keptGap
     }
 
     static func value(_ key: Key, _ db: Database) throws -> String? {

@@ -52,6 +52,7 @@ struct PageApply: Sendable {
                     collection: collection, recordIDs: records.map(\.recordID), db: db)
             }
             let anyKept = try !KeptFields.isEmpty(db)
+            let fillsFields = !subscription.filledFields.isEmpty
             for record in records {
                 if let stamp = HLCStamp(parsing: record.hlc) {
                     do { try clock.receive(stamp) } catch { problems.append("\(error)") }
@@ -60,6 +61,10 @@ struct PageApply: Sendable {
                 guard let mirror = collections[record.collection] else {
                     // NB: a collection a later version of the app declares: kept whole for it.
                     try KeptFields.keep(record, declared: nil, anyKept: anyKept, db)
+                    continue
+                }
+                guard !fillsFields else {
+                    try Self.backFill(record, into: mirror, pending: pendingByCollection[record.collection]?[record.recordID], db)
                     continue
                 }
                 try ServerHistory.note([record], db)
@@ -75,6 +80,17 @@ struct PageApply: Sendable {
             if isLast { try EngineSchema.setValue(String(clock.now()), for: .lastSyncAt, db) }
             return (problems, echoes, failed, forgotten)
         }
+    }
+
+    /// Puts a back filled record's values (only the fields a new version added) into its row, as
+    /// kept values are folded: a field a waiting change sets stays the device's, and a record the
+    /// device does not hold (deleted here, or not pulled yet: its pull brings it whole) is left.
+    /// NB: neither noted in the server's history nor kept: the page holds part of the record.
+    private static func backFill(_ record: RemoteRecord, into mirror: any SyncedCollectionStore, pending: PendingEdits?,
+                                 _ db: Database) throws {
+        guard !record.deleted, let mirror = mirror as? TableMirror, !(pending?.deletes ?? false),
+              try mirror.fieldsOfRow(record.recordID, db) != nil else { return }
+        try mirror.fold(record, pending: pending ?? PendingEdits(), in: db)
     }
 
     /// The rows of `space` that changes waiting to be sent (or refused already) are about, as deleted records holding

@@ -16,9 +16,16 @@ public enum RemoteFailure: Error, Equatable, CustomStringConvertible {
     case rejected(status: Int, message: String)
     /// 401: the access token expired or was revoked; sync waits for a new sign-in.
     case unauthorized(String)
+    /// 409 `upgrade_required`: this version of the app is below the oldest the server syncs. What
+    /// waits stays on the device; the engine stops syncing this app until it is updated (or
+    /// `SyncEngine.upgradeRecheck` has passed), rather than asking again in a loop.
+    case upgradeRequired(String)
     /// This device could not save what the round sent or brought (its disk is full, its database
     /// failed): the network is not at fault, and the next round tries again (`DeviceStorageFailure`).
     case deviceStorage(String)
+
+    /// The code of a 409 that says the app must be updated to sync.
+    static let upgradeRequiredCode = "upgrade_required"
 
     /// Sorts an HTTP status other than success.
     public static func status(_ code: Int, message: String) -> RemoteFailure {
@@ -49,6 +56,7 @@ public enum RemoteFailure: Error, Equatable, CustomStringConvertible {
         // developers; whatever ended the sign-in, a person has one thing to do.
         case .unauthorized: return "The server no longer accepts this device's sign-in (it ended or was signed out): sign in again"
         case .deviceStorage(let sentence): return sentence
+        case .upgradeRequired(let message): return "Update the app to sync: \(message)"
         }
     }
 }

@@ -227,7 +227,9 @@ struct BearerMiddleware: ClientMiddleware {
 extension RemoteFailure {
     /// A failure from an error answer's status and body (our error shape says why).
     static func answer(_ statusCode: Int, _ body: Data) -> RemoteFailure {
-        let message = (try? JSONDecoder().decode(Components.Schemas._Error.self, from: body))?.message ?? "HTTP \(statusCode)"
+        let error = try? JSONDecoder().decode(Components.Schemas._Error.self, from: body)
+        let message = error?.message ?? "HTTP \(statusCode)"
+        if statusCode == 409, error?.code == RemoteFailure.upgradeRequiredCode { return .upgradeRequired(message) }
         return .status(statusCode, message: message)
     }
 }

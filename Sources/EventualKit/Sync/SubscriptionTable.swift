@@ -16,6 +16,15 @@ struct SubscriptionRow: Sendable, Equatable {
     var complete: Bool
     var updatedAt: Int64
 
+    /// The fields it back fills (`collection.field`), when it is a back fill of fields a new
+    /// version added (`SubscriptionTable.queueFieldFills`): its pages hold only those, of the
+    /// records that hold a value of one.
+    var filledFields: [String] {
+        guard SubscriptionTable.isBackFill(key), let at = key.firstIndex(of: "@") else { return [] }
+        return key[key.index(key.startIndex, offsetBy: SubscriptionTable.backFillPrefix.count)..<at]
+            .split(separator: ",").filter { $0.contains(".") }.map(String.init)
+    }
+
     /// The `since` of its next pull: none for a first pull that may leave deleted records out,
     /// else an empty cursor (`s1`: every space from its beginning, deletions too).
     var since: String? { cursor ?? (fresh ? nil : "s1") }
@@ -85,6 +94,27 @@ enum SubscriptionTable {
                                        priority: subscription.priority, query: added, cursor: nil, fresh: holdsNothing,
                                        received: 0, total: 0, complete: false, updatedAt: 0)
         return [grown, backFill]
+    }
+
+    /// Queues a back fill of `fields` (by collection) with the first subscription of each
+    /// collection, in the caller's transaction: it pulls from the beginning only the records that
+    /// hold a value of one (`filledFields`) and goes when it is complete, as a back fill of
+    /// collections does; the subscription's cursor stays where it is.
+    static func queueFieldFills(_ fields: [String: [String]], subscriptions: [SyncSubscription], db: Database) throws {
+        var byTarget: [String: (subscription: SyncSubscription, fields: [String])] = [:]
+        for (collection, names) in fields {
+            guard let target = subscriptions.sorted(by: { ($0.priority, $0.key) < ($1.priority, $1.key) })
+                .first(where: { $0.collections.contains(collection) }) else { continue }
+            byTarget[target.key, default: (target, [])].fields += names.map { "\(collection).\($0)" }
+        }
+        for (key, fill) in byTarget {
+            let fields = fill.fields.sorted()
+            let collections = Array(Set(fields.map { String($0.prefix { $0 != "." }) })).sorted()
+            try db.execute(sql: """
+                INSERT OR IGNORE INTO eventual_subscriptions (key, priority, query, cursor, fresh, complete) VALUES (?, ?, ?, NULL, 1, 0)
+                """, arguments: [backFillPrefix + fields.joined(separator: ",") + "@" + key, fill.subscription.priority,
+                                 try encode(collections)])
+        }
     }
 
     static func prepare(_ subscriptions: [SyncSubscription], mirrors: [String: any SyncedCollectionStore], now: Int64,

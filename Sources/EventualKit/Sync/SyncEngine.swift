@@ -52,6 +52,11 @@ public actor SyncEngine {
         case outboxChanged
     }
     private var pausedForSignIn = false
+    /// The server's words when it answered that this version of the app no longer syncs, and
+    /// when to ask again (an operator may lower the minimum): until then a round asks nothing.
+    private var upgradeRequired: (message: String, askAgainAt: ContinuousClock.Instant)?
+    /// How long a device told to update its app waits before it asks the server again.
+    static let upgradeRecheck: Duration = .seconds(600)
     /// Whether a round left changes claimed that it could not record an answer for (the device
     /// could not save it) and could not put back then either: the next round puts them back first.
     private var leftClaimed = false
@@ -89,7 +94,7 @@ public actor SyncEngine {
                      "the subscriptions must name every synced collection of the app, and only those")
         let mirrors = collections.compactMap { $0 as? TableMirror }
         store.register(mirrors)
-        Self.upgrade(mirrors, in: store, logger: logger)
+        Self.upgrade(mirrors, subscriptions: self.subscriptions, in: store, logger: logger)
         self.calls = calls.merging(SpaceCall.handlers) { _, engine in engine }
             .merging([RecordRefetch.operation: RecordRefetch.handler(collections: self.collections, link: link)]) { _, engine in engine }
         self.configuration = configuration
@@ -377,6 +382,11 @@ public actor SyncEngine {
             report.failure = .unauthorized("sign in again to sync")
             return report
         }
+        if let upgradeRequired, ContinuousClock.now < upgradeRequired.askAgainAt {
+            var report = SyncReport()
+            report.failure = .upgradeRequired(upgradeRequired.message)
+            return report
+        }
         statusBroadcast.update { $0.isSyncing = true }
         defer {
             statusBroadcast.update { $0.isSyncing = false }
@@ -400,6 +410,7 @@ public actor SyncEngine {
             signalledPullFailures += 1
         }
         announce(report)
+        if report.failure == nil { upgradeRequired = nil }
         if case .deviceStorage? = report.failure { leftClaimed = !(await putBackClaimed()) }
         if report.failure == nil { await compact() }
         return report
@@ -463,6 +474,9 @@ extension SyncEngine: SyncRoundHost {
             statusBroadcast.update { $0.lastEvent = .needsSignIn }
         case .transient, .rejected:
             connectivity.reportAnswer()
+        case .upgradeRequired(let message):
+            connectivity.reportAnswer()
+            upgradeRequired = (message, ContinuousClock.now + Self.upgradeRecheck)
         case .deviceStorage:
             // NB: the server may well have answered: connectivity is not known from this failure.
             break

@@ -178,6 +178,8 @@ struct SyncPuller: Sendable {
         query.queryItems = [URLQueryItem(name: "limit", value: String(configuration.pullLimit))]
             + (since.map { [URLQueryItem(name: "since", value: $0)] } ?? [])
             + row.query.map { URLQueryItem(name: "collection", value: $0) }
+            + row.filledFields.map { URLQueryItem(name: "field", value: $0) }
+            + (configuration.app.map { [URLQueryItem(name: "app", value: "\($0.id.rawValue)@\($0.version)")] } ?? [])
             + (counting ? [URLQueryItem(name: "count", value: "true")] : [])
             + (seen.isEmpty ? [] : [URLQueryItem(name: "seen", value: SyncHistory.seenValue(seen))])
         // NB: `+` in a bound is a plus, not a space, to the server.

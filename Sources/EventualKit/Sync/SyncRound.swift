@@ -139,7 +139,8 @@ struct SyncRound {
         switch failure {
         case .transient, .rejected: return true
         // NB: nor when this device cannot save: the pull's pages would fail to save too.
-        case .unreachable, .unauthorized, .deviceStorage: return false
+        // NB: nor when the app must be updated: the pull is refused too.
+        case .unreachable, .unauthorized, .deviceStorage, .upgradeRequired: return false
         }
     }
 

@@ -17,6 +17,8 @@ enum Refusal: Error, Equatable, CustomStringConvertible {
     case conflict(String)
     /// What the person sent is not acceptable (a wrong or expired code).
     case invalid(String)
+    /// The device's version of an app is below the oldest the server syncs (`EventualApp.minimumVersion`).
+    case upgradeRequired(String)
     /// What the request builds on is no longer kept (a sync cursor older than the purged deletions).
     case gone(String)
     /// The server has too much of this to do at once; retry in `retryAfter` seconds.
@@ -40,7 +42,7 @@ enum Refusal: Error, Equatable, CustomStringConvertible {
         case .quotaExceeded(let message), .notFound(let message), .notTheOwner(let message), .notPermitted(let message),
              .alreadyTaken(let message), .conflict(let message), .invalid(let message), .notUploaded(let message),
              .uploadNotBegun(let message), .unsupportedContent(let message), .digestMismatch(let message),
-             .rangeNotSatisfiable(let message), .gone(let message):
+             .rangeNotSatisfiable(let message), .gone(let message), .upgradeRequired(let message):
             return message
         case .offsetMismatch(let message, _):
             return message

@@ -19,6 +19,7 @@ extension APIService {
                 }))
         }
         return .ok(.init(body: .json(.init(id: deployed.app.id.rawValue, title: deployed.app.title, version: deployed.app.version,
+                                           minimumVersion: deployed.app.minimumVersion,
                                            verifiedEmail: deployed.app.needsVerifiedEmail, revision: deployed.revision,
                                            deployedAt: deployed.deployedAt, collections: collections,
                                            declaration: deployed.declaration))))

@@ -92,6 +92,8 @@ enum ErrorMapping {
             return Outcome(status: .badRequest, message: message, isServerFault: false)
         case .gone(let message):
             return Outcome(status: .gone, message: message, isServerFault: false)
+        case .upgradeRequired(let message):
+            return Outcome(status: .conflict, message: message, isServerFault: false, code: "upgrade_required")
         case .overloaded(let message, let retryAfter):
             // NB: a refusal, not a failure of the server: answered like an APIError 503 always was.
             return Outcome(status: .serviceUnavailable, message: message, isServerFault: false, retryAfter: retryAfter)

@@ -30,12 +30,39 @@ struct PullSubscription: Sendable, Equatable {
     }
 
     let parts: [Part]
+    /// A back fill of fields (`field` values): only the records that hold one, narrowed to them.
+    private(set) var fill: PullFieldFill?
 
     static let maxParts = 32
     static let maxBoundLength = 200
     /// The longest `collection` value: a name and a field of 64 each, `:`, `>=` and the bound (the
     /// contract's `maxLength`).
     static let longestPart = 64 + 1 + 64 + 2 + maxBoundLength
+
+    /// The subscription the `collection` values name, back filling `fill` (every collection it
+    /// names must be one of them); nil (every collection) when there are neither, as a device
+    /// from before subscriptions asks.
+    init?(parsing values: [String]?, filling fill: PullFieldFill?) throws(APIError) {
+        guard let fill else {
+            try self.init(parsing: values)
+            return
+        }
+        guard let values, !values.isEmpty else {
+            self.init(parts: fill.collections.map { Part(collection: $0, slice: nil) }, fill: fill)
+            return
+        }
+        try self.init(parsing: values)
+        let named = Set(parts.map(\.collection))
+        if let outside = fill.collections.first(where: { !named.contains($0) }) {
+            throw APIError.badRequest("field names collection '\(outside)', which the pull's collection values do not")
+        }
+        self.fill = fill
+    }
+
+    private init(parts: [Part], fill: PullFieldFill?) {
+        self.parts = parts
+        self.fill = fill
+    }
 
     /// The subscription the `collection` values name; nil (every collection) when there are none,
     /// as a device from before subscriptions asks.
@@ -106,7 +133,8 @@ struct PullSubscription: Sendable, Equatable {
             let atLeast = Self.atLeast(slice, isPostgres: isPostgres)
             return "(r.collection = \(bind: part.collection) AND \(unsafeRaw: slice.side == .atLeast ? "" : "NOT ")\(atLeast))"
         }
-        return "(" + terms.joined(separator: " OR ") + ")"
+        let subscribed: SQLQueryString = "(" + terms.joined(separator: " OR ") + ")"
+        return fill.map { subscribed + " AND " + $0.condition(isPostgres: isPostgres) } ?? subscribed
     }
 
     /// True when the field holds a value of the bound's type at least the bound; false (never

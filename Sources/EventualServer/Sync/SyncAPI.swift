@@ -15,6 +15,7 @@ extension APIService {
         if let app = body.app, !AppDeclaration.isAppID(app.id) {
             throw APIError.badRequest("app.id must be an app's id: a lowercase letter, then up to 31 lowercase letters, digits or _")
         }
+        try refuseBelowMinimum(body.app.map { ($0.id, $0.version) }, collections: body.changes.map(\.collection))
         let submissions = try pushValidation.submissions(of: body.changes, by: userID, now: now)
         if let seen = body.seen, seen.count > SyncHistory.mostSeen || !seen.allSatisfy(SyncHistory.isTag) {
             throw APIError.badRequest("seen must be at most \(SyncHistory.mostSeen) tags of a pull's or a push's heads"
@@ -74,6 +75,35 @@ extension APIService {
         return .ok(.init(body: .json(try .init(SyncWire.PushAnswer(results: results, heads: heads)))))
     }
 
+    /// Refuses (`upgrade_required`) a push or a pull of a device whose version of its app is below
+    /// the oldest the server syncs. A device from before versions names no app: it runs version 1
+    /// of the app whose collections it names (nothing is refused when they are of several apps,
+    /// or of none served).
+    private func refuseBelowMinimum(_ app: (id: String, version: Int)?, collections: [String]) throws {
+        let snapshot = catalog.snapshot
+        let named: (id: String, version: Int)?
+        if let app {
+            named = app
+        } else {
+            let owners = Set(collections.compactMap { snapshot.owners[$0] })
+            named = owners.count == 1 ? owners.first.map { ($0, 1) } : nil
+        }
+        guard let named, let served = snapshot.app(named.id)?.app, named.version < served.minimumVersion else { return }
+        throw Refusal.upgradeRequired("version \(named.version) of \(served.title) is no longer synced here (the oldest is"
+            + " \(served.minimumVersion)): update the app to sync; what it has to send stays on the device")
+    }
+
+    /// The app and version of a pull's `app` value (`pantry@2`).
+    private static func appAtVersion(_ value: String) throws -> (id: String, version: Int) {
+        let parts = value.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, AppDeclaration.isAppID(String(parts[0])), let version = Int(parts[1]),
+              (1...AppDeclaration.Limits.version).contains(version) else {
+            throw APIError.badRequest("app must be an app's id and its version, as pantry@2 (a version from 1 to"
+                + " \(AppDeclaration.Limits.version)), not '\(value.prefix(40))'")
+        }
+        return (String(parts[0]), version)
+    }
+
     /// The code of a change that waits on its device for a newer version of its app to be deployed.
     static let newerAppCode = "newer_app"
 
@@ -91,7 +121,9 @@ extension APIService {
         guard Self.pullLimits.contains(limit) else {
             throw APIError.badRequest("limit must be from \(Self.pullLimits.lowerBound) to \(Self.pullLimits.upperBound), not \(limit)")
         }
-        let subscription = try PullSubscription(parsing: input.query.collection)
+        let fill = try PullFieldFill(parsing: input.query.field, collections: catalog.collections)
+        let subscription = try PullSubscription(parsing: input.query.collection, filling: fill)
+        try refuseBelowMinimum(try input.query.app.map(Self.appAtVersion), collections: subscription?.parts.map(\.collection) ?? [])
         var seen: [String] = []
         if let value = input.query.seen {
             guard let tags = SyncHistory.tags(inSeen: value) else {
@@ -103,7 +135,8 @@ extension APIService {
         // NB: no `since` is a first pull, which sends no deleted record (an empty cursor, `s1`, sends them).
         let page = try await sync.pull(userID: userID, after: input.query.since == nil ? nil : cursor, limit: limit,
                                        subscription: subscription, counting: input.query.count ?? false, seen: seen)
-        let pulled = SyncWire.PulledPage(changes: page.records.map(\.pulled), cursor: page.cursor.token, hasMore: page.hasMore,
+        let records = fill.map { fill in page.records.map(fill.narrowed) } ?? page.records
+        let pulled = SyncWire.PulledPage(changes: records.map(\.pulled), cursor: page.cursor.token, hasMore: page.hasMore,
                                          spaces: page.spaces, removed: page.removed, remaining: page.remaining,
                                          heads: page.heads, rewound: page.rewound.isEmpty ? nil : page.rewound)
         return .ok(.init(body: .json(try .init(pulled))))
