@@ -33,6 +33,7 @@ run bench-live scripts/bench-live.sh 50 2 10 3
 run bench-attachments scripts/bench-attachments.sh 4 2
 run bench-slow-link env RATE_KIB=512 scripts/bench-slow-link.sh 300 1 30
 run bench-apps scripts/bench-apps.sh 5
+run bench-backfill scripts/bench-backfill.sh 2000
 run bench-pantry scripts/bench-pantry.sh 300
 run bench-recycling env QUERIES=50 scripts/bench-recycling.sh 1000
 run bench-spending env RUNS=2 scripts/bench-spending.sh 600 200
