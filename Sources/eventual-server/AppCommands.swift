@@ -14,7 +14,9 @@ struct AppCommand: AsyncParsableCommand {
             it is served by every server process on that database within a second or two, without a restart. A new \
             declaration of an app is a new version (a higher `version:`), which may only add to the one served: a \
             collection, a field that is nullable or has a default, a deprecation, a looser field or rule. The server \
-            keeps every version it served (apps show ID --version N).
+            keeps every version it served (apps show ID --version N). `minimumVersion:` (1 to the version) is the oldest \
+            version synced: devices below it are told to update the app; the same version may be deployed again with \
+            only it raised (lowering it takes apps deploy --lower-minimum).
             """,
         subcommands: [Check.self, Deploy.self, List.self, Show.self, Export.self]
     )
@@ -29,6 +31,7 @@ struct AppCommand: AsyncParsableCommand {
         @Argument(help: "The declaration files (YAML or JSON).") var files: [String]
         @Option(help: ArgumentHelp("Also check against the apps deployed to this database (an SQLite file or a postgres:// URL):"
             + " their collections, and the version served of the same app.", valueName: "database")) var against: String?
+        @Flag(help: "Take a lower minimumVersion than the one served as apps deploy --lower-minimum would.") var lowerMinimum = false
 
         func validate() throws {
             if files.isEmpty { throw ValidationError("Give a declaration file to check") }
@@ -64,14 +67,17 @@ struct AppCommand: AsyncParsableCommand {
                 case .success(let declaration):
                     let app = declaration.app
                     if let previous = served[app.id.rawValue], previous != app {
-                        let problems = [AppRedeploy.versionProblem(from: previous, to: app)].compactMap { $0 }
+                        let problems = [AppRedeploy.versionProblem(from: previous, to: app),
+                                        AppRedeploy.minimumProblem(from: previous, to: app, lowering: lowerMinimum)].compactMap { $0 }
                             + AppRedeploy.problems(from: previous, to: app)
                         if !problems.isEmpty {
                             failed = true
                             for problem in problems { print(said(problem, in: file)) }
                             continue
                         }
-                        print("\(file): version \(app.version) of \(app.id.rawValue) (\(app.title)) follows version \(previous.version) served: no mistake")
+                        print(previous.version == app.version
+                            ? "\(file): version \(app.version) of \(app.id.rawValue) (\(app.title)) again, with another minimum version: no mistake"
+                            : "\(file): version \(app.version) of \(app.id.rawValue) (\(app.title)) follows version \(previous.version) served: no mistake")
                         for step in AppRedeploy.steps(from: previous, to: app) { print("  \(app.id.rawValue) \(step)") }
                         continue
                     }
@@ -116,6 +122,8 @@ struct AppCommand: AsyncParsableCommand {
                 """)
 
         @Argument(help: "The declaration files (YAML or JSON).") var files: [String]
+        @Flag(help: "Let a declaration lower its app's minimumVersion (devices of the versions below sync again).")
+        var lowerMinimum = false
         @OptionGroup var database: DatabaseOption
 
         func validate() throws {
@@ -137,15 +145,18 @@ struct AppCommand: AsyncParsableCommand {
                 var lines: [String] = []
                 for (file, text) in texts {
                     do {
-                        let outcome = try await apps.deploy(text)
+                        let outcome = try await apps.deploy(text, lowersMinimum: lowerMinimum)
                         let app = try AppDeclaration.read(text).get().app
                         switch outcome {
                         case .deployed(let revision):
-                            lines.append("\(file): deployed \(app.id.rawValue) (\(app.title)) at revision \(revision):"
+                            let version = app.version == 1 ? "" : "version \(app.version) of "
+                            let minimum = app.minimumVersion == 1 ? "" : " (devices from version \(app.minimumVersion) sync)"
+                            lines.append("\(file): deployed \(version)\(app.id.rawValue) (\(app.title))\(minimum) at revision \(revision):"
                                 + " running servers serve it within a second or two.")
                         case .redeployed(let revision, let from, let steps):
+                            let after = from == app.version ? "again, with another minimum version" : "from version \(from)"
                             lines.append("\(file): deployed version \(app.version) of \(app.id.rawValue) (\(app.title)) at revision"
-                                + " \(revision), from version \(from): running servers serve it within a second or two.")
+                                + " \(revision), \(after): running servers serve it within a second or two.")
                             lines.append(contentsOf: steps.map { "  \(app.id.rawValue) \($0)" })
                         case .unchanged(let revision):
                             lines.append("\(file): \(app.id.rawValue) is served as this file declares it already (revision \(revision)): nothing changed.")
@@ -188,7 +199,7 @@ struct AppCommand: AsyncParsableCommand {
             }
             for deployed in apps {
                 let collections = deployed.app.collections.map(\.name).joined(separator: ", ")
-                let minimum = deployed.app.minimumVersion > 1 ? " (synced from version \(deployed.app.minimumVersion))" : ""
+                let minimum = deployed.app.minimumVersion > 1 ? " (minimum version \(deployed.app.minimumVersion))" : ""
                 print("\(deployed.app.id.rawValue) (\(deployed.app.title)), version \(deployed.app.version)\(minimum), revision \(deployed.revision): "
                     + (collections.isEmpty ? "no collections" : collections))
             }

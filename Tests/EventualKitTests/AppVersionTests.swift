@@ -311,9 +311,20 @@ struct AppVersionTests {
                 "\(pushed.status) \(String(decoding: pushBody, as: UTF8.self))")
         for (query, status) in [("collection=shelf_books", 409), ("collection=shelf_books&app=shelf@1", 409),
                                 ("collection=shelf_books&app=shelf@2", 200), ("collection=den_notes", 200),
+                                // Naming another app, or no collection (every one), gets past no minimum.
+                                ("collection=shelf_books&app=den@1", 409), ("app=den@1", 409), ("", 409),
+                                ("collection=den_notes&app=nope@1", 404),
                                 ("app=shelf@0", 400), ("app=shelf@9999999", 400), ("app=shelf", 400)] {
             let answer = try await a.pull(query)
             #expect(answer.status == status, "\(query): \(answer.status) \(answer.message)")
+        }
+
+        // The v2 file without its minimum, deployed again, would lower it: refused unless said.
+        do {
+            _ = try await deployApp(v2, to: database)
+            throw TestFailure("a deploy that lowers the minimum was taken")
+        } catch let refusal as DeployedApps.Refusal {
+            #expect(refusal.problems.map(\.place) == ["minimumVersion"] && refusal.description.contains("--lower-minimum"), "\(refusal)")
         }
 
         // Updated, A sends what waited.
@@ -419,7 +430,8 @@ struct ShelfDevice {
 
     /// Every record the server holds for the person, `collection/id` to its fields, by a pull from nothing.
     static func serverRecords(_ link: ServerLink) async throws -> [String: [String: SyncValue]] {
-        let (response, body) = try await link.send(.get, "/v1/sync/pull?limit=1000", json: nil, operationID: "syncPull")
+        // NB: as the newest version of the app: a pull naming none is version 1, below a raised minimum.
+        let (response, body) = try await link.send(.get, "/v1/sync/pull?limit=1000&app=shelf@3", json: nil, operationID: "syncPull")
         guard response.status == .ok else { throw TestFailure("pull: \(response.status)") }
         let page = try JSONDecoder().decode(SyncWire.PulledPage.self, from: body)
         return Dictionary(page.changes.filter { !$0.deleted }.map { ("\($0.collection)/\($0.recordId)", $0.fields) }) { first, _ in first }

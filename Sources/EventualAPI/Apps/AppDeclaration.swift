@@ -217,16 +217,18 @@ private struct DeclarationReader {
             problem(keys["title"], "title", "must be 1 to \(AppDeclaration.Limits.titleCharacters) characters")
             title = nil
         }
-        var version = 1
+        var version = 1, versionRead = true
         if let node = keys["version"] {
             if node.scalar != nil, node.bool == nil, let number = node.int, (1...AppDeclaration.Limits.version).contains(number) {
                 version = number
             } else {
                 problem(node, "version", "must be a whole number from 1 to \(AppDeclaration.Limits.version)")
+                versionRead = false
             }
         }
         var minimumVersion = 1
-        if let node = keys["minimumVersion"] {
+        // NB: against a version that did not read, the minimum has nothing to be held to: one mistake, not two.
+        if let node = keys["minimumVersion"], versionRead {
             if node.scalar != nil, node.bool == nil, let number = node.int, (1...version).contains(number) {
                 minimumVersion = number
             } else {

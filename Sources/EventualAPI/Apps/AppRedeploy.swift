@@ -22,6 +22,16 @@ public enum AppRedeploy {
         return DeclarationProblem(line: nil, place: "version", message: message)
     }
 
+    /// Why `new` may not lower the minimum version served unless the operator says so
+    /// (`lowering`): a declaration that omits `minimumVersion`, an older file deployed again,
+    /// would let devices of the versions below sync again without a word.
+    public static func minimumProblem(from old: EventualApp, to new: EventualApp, lowering: Bool = false) -> DeclarationProblem? {
+        guard new.minimumVersion < old.minimumVersion, !lowering else { return nil }
+        return DeclarationProblem(line: nil, place: "minimumVersion", message: "is \(new.minimumVersion) (none said is 1), below the"
+            + " \(old.minimumVersion) served: devices of the versions between would sync again; say minimumVersion: \(old.minimumVersion)"
+            + " to keep it, or deploy with --lower-minimum to lower it")
+    }
+
     /// The steps from `old` to `new`, each in a line (`adds items.brand (null by default)`), in
     /// the declaration's order: what `apps deploy` says it did.
     public static func steps(from old: EventualApp, to new: EventualApp) -> [String] {

@@ -63,13 +63,16 @@ public struct DeployedApps: Sendable {
     /// Deploys `text`, a declaration: a new app, or one served already whose new declaration only
     /// adds (`AppRedeploy`). Refused, with every mistake, when it does not read, claims a
     /// collection of another app, or changes what stored records hold.
-    public func deploy(_ text: String, now: Int64 = UnixMillis.now()) async throws -> Outcome {
+    /// A minimum version lower than the one served is refused unless `lowersMinimum` (`AppRedeploy.minimumProblem`).
+    public func deploy(_ text: String, lowersMinimum: Bool = false, now: Int64 = UnixMillis.now()) async throws -> Outcome {
         // NB: two deploys at once on PostgreSQL may read the same newest revision; the unique
         // revision refuses the second insert, which reads again and tries once more.
         var attempt = 0
         while true {
             do {
-                return try await database.transaction { sql in try await Self.deploy(text, now: now, on: sql, logger: logger) }
+                return try await database.transaction { sql in
+                    try await Self.deploy(text, lowersMinimum: lowersMinimum, now: now, on: sql, logger: logger)
+                }
             } catch let refusal as Refusal {
                 throw refusal
             } catch where attempt < 3 {
@@ -100,7 +103,8 @@ public struct DeployedApps: Sendable {
 
     // MARK: - On a connection
 
-    private static func deploy(_ text: String, now: Int64, on sql: any SQLDatabase, logger: Logger) async throws -> Outcome {
+    private static func deploy(_ text: String, lowersMinimum: Bool, now: Int64, on sql: any SQLDatabase, logger: Logger) async throws
+        -> Outcome {
         let served = try await current(on: sql, logger: logger)
         let app: EventualApp
         switch AppDeclaration.read(text, owners: AppCatalog.Snapshot(served).owners) {
@@ -110,7 +114,8 @@ public struct DeployedApps: Sendable {
         let previous = served.first { $0.app.id == app.id }
         if let previous {
             if previous.declaration == text || previous.app == app { return .unchanged(revision: previous.revision) }
-            let problems = [AppRedeploy.versionProblem(from: previous.app, to: app)].compactMap { $0 }
+            let problems = [AppRedeploy.versionProblem(from: previous.app, to: app),
+                            AppRedeploy.minimumProblem(from: previous.app, to: app, lowering: lowersMinimum)].compactMap { $0 }
                 + AppRedeploy.problems(from: previous.app, to: app)
             guard problems.isEmpty else { throw Refusal(problems: problems) }
         }

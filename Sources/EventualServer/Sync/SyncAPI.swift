@@ -15,7 +15,7 @@ extension APIService {
         if let app = body.app, !AppDeclaration.isAppID(app.id) {
             throw APIError.badRequest("app.id must be an app's id: a lowercase letter, then up to 31 lowercase letters, digits or _")
         }
-        try refuseBelowMinimum(body.app.map { ($0.id, $0.version) }, collections: body.changes.map(\.collection))
+        try refuseBelowMinimum(body.app.map { ($0.id, $0.version) }, collections: body.changes.map(\.collection), all: false)
         let submissions = try pushValidation.submissions(of: body.changes, by: userID, now: now)
         if let seen = body.seen, seen.count > SyncHistory.mostSeen || !seen.allSatisfy(SyncHistory.isTag) {
             throw APIError.badRequest("seen must be at most \(SyncHistory.mostSeen) tags of a pull's or a push's heads"
@@ -75,22 +75,23 @@ extension APIService {
         return .ok(.init(body: .json(try .init(SyncWire.PushAnswer(results: results, heads: heads)))))
     }
 
-    /// Refuses (`upgrade_required`) a push or a pull of a device whose version of its app is below
-    /// the oldest the server syncs. A device from before versions names no app: it runs version 1
-    /// of the app whose collections it names (nothing is refused when they are of several apps,
-    /// or of none served).
-    private func refuseBelowMinimum(_ app: (id: String, version: Int)?, collections: [String]) throws {
+    /// Refuses a push or a pull that names an app this server does not serve (404), or that
+    /// touches the collections of an app at a version below the oldest it syncs
+    /// (`upgrade_required`): `collections` are those it writes or reads (`all`: every collection,
+    /// a pull from before subscriptions). The device runs the version it names of the app it
+    /// names, and version 1 of any other app whose collections it touches (a device from before
+    /// versions names none), so that naming another app, or none, never gets past a minimum.
+    private func refuseBelowMinimum(_ app: (id: String, version: Int)?, collections: [String], all: Bool) throws {
+        if let app { _ = try servedApp(app.id) }
         let snapshot = catalog.snapshot
-        let named: (id: String, version: Int)?
-        if let app {
-            named = app
-        } else {
-            let owners = Set(collections.compactMap { snapshot.owners[$0] })
-            named = owners.count == 1 ? owners.first.map { ($0, 1) } : nil
+        let touched = all ? snapshot.apps.filter { !$0.app.collections.isEmpty }.map(\.app)
+            : Set(collections.compactMap { snapshot.owners[$0] }).sorted().compactMap { snapshot.app($0)?.app }
+        for served in touched {
+            let version = app?.id == served.id.rawValue ? app?.version ?? 1 : 1
+            guard version < served.minimumVersion else { continue }
+            throw Refusal.upgradeRequired("version \(version) of \(served.title) is no longer synced here (the oldest is"
+                + " \(served.minimumVersion)): update the app to sync; what it has to send stays on the device")
         }
-        guard let named, let served = snapshot.app(named.id)?.app, named.version < served.minimumVersion else { return }
-        throw Refusal.upgradeRequired("version \(named.version) of \(served.title) is no longer synced here (the oldest is"
-            + " \(served.minimumVersion)): update the app to sync; what it has to send stays on the device")
     }
 
     /// The app and version of a pull's `app` value (`pantry@2`).
@@ -123,7 +124,8 @@ extension APIService {
         }
         let fill = try PullFieldFill(parsing: input.query.field, collections: catalog.collections)
         let subscription = try PullSubscription(parsing: input.query.collection, filling: fill)
-        try refuseBelowMinimum(try input.query.app.map(Self.appAtVersion), collections: subscription?.parts.map(\.collection) ?? [])
+        try refuseBelowMinimum(try input.query.app.map(Self.appAtVersion), collections: subscription?.parts.map(\.collection) ?? [],
+                               all: subscription == nil)
         var seen: [String] = []
         if let value = input.query.seen {
             guard let tags = SyncHistory.tags(inSeen: value) else {
