@@ -36,16 +36,7 @@ struct AppVersionTests {
 
     @Test(arguments: Backend.available)
     func versionsSyncSideBySideAndNothingIsSkipped(_ backend: Backend) async throws {
-        let database = try await ScratchDatabase.make(backend)
-        do {
-            try await withLiveServer(configure: { $0.database = database.location }) { server, scratch in
-                try await Self.run(server: server, scratch: scratch, database: database.location)
-            }
-            await database.remove()
-        } catch {
-            await database.remove()
-            throw error
-        }
+        try await Self.onServer(backend, Self.run)
     }
 
     private static func run(server: URL, scratch: ScratchFolder, database: DatabaseLocation) async throws {
@@ -136,16 +127,7 @@ struct AppVersionTests {
     /// it set meanwhile stays its own, and in the end it agrees with the server.
     @Test(arguments: Backend.available)
     func aDeviceThatKeptNothingIsBackFilledByTheVersionItLastSynced(_ backend: Backend) async throws {
-        let database = try await ScratchDatabase.make(backend)
-        do {
-            try await withLiveServer(configure: { $0.database = database.location }) { server, scratch in
-                try await Self.runBackFill(server: server, scratch: scratch, database: database.location)
-            }
-            await database.remove()
-        } catch {
-            await database.remove()
-            throw error
-        }
+        try await Self.onServer(backend, Self.runBackFill)
     }
 
     private static func runBackFill(server: URL, scratch: ScratchFolder, database: DatabaseLocation) async throws {
@@ -226,6 +208,21 @@ struct AppVersionTests {
         #expect(try a.backFills().isEmpty)
     }
 
+    /// Runs `body` against a real server on a scratch database of `backend`, removed after.
+    private static func onServer(_ backend: Backend,
+                                 _ body: @escaping @Sendable (URL, ScratchFolder, DatabaseLocation) async throws -> Void) async throws {
+        let database = try await ScratchDatabase.make(backend)
+        do {
+            try await withLiveServer(configure: { $0.database = database.location }) { server, scratch in
+                try await body(server, scratch, database.location)
+            }
+            await database.remove()
+        } catch {
+            await database.remove()
+            throw error
+        }
+    }
+
     /// Deploys `text` to the server's database and waits until the running server serves it.
     private static func deploy(_ text: String, version: Int, minimum: Int = 1, to location: DatabaseLocation, server: URL,
                                app: String = "shelf") async throws {
@@ -245,16 +242,7 @@ struct AppVersionTests {
     /// versions (naming no app) is told the same, and once updated it sends what waited.
     @Test(arguments: Backend.available)
     func aDeviceBelowTheMinimumIsToldToUpdateAndKeepsWhatItHasToSend(_ backend: Backend) async throws {
-        let database = try await ScratchDatabase.make(backend)
-        do {
-            try await withLiveServer(configure: { $0.database = database.location }) { server, scratch in
-                try await Self.runMinimum(server: server, scratch: scratch, database: database.location)
-            }
-            await database.remove()
-        } catch {
-            await database.remove()
-            throw error
-        }
+        try await Self.onServer(backend, Self.runMinimum)
     }
 
     static let den = """
