@@ -102,8 +102,18 @@ struct SoakIntent {
     /// A refused change dropped by its person (discarded, or the server's record taken instead).
     mutating func drop(_ entry: String) {
         let original = original(of: entry)
-        guard !repeatsWhatAnOwnerSentBack(entry, original: original) else { return }
+        guard !repeatsWhatAnOwnerSentBack(entry, original: original), !madeWhatAnOwnerSentBack(original) else { return }
         dropped.insert(original)
+    }
+
+    /// Whether `entry` made, before the server was put back, a record that a device of the owner
+    /// held then: the server had applied it (the owner's device pulled it), and that device sent
+    /// the record back, so it holds whatever its sender does (seed 769: the sender's own answer
+    /// was lost, so its change went again, was refused for its new role and dropped).
+    private func madeWhatAnOwnerSentBack(_ entry: String) -> Bool {
+        guard let putBackAtStep, let id = record(holding: entry), heldByOwnerAtPutBack.contains(id),
+              let made = records[id]?.changes.first, made.entry == entry, made.step <= putBackAtStep else { return false }
+        return true
     }
 
     /// The records a device of the space's owner held when the server was put back to its copy.
