@@ -56,7 +56,8 @@ public enum RemoteFailure: Error, Equatable, CustomStringConvertible {
         // developers; whatever ended the sign-in, a person has one thing to do.
         case .unauthorized: return "The server no longer accepts this device's sign-in (it ended or was signed out): sign in again"
         case .deviceStorage(let sentence): return sentence
-        case .upgradeRequired(let message): return "Update the app to sync: \(message)"
+        // NB: the server's words say what to do ("Update the app to sync: version 1 of …").
+        case .upgradeRequired(let message): return message.hasPrefix("Update the app") ? message : "Update the app to sync: \(message)"
         }
     }
 }

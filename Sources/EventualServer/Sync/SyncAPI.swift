@@ -89,8 +89,8 @@ extension APIService {
         for served in touched {
             let version = app?.id == served.id.rawValue ? app?.version ?? 1 : 1
             guard version < served.minimumVersion else { continue }
-            throw Refusal.upgradeRequired("version \(version) of \(served.title) is no longer synced here (the oldest is"
-                + " \(served.minimumVersion)): update the app to sync; what it has to send stays on the device")
+            throw Refusal.upgradeRequired("Update the app to sync: version \(version) of \(served.title) is no longer synced here"
+                + " (the oldest is \(served.minimumVersion)); what it has to send stays on the device")
         }
     }
 
