@@ -16,8 +16,10 @@ public enum AppRedeploy {
     public static func versionProblem(from old: EventualApp, to new: EventualApp) -> DeclarationProblem? {
         guard new.version <= old.version else { return nil }
         if new.version == old.version, new.minimumVersion != old.minimumVersion, new.keepingMinimum(of: old) == old { return nil }
+        let differs = steps(from: old, to: new).prefix(2).joined(separator: "; ")
         let message = new.version == old.version
-            ? "is \(new.version), the version served, which declares the app otherwise: give this declaration version \(old.version + 1)"
+            ? "is \(new.version), the version served, which declares the app otherwise" + (differs.isEmpty ? "" : " (it \(differs))")
+                + ": give this declaration version \(old.version + 1)"
             : "is \(new.version), below version \(old.version) served: a version only goes up; give this declaration version \(old.version + 1)"
         return DeclarationProblem(line: nil, place: "version", message: message)
     }

@@ -101,7 +101,8 @@ struct DeployedAppsTests {
                 _ = try await deploy(wider, to: location)
                 Issue.record("a changed declaration at the version served is refused")
             } catch let refusal as DeployedApps.Refusal {
-                #expect(refusal.description == "version is 1, the version served, which declares the app otherwise: give this declaration version 2",
+                #expect(refusal.description == "version is 1, the version served, which declares the app otherwise (it adds shelf_books.note (null by"
+                        + " default)): give this declaration version 2",
                         "\(refusal)")
             }
             let second = wider.replacingOccurrences(of: "title: Shelf", with: "title: Shelf\nversion: 2")
