@@ -208,6 +208,46 @@ struct AppVersionTests {
         #expect(try a.backFills().isEmpty)
     }
 
+    /// A back fill queued by one upgrade outlives a second upgrade before the device syncs, one
+    /// that changes its subscription (a new collection): it is queued again, not lost.
+    @Test(arguments: Backend.available)
+    func aBackFillOutlivesASecondUpgradeBeforeASync(_ backend: Backend) async throws {
+        try await Self.onServer(backend, Self.runTwoUpgrades)
+    }
+
+    /// v1 and `brand`, without the loans.
+    static let brandOnly = v1.replacingOccurrences(of: "title: Shelf\n", with: "title: Shelf\nversion: 2\n")
+        .replacingOccurrences(of: "      note: { type: string }\n", with: "      note: { type: string }\n      brand: { type: string }\n")
+    /// `brandOnly` and the loans, as version 3.
+    static let brandAndLoans = v2.replacingOccurrences(of: "version: 2\n", with: "version: 3\n")
+
+    private static func runTwoUpgrades(server: URL, scratch: ScratchFolder, database: DatabaseLocation) async throws {
+        let port = try #require(server.port)
+        try await deploy(v1, version: 1, to: database, server: server)
+        let p = try await registerUser(port: port, name: "p")
+        var a = try await ShelfDevice.signedIn(p, "a", at: server, scratch: scratch, app: app(v1))
+        var b = try await ShelfDevice.signedIn(p, "b", at: server, scratch: scratch, app: app(v1))
+        try await a.insert("shelf_books", "b1", ["name": "Dune"], space: nil)
+        #expect(await a.engine.syncNow().sent == 1)
+        try await deploy(brandOnly, version: 2, to: database, server: server)
+        _ = await b.engine.syncNow()
+        b = try b.upgraded(to: app(brandOnly))
+        try await b.update("shelf_books", "b1", ["brand": "Ace"])
+        #expect(await b.engine.syncNow().sent == 1)
+        try await deploy(brandAndLoans, version: 3, to: database, server: server)
+        #expect(await a.engine.syncNow().pulled == 1)
+        try await a.forgetKept()
+
+        // Two upgrades, offline: the first queues the brand's back fill, the second changes the subscription.
+        a = try a.upgraded(to: app(brandOnly))
+        #expect(try a.backFills() == ["backfill:shelf_books.brand@p0:shelf_books"])
+        a = try a.upgraded(to: app(brandAndLoans))
+        let report = await a.engine.syncNow()
+        #expect(report.failure == nil, "\(report)")
+        #expect(try a.row("shelf_books", "b1")?["brand"] == "Ace", "the brand's back fill, queued again with the grown subscription")
+        #expect(try a.backFills().isEmpty)
+    }
+
     /// Runs `body` against a real server on a scratch database of `backend`, removed after.
     private static func onServer(_ backend: Backend,
                                  _ body: @escaping @Sendable (URL, ScratchFolder, DatabaseLocation) async throws -> Void) async throws {

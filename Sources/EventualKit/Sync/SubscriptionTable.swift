@@ -122,10 +122,21 @@ enum SubscriptionTable {
         var rows = try all(db)
         let keys = Set(subscriptions.map(\.key))
         var dropped: [SubscriptionRow] = []
+        var refills: [String: [String]] = [:]
         for (key, row) in rows where !keys.contains(key) && !(isBackFill(key) && keys.contains(backFillTarget(key))) {
             try db.execute(sql: "DELETE FROM eventual_subscriptions WHERE key = ?", arguments: [key])
             rows[key] = nil
             if !isBackFill(key) { dropped.append(row) }
+            // NB: a back fill of fields whose subscription changed (a second upgrade before a sync)
+            // is queued again with the subscriptions now, from the beginning: no field is left unfilled.
+            for field in row.filledFields {
+                let parts = field.split(separator: ".", maxSplits: 1).map(String.init)
+                if parts.count == 2 { refills[parts[0], default: []].append(parts[1]) }
+            }
+        }
+        if !refills.isEmpty {
+            try queueFieldFills(refills, subscriptions: subscriptions, db: db)
+            rows = try all(db)
         }
         let legacyCursor = try EngineSchema.value(.pullCursor, db)
         for subscription in subscriptions where rows[subscription.key] == nil {
