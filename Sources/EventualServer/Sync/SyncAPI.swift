@@ -84,8 +84,10 @@ extension APIService {
     private func refuseBelowMinimum(_ app: (id: String, version: Int)?, collections: [String], all: Bool) throws {
         if let app { _ = try servedApp(app.id) }
         let snapshot = catalog.snapshot
+        // NB: most servers raise no minimum: a push then reads none of its changes' collections here.
+        guard snapshot.apps.contains(where: { $0.app.minimumVersion > 1 }) else { return }
         let touched = all ? snapshot.apps.filter { !$0.app.collections.isEmpty }.map(\.app)
-            : Set(collections.compactMap { snapshot.owners[$0] }).sorted().compactMap { snapshot.app($0)?.app }
+            : Set(collections.compactMap { snapshot.collections[$0]?.app.rawValue }).sorted().compactMap { snapshot.app($0)?.app }
         for served in touched {
             let version = app?.id == served.id.rawValue ? app?.version ?? 1 : 1
             guard version < served.minimumVersion else { continue }
